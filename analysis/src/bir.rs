@@ -1,0 +1,103 @@
+//! Assembling a file's BIR document (SPEC §8) from the per-op lowerings: allocations,
+//! loops as nested blocks, and each instruction's `debuginfo` position and errors.
+
+use std::collections::HashSet;
+
+use lower::Severity;
+use serde_json::{Value as Json, json};
+
+use crate::check::{diagnostics, for_each_op};
+use crate::db::{Db, SourceFile, file_items, line_index, op_lowering};
+use crate::diagnostic::Diagnostic;
+use crate::resolve::{Allocation, Item, KernelItems, OpItem};
+use crate::{LineCol, line_col};
+
+/// The §8 JSON of the whole file.
+#[salsa::tracked(returns(ref))]
+pub fn file_bir(db: &dyn Db, file: SourceFile) -> Json {
+    let items = file_items(db, file);
+    let functions: Vec<Json> = items.kernels.iter().map(|k| function(db, file, k)).collect();
+    json!({
+        "attributes": {"neuron_core_id": 0},
+        "functions": functions,
+        "arch": "gen3",
+        "version": 2,
+    })
+}
+
+fn function(db: &dyn Db, file: SourceFile, kernel: &KernelItems) -> Json {
+    let mut weights: HashSet<&str> = HashSet::new();
+    for_each_op(&kernel.body, &mut |op| {
+        weights.extend(op_lowering(db, op).stationary.iter().map(String::as_str));
+    });
+    let allocations: Vec<Json> = kernel
+        .allocations
+        .iter()
+        .map(|a| match a {
+            Allocation::Tensor(t) => lower::allocation(t, weights.contains(t.name.as_str())),
+            Allocation::Register(r) => lower::register_allocation(r),
+        })
+        .collect();
+    json!({
+        "name": kernel.name,
+        "attributes": [],
+        "allocations": allocations,
+        "blocks": [{"name": "entry", "instructions": instructions(db, file, &kernel.body)}],
+    })
+}
+
+/// The instructions of a block: each op's lowering with its position, loops nested.
+pub fn instructions(db: &dyn Db, file: SourceFile, items: &[Item]) -> Vec<Json> {
+    let mut out = Vec::new();
+    for item in items {
+        match item {
+            Item::Op(op) => out.extend(op_instructions(db, file, op)),
+            Item::Loop(lp) => {
+                let (lb, ub, stride) = lp.var.bounds.unwrap_or((0, 0, 1));
+                out.push(json!({
+                    "opcode": "Loop",
+                    "name": lp.bir_name,
+                    "LoopAxis": {"name": lp.var.name, "lb": lb, "ub": ub, "stride": stride},
+                    "blocks": [{
+                        "name": format!("{}-body", lp.bir_name),
+                        "instructions": instructions(db, file, &lp.body),
+                    }],
+                }));
+            }
+        }
+    }
+    out
+}
+
+/// The instructions of one op with `debuginfo.line`/`column` (1-based, where the class
+/// name starts) and `errors` (every error diagnostic inside the op, sorted, unique).
+pub fn op_instructions(db: &dyn Db, file: SourceFile, op: &OpItem) -> Vec<Json> {
+    let lowered = op_lowering(db, op);
+    let LineCol { line, column } = line_col(line_index(db, file), file.text(db), op.syntax.class.range.start());
+    let errors = op_error_codes(diagnostics(db, file), op);
+    lowered
+        .instructions
+        .iter()
+        .map(|inst| {
+            let mut inst = inst.clone();
+            if let Some(debuginfo) = inst.get_mut("debuginfo").and_then(Json::as_object_mut) {
+                debuginfo.insert("line".into(), json!(line));
+                debuginfo.insert("column".into(), json!(column));
+                debuginfo.insert("errors".into(), json!(errors));
+            }
+            inst
+        })
+        .collect()
+}
+
+/// The codes of the error diagnostics whose primary range lies within `op`.
+fn op_error_codes(diagnostics: &[Diagnostic], op: &OpItem) -> Vec<&'static str> {
+    let mut codes: Vec<&'static str> = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error && op.syntax.range.contains_range(d.range))
+        .map(|d| d.code.as_str())
+        .collect();
+    codes.sort_unstable();
+    codes.dedup();
+    codes
+}

@@ -1,0 +1,135 @@
+//! The diagnostics of a file: syntax, names, every op's lowering, and the dataflow
+//! warnings P500 (declared, never used) and P501 (read before any write).
+
+use std::collections::HashSet;
+
+use lower::diag::{Anchor, Code, ValuePath};
+use lower::model::{TensorKind, Value};
+use syntax::ast::TextRange;
+
+use crate::db::{Db, SourceFile, file_items, op_lowering, parse};
+use crate::diagnostic::{Diagnostic, anchor_range, from_lowering};
+use crate::resolve::{Allocation, DefKind, Item, KernelItems, OpItem};
+
+/// Every diagnostic of `file`, sorted by range start (then code), without duplicates.
+#[salsa::tracked(returns(ref))]
+pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    let parse = parse(db, file);
+    let items = file_items(db, file);
+    let mut out: Vec<Diagnostic> = parse
+        .errors
+        .iter()
+        .map(|e| {
+            let code = match e.code {
+                syntax::SyntaxErrorCode::P100 => Code::P100,
+                syntax::SyntaxErrorCode::P101 => Code::P101,
+                syntax::SyntaxErrorCode::P102 => Code::P102,
+                syntax::SyntaxErrorCode::P103 => Code::P103,
+            };
+            Diagnostic::new(code, e.range, e.message.clone())
+        })
+        .collect();
+    out.extend(items.diagnostics.iter().cloned());
+    for kernel in &items.kernels {
+        for_each_op(&kernel.body, &mut |op| {
+            let lowered = op_lowering(db, op);
+            out.extend(lowered.diagnostics.iter().map(|d| from_lowering(op, d)));
+        });
+        dataflow(db, kernel, items, &mut out);
+    }
+    out.sort_by(|a, b| {
+        (a.range.start(), a.range.end(), a.code).cmp(&(b.range.start(), b.range.end(), b.code))
+    });
+    out.dedup();
+    out
+}
+
+/// Calls `f` on every op of `items`, loop bodies included, in source order.
+pub fn for_each_op<'a>(items: &'a [Item], f: &mut impl FnMut(&'a OpItem)) {
+    for item in items {
+        match item {
+            Item::Op(op) => f(op),
+            Item::Loop(lp) => for_each_op(&lp.body, f),
+        }
+    }
+}
+
+/// P501 at the first read of a tensor that neither a parameter nor an earlier op wrote;
+/// P500 on declarations no op names.
+fn dataflow(db: &dyn Db, kernel: &KernelItems, items: &crate::resolve::FileItems, out: &mut Vec<Diagnostic>) {
+    let mut written: HashSet<&str> = kernel
+        .allocations
+        .iter()
+        .filter_map(|a| match a {
+            Allocation::Tensor(t) if t.kind != TensorKind::Internal => Some(t.name.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut used: HashSet<String> = HashSet::new();
+    let mut warned: HashSet<String> = HashSet::new();
+    let mut kernel_range: Option<TextRange> = None;
+    for_each_op(&kernel.body, &mut |op| {
+        let range = op.syntax.range;
+        kernel_range = Some(kernel_range.map_or(range, |r| r.cover(range)));
+        let lowered = op_lowering(db, op);
+        for name in &lowered.reads {
+            if !written.contains(name.as_str()) && warned.insert(name.clone()) {
+                let anchor = first_access_of(op, name).map_or(Anchor::Class, Anchor::Value);
+                out.push(Diagnostic::new(
+                    Code::P501,
+                    anchor_range(op, &anchor),
+                    format!("`%{name}` is read here before any op writes it"),
+                ));
+            }
+        }
+        for name in lowered.reads.iter().chain(&lowered.writes).chain(&lowered.registers) {
+            used.insert(name.clone());
+        }
+        for name in &lowered.writes {
+            if let Some(a) = kernel.allocations.iter().find_map(|a| match a {
+                Allocation::Tensor(t) if &t.name == name => Some(t.name.as_str()),
+                _ => None,
+            }) {
+                written.insert(a);
+            }
+        }
+    });
+    // Declarations of this kernel: the definitions whose scope lies within the kernel.
+    let Some(kernel_def) = items
+        .definitions
+        .iter()
+        .find(|d| d.kind == DefKind::Kernel && d.name == kernel.name && kernel_range.is_none_or(|r| d.scope.contains_range(r)))
+    else {
+        return;
+    };
+    for def in &items.definitions {
+        let declared = matches!(def.kind, DefKind::Tensor | DefKind::Register);
+        if declared && kernel_def.scope.contains_range(def.range) && !used.contains(&def.name) {
+            let what = if def.kind == DefKind::Tensor { "tensor" } else { "register" };
+            out.push(Diagnostic::new(
+                Code::P500,
+                def.range,
+                format!("{what} `%{}` is declared but no op uses it", def.name),
+            ));
+        }
+    }
+}
+
+/// The path of the first access in `op`'s fields that names tensor `name`.
+fn first_access_of(op: &OpItem, name: &str) -> Option<ValuePath> {
+    fn find(value: &Value, path: ValuePath, name: &str) -> Option<ValuePath> {
+        match value {
+            Value::Access(a) if a.name == name => Some(path),
+            Value::List(items) | Value::Call { args: items, .. } => items
+                .iter()
+                .enumerate()
+                .find_map(|(k, v)| find(v, path.element(k), name)),
+            _ => None,
+        }
+    }
+    op.resolved
+        .fields
+        .iter()
+        .enumerate()
+        .find_map(|(i, f)| find(&f.value, ValuePath::field(i), name))
+}

@@ -1,0 +1,47 @@
+//! The analysis of `.pir` files: a salsa database whose input is each file's text and
+//! whose queries give the parse, the resolved names, every op's lowering (memoized per
+//! op), the diagnostics and the BIR document.
+//!
+//! Positions here are UTF-8 byte offsets ([`TextRange`]); the CLI and the language server
+//! convert them at their edges (see [`line_col`] and the server's `convert` module).
+//!
+//! Architecture Invariant: no LSP type, no async runtime, no I/O.
+
+mod bir;
+mod check;
+pub mod db;
+pub mod diagnostic;
+pub mod resolve;
+
+pub use bir::file_bir;
+pub use check::{diagnostics, for_each_op};
+pub use db::{Db, RootDatabase, Settings, SourceFile, file_items, line_index, op_lowering, parse};
+pub use diagnostic::Diagnostic;
+pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
+
+/// A 1-based line and a 1-based column counted in Unicode scalar values, as `pir check
+/// --format json` and `debuginfo` report them (SPEC §8, §9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LineCol {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column in Unicode scalar values.
+    pub column: u32,
+}
+
+/// The [`LineCol`] of byte `offset` in `text` (clamped to the text; an offset inside a
+/// multi-byte character counts from that character's start).
+pub fn line_col(index: &LineIndex, text: &str, offset: TextSize) -> LineCol {
+    let mut offset = offset.min(TextSize::of(text));
+    while !text.is_char_boundary(usize::from(offset)) {
+        offset -= TextSize::from(1);
+    }
+    let utf8 = index.line_col(offset);
+    let column = index
+        .to_wide(WideEncoding::Utf32, utf8)
+        .map_or(utf8.col, |wide| wide.col);
+    LineCol {
+        line: utf8.line + 1,
+        column: column + 1,
+    }
+}

@@ -1,0 +1,574 @@
+//! Name resolution: the syntax tree of a file becomes, per kernel, its resolved tensors,
+//! registers and loops and one position-free [`ResolvedOp`] per op, plus a source map back
+//! to the tree and the name diagnostics (P200, P201, P207 on types, P208, P302/P304 on
+//! declarations, P414 on loop bounds).
+//!
+//! This is a pure function of the tree; the database calls it once per edit. It is cheap
+//! (linear in the file) and every op it produces compares equal to the previous one when
+//! the op's text and the declarations it reads are unchanged, which is what lets salsa
+//! skip the op's lowering.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lower::diag::Code;
+use lower::model::{self, LoopVar, OpSettings, Register, ResolvedOp, Target, Tensor, TensorKind};
+use lower::types::{Dtype, Memory};
+use syntax::ast::{self, TextRange};
+
+use crate::diagnostic::Diagnostic;
+
+/// One kernel, resolved.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelItems {
+    /// The kernel name without `@` (empty when missing).
+    pub name: String,
+    /// Allocations in BIR order: parameters (inputs, outputs), then declarations in source
+    /// order (loop bodies included).
+    pub allocations: Vec<Allocation>,
+    /// The body: ops and loops in source order.
+    pub body: Vec<Item>,
+}
+
+/// A tensor or register allocation.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Allocation {
+    /// A parameter or `tensor` declaration.
+    Tensor(Arc<Tensor>),
+    /// A `reg` declaration.
+    Register(Arc<Register>),
+}
+
+/// A statement that lowers to BIR.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// An op: its resolved value and its syntax node (the source map).
+    Op(OpItem),
+    /// A loop and its body.
+    Loop(LoopItem),
+}
+
+/// One op with its source map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpItem {
+    /// Position-free, what lowering reads.
+    pub resolved: ResolvedOp,
+    /// The syntax node: anchors map to ranges through it.
+    pub syntax: ast::Op,
+    /// The var ranges of the enclosing loops, outermost first (for `Anchor::Loop`).
+    pub loop_ranges: Vec<TextRange>,
+}
+
+/// One loop.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopItem {
+    /// The variable and bounds.
+    pub var: LoopVar,
+    /// The BIR loop name: `L-<var>`, `L-<var>-2` for a later loop reusing the name.
+    pub bir_name: String,
+    /// The loop's range in the text.
+    pub range: TextRange,
+    /// The body.
+    pub body: Vec<Item>,
+}
+
+/// A definition, for definition / references / rename.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Definition {
+    /// The name without its sigil.
+    pub name: String,
+    /// What it defines.
+    pub kind: DefKind,
+    /// The range of the defining name token.
+    pub range: TextRange,
+    /// The range where it is visible (its scope).
+    pub scope: TextRange,
+}
+
+/// The kinds of names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DefKind {
+    /// A kernel (`@name`).
+    Kernel,
+    /// A kernel parameter.
+    Param,
+    /// A `tensor` declaration.
+    Tensor,
+    /// A `reg` declaration.
+    Register,
+    /// A loop variable.
+    LoopVar,
+}
+
+/// The resolved file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileItems {
+    /// The kernels in source order.
+    pub kernels: Vec<KernelItems>,
+    /// Name diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every definition.
+    pub definitions: Vec<Definition>,
+    /// Every use of a name: `(use range, index into definitions)`.
+    pub references: Vec<(TextRange, usize)>,
+}
+
+/// Resolves a parsed file. `settings` are copied into the ops that read them.
+pub fn resolve(file: &ast::SourceFile, settings: OpSettings) -> FileItems {
+    let mut out = FileItems::default();
+    let mut kernel_names: HashMap<String, usize> = HashMap::new();
+    for kernel in &file.kernels {
+        if let Some(name) = &kernel.name {
+            let def = out.definitions.len();
+            out.definitions.push(Definition {
+                name: name.text.clone(),
+                kind: DefKind::Kernel,
+                range: name.range,
+                scope: kernel.range,
+            });
+            if let Some(&first) = kernel_names.get(&name.text) {
+                let first_range = out.definitions[first].range;
+                out.diagnostics.push(
+                    Diagnostic::new(Code::P201, name.range, format!("kernel `@{}` is defined twice", name.text))
+                        .with_related(first_range, "first defined here"),
+                );
+            } else {
+                kernel_names.insert(name.text.clone(), def);
+            }
+        }
+        let mut resolver = KernelResolver {
+            out: &mut out,
+            scopes: vec![Vec::new()],
+            kernel_names: HashMap::new(),
+            loops: Vec::new(),
+            loop_ranges: Vec::new(),
+            loop_name_counts: HashMap::new(),
+            op_ids: HashMap::new(),
+            ordinal: 0,
+            allocations: Vec::new(),
+            settings,
+        };
+        for param in &kernel.params {
+            resolver.param(param, TensorKind::Input, kernel.range);
+        }
+        for param in &kernel.outputs {
+            resolver.param(param, TensorKind::Output, kernel.range);
+        }
+        let body_scope = kernel.body_range.unwrap_or(kernel.range);
+        let body = resolver.block(&kernel.body, body_scope);
+        let allocations = std::mem::take(&mut resolver.allocations);
+        out.kernels.push(KernelItems {
+            name: kernel.name.as_ref().map(|n| n.text.clone()).unwrap_or_default(),
+            allocations,
+            body,
+        });
+    }
+    out
+}
+
+/// What a name in scope refers to.
+#[derive(Clone, Debug)]
+enum Binding {
+    Tensor(Option<Arc<Tensor>>),
+    Register(Option<Arc<Register>>),
+    Loop,
+}
+
+struct KernelResolver<'a> {
+    out: &'a mut FileItems,
+    /// Lexical scopes, innermost last: (name, binding, definition index).
+    scopes: Vec<Vec<(String, Binding, usize)>>,
+    /// Every tensor/register/parameter name of the kernel (names are unique per kernel).
+    kernel_names: HashMap<String, usize>,
+    loops: Vec<LoopVar>,
+    loop_ranges: Vec<TextRange>,
+    loop_name_counts: HashMap<String, usize>,
+    op_ids: HashMap<u32, TextRange>,
+    ordinal: u32,
+    allocations: Vec<Allocation>,
+    settings: OpSettings,
+}
+
+impl KernelResolver<'_> {
+    fn define(&mut self, name: &ast::Name, kind: DefKind, binding: Binding, scope: TextRange) {
+        let def = self.out.definitions.len();
+        self.out.definitions.push(Definition {
+            name: name.text.clone(),
+            kind,
+            range: name.range,
+            scope,
+        });
+        let clash = if kind == DefKind::LoopVar {
+            // A loop variable may not shadow a tensor, register or enclosing loop variable;
+            // sibling loops may reuse a name.
+            self.lookup(&name.text).map(|(_, d)| d)
+        } else {
+            self.kernel_names.get(&name.text).copied().or_else(|| self.lookup(&name.text).map(|(_, d)| d))
+        };
+        if let Some(first) = clash {
+            let first_range = self.out.definitions[first].range;
+            self.out.diagnostics.push(
+                Diagnostic::new(Code::P201, name.range, format!("`%{}` is already defined in this kernel", name.text))
+                    .with_related(first_range, "first defined here"),
+            );
+            return;
+        }
+        if kind != DefKind::LoopVar {
+            self.kernel_names.insert(name.text.clone(), def);
+        }
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.push((name.text.clone(), binding, def));
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<(Binding, usize)> {
+        self.scopes
+            .iter()
+            .rev()
+            .flat_map(|s| s.iter().rev())
+            .find(|(n, _, _)| n == name)
+            .map(|(_, b, d)| (b.clone(), *d))
+    }
+
+    fn tensor_type(&mut self, name: &str, ty: Option<&ast::TypeRef>, kind: TensorKind) -> Option<Arc<Tensor>> {
+        let ty = ty?;
+        let memory = match Memory::from_name(&ty.memory.text) {
+            Some(Memory::Reg) => {
+                self.out.diagnostics.push(Diagnostic::new(
+                    Code::P207,
+                    ty.memory.range,
+                    "a tensor cannot live in `reg`; declare a register with `reg %name : i32`",
+                ));
+                return None;
+            }
+            Some(m) => m,
+            None => {
+                let names = Memory::ALL.iter().filter(|m| **m != Memory::Reg).map(|m| m.name());
+                self.out.diagnostics.push(Diagnostic::new(
+                    Code::P207,
+                    ty.memory.range,
+                    suggest(format!("unknown memory space `{}`", ty.memory.text), &ty.memory.text, names),
+                ));
+                return None;
+            }
+        };
+        let dtype = self.dtype(ty.dtype.as_ref())?;
+        if ty.dims.is_empty() {
+            return None;
+        }
+        let tensor = Tensor {
+            name: name.to_string(),
+            memory,
+            dtype,
+            dims: ty.dims.iter().map(|(d, _)| *d).collect(),
+            kind,
+        };
+        for (code, message) in lower::check_tensor(&tensor) {
+            self.out.diagnostics.push(Diagnostic::new(code, ty.range, message));
+        }
+        Some(Arc::new(tensor))
+    }
+
+    fn dtype(&mut self, name: Option<&ast::Name>) -> Option<Dtype> {
+        let name = name?;
+        match Dtype::from_name(&name.text) {
+            Some(d) => Some(d),
+            None => {
+                let names = Dtype::ALL.iter().map(|d| d.name());
+                self.out.diagnostics.push(Diagnostic::new(
+                    Code::P207,
+                    name.range,
+                    suggest(format!("unknown dtype `{}`", name.text), &name.text, names),
+                ));
+                None
+            }
+        }
+    }
+
+    fn param(&mut self, param: &ast::Param, kind: TensorKind, scope: TextRange) {
+        let tensor = self.tensor_type(&param.name.text, param.ty.as_ref(), kind);
+        let duplicate = self.kernel_names.contains_key(&param.name.text);
+        self.define(&param.name, DefKind::Param, Binding::Tensor(tensor.clone()), scope);
+        if let (Some(t), false) = (tensor, duplicate) {
+            self.allocations.push(Allocation::Tensor(t));
+        }
+    }
+
+    fn block(&mut self, stmts: &[ast::Stmt], scope: TextRange) -> Vec<Item> {
+        let mut items = Vec::new();
+        for stmt in stmts {
+            match stmt {
+                ast::Stmt::Tensor(decl) => {
+                    let Some(name) = &decl.name else { continue };
+                    let tensor = self.tensor_type(&name.text, decl.ty.as_ref(), TensorKind::Internal);
+                    let duplicate = self.kernel_names.contains_key(&name.text);
+                    let visible = TextRange::new(decl.range.start(), scope.end());
+                    self.define(name, DefKind::Tensor, Binding::Tensor(tensor.clone()), visible);
+                    if let (Some(t), false) = (tensor, duplicate) {
+                        self.allocations.push(Allocation::Tensor(t));
+                    }
+                }
+                ast::Stmt::Reg(decl) => {
+                    let Some(name) = &decl.name else { continue };
+                    let register = self.dtype(decl.dtype.as_ref()).map(|dtype| {
+                        Arc::new(Register {
+                            name: name.text.clone(),
+                            dtype,
+                        })
+                    });
+                    let duplicate = self.kernel_names.contains_key(&name.text);
+                    let visible = TextRange::new(decl.range.start(), scope.end());
+                    self.define(name, DefKind::Register, Binding::Register(register.clone()), visible);
+                    if let (Some(r), false) = (register, duplicate) {
+                        self.allocations.push(Allocation::Register(r));
+                    }
+                }
+                ast::Stmt::Loop(lp) => {
+                    if let Some(item) = self.loop_(lp) {
+                        items.push(Item::Loop(item));
+                    }
+                }
+                ast::Stmt::Op(op) => items.push(Item::Op(self.op(op))),
+            }
+        }
+        items
+    }
+
+    fn loop_(&mut self, lp: &ast::Loop) -> Option<LoopItem> {
+        let bound = |r: &mut Self, e: Option<&ast::Expr>, what: &str| -> Option<i64> {
+            let e = e?;
+            match const_eval(e) {
+                Some(v) => Some(v),
+                None => {
+                    r.out.diagnostics.push(Diagnostic::new(
+                        Code::P414,
+                        e.range,
+                        format!("a loop {what} must be an integer constant"),
+                    ));
+                    None
+                }
+            }
+        };
+        let lb = bound(self, lp.start.as_ref(), "bound");
+        let ub = bound(self, lp.end.as_ref(), "bound");
+        let step = match &lp.step {
+            None => Some(1),
+            Some(e) => match bound(self, Some(e), "step") {
+                Some(s) if s > 0 => Some(s),
+                Some(s) => {
+                    self.out.diagnostics.push(Diagnostic::new(
+                        Code::P414,
+                        e.range,
+                        format!("a loop step must be positive; got {s}"),
+                    ));
+                    None
+                }
+                None => None,
+            },
+        };
+        let bounds = match (lb, ub, step) {
+            (Some(lb), Some(ub), Some(step)) if lb >= 0 => Some((lb, ub, step)),
+            (Some(lb), Some(_), Some(_)) => {
+                if let Some(e) = &lp.start {
+                    self.out.diagnostics.push(Diagnostic::new(
+                        Code::P414,
+                        e.range,
+                        format!("loop bounds are natural numbers (BIR LoopAxis); got {lb}"),
+                    ));
+                }
+                None
+            }
+            _ => None,
+        };
+        let var_name = lp.var.as_ref().map(|v| v.text.clone()).unwrap_or_default();
+        let count = self.loop_name_counts.entry(var_name.clone()).or_insert(0);
+        *count += 1;
+        let bir_name = if *count == 1 {
+            format!("L-{var_name}")
+        } else {
+            format!("L-{var_name}-{count}")
+        };
+        let var = LoopVar {
+            name: var_name,
+            bounds,
+        };
+        let body_scope = lp.body_range.unwrap_or(lp.range);
+        self.scopes.push(Vec::new());
+        if let Some(name) = &lp.var {
+            self.define(name, DefKind::LoopVar, Binding::Loop, lp.range);
+        }
+        self.loops.push(var.clone());
+        self.loop_ranges.push(lp.var.as_ref().map_or(lp.range, |v| v.range));
+        let body = self.block(&lp.body, body_scope);
+        self.loops.pop();
+        self.loop_ranges.pop();
+        self.scopes.pop();
+        Some(LoopItem {
+            var,
+            bir_name,
+            range: lp.range,
+            body,
+        })
+    }
+
+    fn op(&mut self, op: &ast::Op) -> OpItem {
+        self.ordinal += 1;
+        let (op_id, id_range) = match op.id {
+            Some((id, range)) => (id, range),
+            None => (self.ordinal, op.class.range),
+        };
+        if let Some(first) = self.op_ids.get(&op_id) {
+            self.out.diagnostics.push(
+                Diagnostic::new(Code::P208, id_range, format!("op id {op_id} is already used in this kernel"))
+                    .with_related(*first, "first used here"),
+            );
+        } else {
+            self.op_ids.insert(op_id, id_range);
+        }
+        let fields = op
+            .fields
+            .iter()
+            .map(|f| model::Field {
+                name: f.name.text.clone(),
+                value: f.value.as_ref().map_or(model::Value::Error, |v| self.value(v)),
+            })
+            .collect();
+        let settings = if matches!(op.class.text.as_str(), "MLPKernel" | "NormQKV" | "TiledMLPKernel" | "TiledNormQKV") {
+            self.settings
+        } else {
+            OpSettings::default()
+        };
+        OpItem {
+            resolved: ResolvedOp {
+                class: op.class.text.clone(),
+                op_id,
+                fields,
+                loops: self.loops.clone(),
+                settings,
+            },
+            syntax: op.clone(),
+            loop_ranges: self.loop_ranges.clone(),
+        }
+    }
+
+    fn reference(&mut self, name: &ast::Name) -> Option<Binding> {
+        match self.lookup(&name.text) {
+            Some((binding, def)) => {
+                self.out.references.push((name.range, def));
+                Some(binding)
+            }
+            None => {
+                self.out.diagnostics.push(Diagnostic::new(
+                    Code::P200,
+                    name.range,
+                    format!("`%{}` is not defined here", name.text),
+                ));
+                None
+            }
+        }
+    }
+
+    fn value(&mut self, value: &ast::Value) -> model::Value {
+        use ast::ValueKind as V;
+        use model::Value as M;
+        match &value.kind {
+            V::Access(access) => {
+                let target = match self.reference(&access.name) {
+                    Some(Binding::Tensor(Some(t))) => Target::Tensor(t),
+                    Some(Binding::Register(Some(r))) => Target::Register(r),
+                    Some(Binding::Loop) => Target::LoopVar,
+                    _ => Target::Unresolved,
+                };
+                let indices = access.indices.as_ref().map(|indices| {
+                    indices
+                        .iter()
+                        .map(|index| match &index.kind {
+                            ast::IndexKind::Expr(e) => model::Index::Single(self.expr(e)),
+                            ast::IndexKind::Slice { start, end, step } => model::Index::Slice {
+                                start: start.as_ref().map(|e| self.expr(e)),
+                                end: end.as_ref().map(|e| self.expr(e)),
+                                step: step.as_ref().map(|e| self.expr(e)),
+                            },
+                        })
+                        .collect()
+                });
+                M::Access(model::Access {
+                    name: access.name.text.clone(),
+                    target,
+                    indices,
+                })
+            }
+            V::Int(i) => M::Int(*i),
+            V::Float(f) => M::Float(model::F64(*f)),
+            V::Bool(b) => M::Bool(*b),
+            V::Str(s) => M::Str(s.clone()),
+            V::Bytes(b) => M::Bytes(b.clone()),
+            V::Ident(s) => M::Ident(s.clone()),
+            V::List(items) => M::List(items.iter().map(|v| self.value(v)).collect()),
+            V::Record(fields) => M::Record(
+                fields
+                    .iter()
+                    .map(|f| model::Field {
+                        name: f.name.text.clone(),
+                        value: f.value.as_ref().map_or(M::Error, |v| self.value(v)),
+                    })
+                    .collect(),
+            ),
+            V::Call { name, args } => M::Call {
+                name: name.text.clone(),
+                args: args.iter().map(|v| self.value(v)).collect(),
+            },
+            V::Pred(p) => M::Pred(model::Pred {
+                lhs: self.expr(&p.lhs),
+                cmp: p.cmp,
+                rhs: self.expr(&p.rhs),
+            }),
+            V::Error => M::Error,
+        }
+    }
+
+    fn expr(&mut self, expr: &ast::Expr) -> model::Expr {
+        use ast::ExprKind as E;
+        use model::Expr as M;
+        match &expr.kind {
+            E::Int(i) => M::Int(*i),
+            E::Local(name) => match self.reference(name) {
+                Some(Binding::Loop) => M::Var(name.text.clone()),
+                Some(_) => M::NotLoopVar(name.text.clone()),
+                None => M::Error,
+            },
+            E::DimVar(n) => M::DimVar(*n),
+            E::Neg(inner) => M::Neg(Box::new(self.expr(inner))),
+            E::Binary(a, op, b) => M::Binary(Box::new(self.expr(a)), *op, Box::new(self.expr(b))),
+            E::Paren(inner) => self.expr(inner),
+            E::Error => M::Error,
+        }
+    }
+}
+
+/// The value of a constant integer expression (no variables), `None` otherwise or on
+/// overflow.
+pub fn const_eval(expr: &ast::Expr) -> Option<i64> {
+    use ast::ExprKind as E;
+    match &expr.kind {
+        E::Int(i) => Some(*i),
+        E::Neg(inner) => const_eval(inner)?.checked_neg(),
+        E::Paren(inner) => const_eval(inner),
+        E::Binary(a, op, b) => {
+            let (a, b) = (const_eval(a)?, const_eval(b)?);
+            match op {
+                ast::BinOp::Add => a.checked_add(b),
+                ast::BinOp::Sub => a.checked_sub(b),
+                ast::BinOp::Mul => a.checked_mul(b),
+            }
+        }
+        E::Local(_) | E::DimVar(_) | E::Error => None,
+    }
+}
+
+fn suggest<'a>(message: String, name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+    match lower::diag::did_you_mean(name, candidates) {
+        Some(s) => format!("{message}; did you mean `{s}`?"),
+        None => message,
+    }
+}

@@ -1,0 +1,103 @@
+//! The fixture harness: lowers a whole file and renders, per instruction, one compact
+//! line (opcode, engine, arguments, fields) and, per diagnostic, its code, the text it
+//! covers and its message.
+
+use analysis::{LineCol, RootDatabase, SourceFile, line_col};
+use expect_test::Expect;
+use serde_json::Value;
+
+/// Lowers `fixture` and compares the rendering with `expect`.
+#[track_caller]
+pub fn check(fixture: &str, expect: Expect) {
+    expect.assert_eq(&render(fixture));
+}
+
+/// The rendering `check` compares.
+pub fn render(text: &str) -> String {
+    let db = RootDatabase::default();
+    let file = SourceFile::new(&db, text.to_string());
+    let mut out = String::new();
+    let bir = analysis::file_bir(&db, file);
+    for function in bir["functions"].as_array().into_iter().flatten() {
+        for block in function["blocks"].as_array().into_iter().flatten() {
+            render_block(block, 0, &mut out);
+        }
+    }
+    let index = analysis::line_index(&db, file);
+    for d in analysis::diagnostics(&db, file) {
+        let LineCol { line, column } = line_col(index, text, d.range.start());
+        let covered = &text[usize::from(d.range.start())..usize::from(d.range.end())];
+        out.push_str(&format!(
+            "{} {}:{line}:{column} `{covered}`: {}\n",
+            d.code,
+            d.severity.as_str(),
+            d.message
+        ));
+        for (range, note) in &d.related {
+            let covered = &text[usize::from(range.start())..usize::from(range.end())];
+            out.push_str(&format!("    related `{covered}`: {note}\n"));
+        }
+    }
+    out
+}
+
+fn render_block(block: &Value, depth: usize, out: &mut String) {
+    let indent = "  ".repeat(depth);
+    for inst in block["instructions"].as_array().into_iter().flatten() {
+        if inst["opcode"] == "Loop" {
+            out.push_str(&format!("{indent}{} {}\n", inst["name"].as_str().unwrap_or(""), inst["LoopAxis"]));
+            for b in inst["blocks"].as_array().into_iter().flatten() {
+                render_block(b, depth + 1, out);
+            }
+            continue;
+        }
+        let info = &inst["debuginfo"];
+        out.push_str(&format!(
+            "{indent}{}: {} {} {}",
+            info["line"],
+            inst["opcode"].as_str().unwrap_or("?"),
+            inst["engine"].as_str().unwrap_or("?"),
+            inst["name"].as_str().unwrap_or("?"),
+        ));
+        if let Some(it) = info["instruction_type"].as_u64() {
+            out.push_str(&format!(" IT{it}"));
+        }
+        let errors = info["errors"].as_array().map_or(0, Vec::len);
+        if errors > 0 {
+            out.push_str(&format!(" errors={}", info["errors"]));
+        }
+        out.push('\n');
+        for (key, dir) in [("ins", "in"), ("outs", "out")] {
+            for arg in inst[key].as_array().into_iter().flatten() {
+                out.push_str(&format!("{indent}  {dir} {}\n", render_arg(arg)));
+            }
+        }
+        let mut fields = serde_json::Map::new();
+        for (k, v) in inst.as_object().into_iter().flatten() {
+            if !matches!(k.as_str(), "opcode" | "name" | "engine" | "ins" | "outs" | "debuginfo") {
+                fields.insert(k.clone(), v.clone());
+            }
+        }
+        if !fields.is_empty() {
+            out.push_str(&format!("{indent}  {}\n", Value::Object(fields)));
+        }
+    }
+}
+
+/// `role: kind memref dtype ap=… off=… sp=…` and any extra keys.
+fn render_arg(arg: &Value) -> String {
+    let mut s = format!(
+        "{}: {} {}",
+        arg["role"].as_str().unwrap_or("?"),
+        arg["kind"].as_str().unwrap_or("?"),
+        arg["dtype"].as_str().unwrap_or("?")
+    );
+    for (k, v) in arg.as_object().into_iter().flatten() {
+        match k.as_str() {
+            "role" | "kind" | "dtype" | "memsetref" => {}
+            "memref" | "regref" => s.push_str(&format!(" %{}", v.as_str().unwrap_or("?"))),
+            _ => s.push_str(&format!(" {k}={v}")),
+        }
+    }
+    s
+}

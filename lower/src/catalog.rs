@@ -1,0 +1,434 @@
+//! The op catalog: one table of every op class of SPEC §6, as data.
+//!
+//! Each [`OpSpec`] names the op's fields (kind, default, the BIR field it sets, a doc
+//! line), its BIR opcode and engine, its InstructionType, its seed section, and the pure
+//! function that checks and lowers it. The specs live beside their lowering functions in
+//! `ops/`; [`CATALOG`] lists them all. Parsing checks (P203–P207), completion, hover and
+//! lowering all read this table, so adding an op is one spec and one line here.
+
+use crate::cx::Cx;
+
+/// A BIR engine (SPEC §6 `engine`; seed 000 §1.3 `engineTrans`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Engine {
+    /// The tensor (matmul) engine, `PE`.
+    Pe,
+    /// The scalar engine, `Activation`.
+    Act,
+    /// The vector engine, `DVE`.
+    Dve,
+    /// GpSimd, `Pool`.
+    Pool,
+    /// The sync engine, `SP`.
+    Sp,
+    /// A DMA queue, `DMA`.
+    Dma,
+    /// Every engine (TensorLoad only, seed 000 §7.3), `ALL`.
+    All,
+    /// Kernel nodes (seed 004 §1), `Unassigned`.
+    Unassigned,
+}
+
+impl Engine {
+    /// The BIR engine string.
+    pub fn bir_name(self) -> &'static str {
+        match self {
+            Engine::Pe => "PE",
+            Engine::Act => "Activation",
+            Engine::Dve => "DVE",
+            Engine::Pool => "Pool",
+            Engine::Sp => "SP",
+            Engine::Dma => "DMA",
+            Engine::All => "ALL",
+            Engine::Unassigned => "Unassigned",
+        }
+    }
+
+    /// The value of the `engine` field naming this engine (`pe act dve pool sp dma`).
+    pub fn field_name(self) -> Option<&'static str> {
+        Some(match self {
+            Engine::Pe => "pe",
+            Engine::Act => "act",
+            Engine::Dve => "dve",
+            Engine::Pool => "pool",
+            Engine::Sp => "sp",
+            Engine::Dma => "dma",
+            Engine::All | Engine::Unassigned => return None,
+        })
+    }
+
+    /// Parses an `engine` field value.
+    pub fn from_field_name(name: &str) -> Option<Engine> {
+        [
+            Engine::Pe,
+            Engine::Act,
+            Engine::Dve,
+            Engine::Pool,
+            Engine::Sp,
+            Engine::Dma,
+        ]
+        .into_iter()
+        .find(|e| e.field_name() == Some(name))
+    }
+
+    /// Whether the quadrant rule P307 applies to this engine's operands (SPEC §5: the
+    /// compute engines PE, Activation, DVE and Pool).
+    pub fn is_compute(self) -> bool {
+        matches!(self, Engine::Pe | Engine::Act | Engine::Dve | Engine::Pool)
+    }
+}
+
+/// How an op's engine is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EngineSpec {
+    /// Always this engine.
+    Fixed(Engine),
+    /// From the `engine` field: one of `allowed`, `default` when absent.
+    Field {
+        /// When the field is absent.
+        default: Engine,
+        /// The values the field may take (others are P207).
+        allowed: &'static [Engine],
+    },
+}
+
+/// Memory spaces an access may be in, as a small bit set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mems(pub u8);
+
+impl Mems {
+    /// `hbm`
+    pub const HBM: Mems = Mems(1);
+    /// `sbuf`
+    pub const SBUF: Mems = Mems(2);
+    /// `psum`
+    pub const PSUM: Mems = Mems(4);
+    /// `sbuf | psum`
+    pub const ON_CHIP: Mems = Mems(6);
+    /// `sbuf | hbm`
+    pub const SBUF_HBM: Mems = Mems(3);
+    /// Any tensor memory.
+    pub const ANY: Mems = Mems(7);
+
+    /// Whether `memory` is in the set.
+    pub fn contains(self, memory: crate::types::Memory) -> bool {
+        use crate::types::Memory;
+        let bit = match memory {
+            Memory::Hbm => 1,
+            Memory::Sbuf => 2,
+            Memory::Psum => 4,
+            Memory::Reg => 0,
+        };
+        self.0 & bit != 0
+    }
+
+    /// The set as text: `sbuf|psum`.
+    pub fn describe(self) -> String {
+        let names: Vec<&str> = [(1, "hbm"), (2, "sbuf"), (4, "psum")]
+            .into_iter()
+            .filter(|(bit, _)| self.0 & bit != 0)
+            .map(|(_, name)| name)
+            .collect();
+        names.join("|")
+    }
+}
+
+/// Whether an access operand is read or written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dir {
+    /// Read: a BIR `ins` argument.
+    In,
+    /// Written: a BIR `outs` argument.
+    Out,
+}
+
+/// The kind of a field's value (SPEC §6 "Kinds").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `acc(M)`: an access in one of `mems`.
+    Acc(Mems, Dir),
+    /// `imm`: a number (an instruction field) or an access pointer (an `ins` argument).
+    Imm(Mems),
+    /// `bool`.
+    Bool,
+    /// `int`.
+    Int,
+    /// `float` (an int is allowed).
+    Float,
+    /// `string`.
+    Str,
+    /// `bytes`.
+    Bytes,
+    /// A dtype name.
+    Dtype,
+    /// A declared register.
+    Reg,
+    /// A predicate.
+    Pred,
+    /// A record `{ … }`.
+    Record,
+    /// One of an enum's values.
+    Enum(&'static EnumSpec),
+    /// A list of values of one kind.
+    List(&'static Kind),
+    /// `int | acc | reg` (TensorScalarGEPOp's `index`).
+    IntAccReg,
+    /// A kernel operand: an access or an access-kind call `full(…)`, `subtensor(…)`,
+    /// `tile(…)`, `opaque(…)` (SPEC §6.9).
+    KernelOperand(Dir),
+}
+
+impl Kind {
+    /// The kind as SPEC §6 writes it: `acc(psum)`, `list<int>`, `enum{none, double_row}`.
+    pub fn describe(&self) -> String {
+        match self {
+            Kind::Acc(mems, _) => format!("acc({})", mems.describe()),
+            Kind::Imm(_) => "imm (a number or an access pointer)".into(),
+            Kind::Bool => "bool".into(),
+            Kind::Int => "int".into(),
+            Kind::Float => "float".into(),
+            Kind::Str => "string".into(),
+            Kind::Bytes => "bytes".into(),
+            Kind::Dtype => "dtype".into(),
+            Kind::Reg => "reg".into(),
+            Kind::Pred => "pred".into(),
+            Kind::Record => "record".into(),
+            Kind::Enum(e) => {
+                let values: Vec<&str> = e.values.iter().map(|v| v.text).collect();
+                format!("enum {}{{{}}}", e.name, values.join(", "))
+            }
+            Kind::List(inner) => format!("list<{}>", inner.describe()),
+            Kind::IntAccReg => "int | acc | reg".into(),
+            Kind::KernelOperand(_) => "access or full/subtensor/tile/opaque(access)".into(),
+        }
+    }
+}
+
+/// A field's default.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Default {
+    /// Must be written (P204 when absent).
+    Required,
+    /// Optional with no value when absent.
+    Absent,
+    /// A bool default.
+    Bool(bool),
+    /// An integer default.
+    Int(i64),
+    /// A float default.
+    Float(f64),
+    /// An enum value or identifier default.
+    Ident(&'static str),
+    /// A string default.
+    Str(&'static str),
+    /// An empty list.
+    EmptyList,
+    /// Computed from other fields; the text says how (for hover).
+    Computed(&'static str),
+}
+
+impl Default {
+    /// The default as text for hover: `false`, `required`, `stationary partition count`.
+    pub fn describe(&self) -> String {
+        match self {
+            Default::Required => "required".into(),
+            Default::Absent => "none (optional)".into(),
+            Default::Bool(b) => b.to_string(),
+            Default::Int(i) => i.to_string(),
+            Default::Float(f) => format!("{f:?}"),
+            Default::Ident(s) => (*s).into(),
+            Default::Str(s) => format!("{s:?}"),
+            Default::EmptyList => "[]".into(),
+            Default::Computed(how) => (*how).into(),
+        }
+    }
+}
+
+/// One field of an op.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FieldSpec {
+    /// The Penguin field name (seed spelling).
+    pub name: &'static str,
+    /// The value kind.
+    pub kind: Kind,
+    /// The default.
+    pub default: Default,
+    /// The BIR field or operand it sets, as text (`is_transpose`, "operand `dst`").
+    pub bir: &'static str,
+    /// One line of documentation.
+    pub doc: &'static str,
+}
+
+impl FieldSpec {
+    /// Whether the field must be written.
+    pub fn is_required(&self) -> bool {
+        self.default == Default::Required
+    }
+}
+
+/// One enum value: its text, its BIR spelling and its meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnumValue {
+    /// As written in the text IR.
+    pub text: &'static str,
+    /// As emitted in BIR.
+    pub bir: &'static str,
+    /// What it means, for hover.
+    pub doc: &'static str,
+}
+
+/// A named enum of SPEC §6.
+#[derive(Debug, PartialEq, Eq)]
+pub struct EnumSpec {
+    /// The enum's name (`alu`, `act_func`, …).
+    pub name: &'static str,
+    /// Its values.
+    pub values: &'static [EnumValue],
+}
+
+impl EnumSpec {
+    /// The value written `text`.
+    pub fn get(&self, text: &str) -> Option<&'static EnumValue> {
+        self.values.iter().find(|v| v.text == text)
+    }
+
+    /// The BIR spelling of `text` (the text itself when unknown).
+    pub fn bir<'a>(&self, text: &'a str) -> &'a str {
+        self.get(text).map_or(text, |v| v.bir)
+    }
+}
+
+/// An op class of SPEC §6.
+pub struct OpSpec {
+    /// The Penguin class name, e.g. `MatMulOp` (dispatch is `codegen` + this name).
+    pub class: &'static str,
+    /// The BIR opcode(s) it emits, as text for hover and hints (`Matmult`;
+    /// `Activation | ActivationAccumulationOp`; empty for NoOp).
+    pub opcode: &'static str,
+    /// Its engine.
+    pub engine: EngineSpec,
+    /// The InstructionType number where a seed pins it (SPEC §6).
+    pub instruction_type: Option<u32>,
+    /// One paragraph of documentation.
+    pub doc: &'static str,
+    /// Where the behaviour comes from: "seed 000 §2.1; SPEC §6.1".
+    pub source: &'static str,
+    /// The fields, in table order (also the order of `ins`/`outs` arguments).
+    pub fields: &'static [FieldSpec],
+    /// Checks and lowers the op (after the catalog's generic checks).
+    pub lower: fn(&mut Cx<'_>),
+}
+
+impl OpSpec {
+    /// The field named `name`.
+    pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The seed's codegen method name, `codegen` + the class name (seed 000 §1.2).
+    pub fn codegen(&self) -> String {
+        format!("codegen{}", self.class)
+    }
+}
+
+impl std::fmt::Debug for OpSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpSpec").field("class", &self.class).finish()
+    }
+}
+
+pub use crate::ops::CATALOG;
+
+/// The spec of op class `class`.
+pub fn lookup(class: &str) -> Option<&'static OpSpec> {
+    CATALOG.iter().copied().find(|s| s.class == class)
+}
+
+macro_rules! enum_spec {
+    ($name:ident, $text:literal, [$(($v:literal, $bir:literal, $doc:literal)),* $(,)?]) => {
+        #[doc = concat!("The `", $text, "` enum of SPEC §6.")]
+        pub static $name: EnumSpec = EnumSpec {
+            name: $text,
+            values: &[$(EnumValue { text: $v, bir: $bir, doc: $doc }),*],
+        };
+    };
+}
+
+enum_spec!(ALU, "alu", [
+    ("bypass", "bypass", "pass the input through"),
+    ("add", "add", "a + b"),
+    ("subtract", "subtract", "a − b"),
+    ("multiply", "mult", "a × b (BIR `mult`)"),
+    ("divide", "divide", "a ÷ b"),
+    ("max", "max", "the larger of a and b"),
+    ("min", "min", "the smaller of a and b"),
+    ("pow", "pow", "a to the power b"),
+    ("abs_max", "abs_max", "the larger of |a| and |b|"),
+    ("is_equal", "is_equal", "1 if a = b else 0"),
+    ("not_equal", "not_equal", "1 if a ≠ b else 0"),
+    ("is_gt", "is_gt", "1 if a > b else 0"),
+    ("is_ge", "is_ge", "1 if a ≥ b else 0"),
+    ("is_lt", "is_lt", "1 if a < b else 0"),
+    ("is_le", "is_le", "1 if a ≤ b else 0"),
+    ("bitwise_and", "bitwise_and", "bitwise a AND b"),
+    ("bitwise_or", "bitwise_or", "bitwise a OR b"),
+    ("bitwise_xor", "bitwise_xor", "bitwise a XOR b"),
+    ("logical_and", "logical_and", "a AND b as truth values"),
+    ("logical_or", "logical_or", "a OR b as truth values"),
+    ("rsqrt", "rsqrt", "1 / √a"),
+]);
+
+enum_spec!(ACT_FUNC, "act_func", [
+    ("identity", "Identity", "f(x) = x"),
+    ("copy", "Copy", "copy (no arithmetic)"),
+    ("relu", "Relu", "max(x, 0)"),
+    ("gelu", "Gelu", "GELU"),
+    ("gelu_apprx_tanh", "Gelu_apprx_tanh", "GELU, tanh approximation"),
+    ("silu", "Silu", "x · sigmoid(x)"),
+    ("sigmoid", "Sigmoid", "1 / (1 + e^−x)"),
+    ("tanh", "Tanh", "tanh x"),
+    ("exp", "Exp", "e^x"),
+    ("log", "Ln", "natural logarithm (BIR `Ln`)"),
+    ("sqrt", "Sqrt", "√x"),
+    ("rsqrt", "Rsqrt", "1 / √x"),
+    ("square", "Square", "x²"),
+    ("reciprocal", "Reciprocal", "1 / x"),
+    ("softplus", "Softplus", "ln(1 + e^x)"),
+    ("mish", "Mish", "x · tanh(softplus(x))"),
+    ("erf", "Erf", "the error function"),
+    ("sin", "Sin", "sin x"),
+    ("abs", "Abs", "|x|"),
+    ("sign", "Sign", "the sign of x"),
+]);
+
+enum_spec!(ENGINE, "engine", [
+    ("pe", "PE", "the tensor (matmul) engine"),
+    ("act", "Activation", "the scalar (activation) engine"),
+    ("dve", "DVE", "the vector engine"),
+    ("pool", "Pool", "GpSimd (the pool engine); cannot access PSUM"),
+    ("sp", "SP", "the sync engine"),
+    ("dma", "DMA", "a DMA queue"),
+]);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_is_consistent() {
+        let mut classes = std::collections::HashSet::new();
+        for spec in CATALOG {
+            assert!(classes.insert(spec.class), "duplicate class {}", spec.class);
+            let mut names = std::collections::HashSet::new();
+            for field in spec.fields {
+                assert!(names.insert(field.name), "{}.{} twice", spec.class, field.name);
+                assert!(!field.doc.is_empty(), "{}.{} has no doc", spec.class, field.name);
+            }
+            assert!(!spec.doc.is_empty() && !spec.source.is_empty(), "{}", spec.class);
+            if let EngineSpec::Field { default, allowed } = spec.engine {
+                assert!(allowed.contains(&default), "{}", spec.class);
+                assert!(spec.field("engine").is_some(), "{} needs an engine field", spec.class);
+            }
+        }
+    }
+}

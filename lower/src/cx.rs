@@ -1,0 +1,712 @@
+//! The lowering context of one op: the catalog's generic checks (P203–P207, P301, the
+//! access checks of §5), typed field getters for the op's own rules, and the builder of
+//! the BIR instructions it emits.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value as Json, json};
+
+use crate::access::{self, Operand};
+use crate::catalog::{self, Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
+use crate::diag::{Anchor, Code, Diag, Severity, ValuePath, did_you_mean};
+use crate::model::{Access, ResolvedOp, Target, Value};
+use crate::types::{Dtype, Memory};
+use crate::Lowered;
+
+/// The state of one spec field in the op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// Not written.
+    Absent,
+    /// Written with an error already reported: not checked further (SPEC §7).
+    Bad,
+    /// Written and of the right kind: field index in the op.
+    Good(usize),
+}
+
+/// One BIR instruction being built.
+#[derive(Clone, Debug)]
+pub struct Inst {
+    /// The BIR opcode.
+    pub opcode: String,
+    /// The BIR engine.
+    pub engine: Engine,
+    /// Read arguments.
+    pub ins: Vec<Json>,
+    /// Written arguments.
+    pub outs: Vec<Json>,
+    /// The opcode's fields, in emission order.
+    pub fields: Map<String, Json>,
+}
+
+impl Inst {
+    /// Sets an opcode field (appended in call order; a second set replaces the value).
+    pub fn set(&mut self, key: &str, value: impl Into<Json>) -> &mut Inst {
+        self.fields.insert(key.to_string(), value.into());
+        self
+    }
+
+    /// Sets a float field: a JSON number, or `"inf"`, `"-inf"`, `"nan"` (SPEC §8).
+    pub fn set_float(&mut self, key: &str, value: f64) -> &mut Inst {
+        self.set(key, float_json(value))
+    }
+}
+
+/// A float as SPEC §8 writes it: the shortest round-trip number, or `"inf"`, `"-inf"`,
+/// `"nan"` for non-finite values.
+pub fn float_json(value: f64) -> Json {
+    if value.is_nan() {
+        json!("nan")
+    } else if value.is_infinite() {
+        json!(if value > 0.0 { "inf" } else { "-inf" })
+    } else {
+        json!(value)
+    }
+}
+
+/// The lowering context handed to an op's `lower` function.
+pub struct Cx<'a> {
+    /// The op.
+    pub op: &'a ResolvedOp,
+    /// Its catalog entry.
+    pub spec: &'static OpSpec,
+    /// The engine the op runs on (from the `engine` field or the catalog).
+    pub engine: Engine,
+    slots: Vec<Slot>,
+    operands: HashMap<ValuePath, Operand>,
+    diags: Vec<Diag>,
+    insts: Vec<Inst>,
+    reads: Vec<String>,
+    writes: Vec<String>,
+    registers: Vec<String>,
+    stationary: Vec<String>,
+}
+
+impl<'a> Cx<'a> {
+    /// Runs the catalog's generic checks: unknown (P203), duplicate (P205), missing (P204)
+    /// fields, value kinds (P206), enum values (P207), memory spaces (P301), and every
+    /// access's bounds (P300), affinity (P303) and quadrant (P307) checks.
+    pub(crate) fn new(op: &'a ResolvedOp, spec: &'static OpSpec) -> Cx<'a> {
+        let mut cx = Cx {
+            op,
+            spec,
+            engine: Engine::Unassigned,
+            slots: vec![Slot::Absent; spec.fields.len()],
+            operands: HashMap::new(),
+            diags: Vec::new(),
+            insts: Vec::new(),
+            reads: Vec::new(),
+            writes: Vec::new(),
+            registers: Vec::new(),
+            stationary: Vec::new(),
+        };
+        for (i, field) in op.fields.iter().enumerate() {
+            let Some(slot) = spec.fields.iter().position(|f| f.name == field.name) else {
+                let names = spec.fields.iter().map(|f| f.name);
+                let message = match did_you_mean(&field.name, names) {
+                    Some(s) => format!(
+                        "{} has no field `{}`; did you mean `{s}`?",
+                        spec.class, field.name
+                    ),
+                    None => format!("{} has no field `{}`", spec.class, field.name),
+                };
+                cx.diags.push(Diag::new(Code::P203, Anchor::FieldName(i), message));
+                continue;
+            };
+            if cx.slots[slot] != Slot::Absent {
+                cx.diags.push(Diag::new(
+                    Code::P205,
+                    Anchor::FieldName(i),
+                    format!("field `{}` is written twice", field.name),
+                ));
+                continue;
+            }
+            let ok = cx.check_kind(&spec.fields[slot].kind, &field.value, &ValuePath::field(i));
+            cx.slots[slot] = if ok { Slot::Good(i) } else { Slot::Bad };
+        }
+        for (slot, field) in spec.fields.iter().enumerate() {
+            if field.is_required() && cx.slots[slot] == Slot::Absent {
+                cx.diags.push(Diag::new(
+                    Code::P204,
+                    Anchor::Class,
+                    format!("{} needs the field `{}`", spec.class, field.name),
+                ));
+            }
+        }
+        cx.engine = match spec.engine {
+            EngineSpec::Fixed(engine) => engine,
+            EngineSpec::Field { default, allowed } => match cx.ident("engine") {
+                Some(name) => match Engine::from_field_name(name) {
+                    Some(e) if allowed.contains(&e) => e,
+                    _ => {
+                        let names: Vec<&str> =
+                            allowed.iter().filter_map(|e| e.field_name()).collect();
+                        let anchor = cx.anchor("engine");
+                        cx.slot_bad("engine");
+                        cx.error(
+                            Code::P207,
+                            anchor,
+                            format!(
+                                "{} cannot run on `{name}`; its engines are {}",
+                                spec.class,
+                                names.join(", ")
+                            ),
+                        );
+                        default
+                    }
+                },
+                None => default,
+            },
+        };
+        cx.evaluate_accesses();
+        cx
+    }
+
+    /// Checks `value` against `kind`, reporting P206/P207/P301. Returns whether it is good.
+    fn check_kind(&mut self, kind: &Kind, value: &Value, path: &ValuePath) -> bool {
+        let anchor = Anchor::Value(path.clone());
+        let wrong = |cx: &mut Cx<'_>| {
+            cx.diags.push(Diag::new(
+                Code::P206,
+                anchor.clone(),
+                format!("expected {}, found {}", kind.describe(), value.describe()),
+            ));
+            false
+        };
+        match (kind, value) {
+            (_, Value::Error) => false,
+            (_, Value::Access(Access { target: Target::Unresolved, .. })) => false,
+            (Kind::Acc(mems, _) | Kind::Imm(mems), Value::Access(a)) => match &a.target {
+                Target::Tensor(t) => self.check_memory(*mems, t.memory, &a.name, anchor),
+                _ => wrong(self),
+            },
+            (Kind::Imm(_), Value::Int(_) | Value::Float(_)) => true,
+            (Kind::Bool, Value::Bool(_))
+            | (Kind::Int, Value::Int(_))
+            | (Kind::Float, Value::Int(_) | Value::Float(_))
+            | (Kind::Str, Value::Str(_))
+            | (Kind::Bytes, Value::Bytes(_))
+            | (Kind::Pred, Value::Pred(_))
+            | (Kind::Record, Value::Record(_)) => true,
+            (Kind::Reg, Value::Access(Access { target: Target::Register(_), indices: None, .. })) => {
+                true
+            }
+            (Kind::Dtype, Value::Ident(name)) => {
+                if Dtype::from_name(name).is_some() {
+                    return true;
+                }
+                let suggestion = did_you_mean(name, Dtype::ALL.iter().map(|d| d.name()));
+                self.diags.push(Diag::new(
+                    Code::P207,
+                    anchor,
+                    with_suggestion(format!("unknown dtype `{name}`"), suggestion),
+                ));
+                false
+            }
+            (Kind::Enum(spec), Value::Ident(name)) => {
+                if spec.get(name).is_some() {
+                    return true;
+                }
+                let suggestion = did_you_mean(name, spec.values.iter().map(|v| v.text));
+                let values: Vec<&str> = spec.values.iter().map(|v| v.text).collect();
+                let message = match suggestion {
+                    Some(s) => format!("unknown {} value `{name}`; did you mean `{s}`?", spec.name),
+                    None => format!(
+                        "unknown {} value `{name}`; expected one of {}",
+                        spec.name,
+                        values.join(", ")
+                    ),
+                };
+                self.diags.push(Diag::new(Code::P207, anchor, message));
+                false
+            }
+            (Kind::List(inner), Value::List(items)) => {
+                let mut ok = true;
+                for (i, item) in items.iter().enumerate() {
+                    ok &= self.check_kind(inner, item, &path.element(i));
+                }
+                ok
+            }
+            (Kind::IntAccReg, Value::Int(_)) => true,
+            (Kind::IntAccReg, Value::Access(a)) => match &a.target {
+                Target::Tensor(_) | Target::Register(_) => true,
+                _ => wrong(self),
+            },
+            (Kind::KernelOperand(_), Value::Access(a)) => match &a.target {
+                Target::Tensor(_) => true,
+                _ => wrong(self),
+            },
+            (Kind::KernelOperand(_), Value::Call { name, args }) => {
+                if !ACCESS_KINDS.iter().any(|(n, _)| n == name) {
+                    let names = ACCESS_KINDS.iter().map(|(n, _)| *n);
+                    self.diags.push(Diag::new(
+                        Code::P207,
+                        anchor,
+                        with_suggestion(
+                            format!("unknown access kind `{name}`; expected full, subtensor, tile or opaque"),
+                            did_you_mean(name, names),
+                        ),
+                    ));
+                    return false;
+                }
+                match args.as_slice() {
+                    [Value::Access(a)] if matches!(a.target, Target::Tensor(_)) => true,
+                    [Value::Access(Access { target: Target::Unresolved, .. })] | [Value::Error] => {
+                        false
+                    }
+                    _ => {
+                        self.diags.push(Diag::new(
+                            Code::P206,
+                            anchor,
+                            format!("`{name}(…)` takes exactly one tensor access"),
+                        ));
+                        false
+                    }
+                }
+            }
+            _ => wrong(self),
+        }
+    }
+
+    fn check_memory(&mut self, mems: Mems, memory: Memory, name: &str, anchor: Anchor) -> bool {
+        if mems.contains(memory) {
+            return true;
+        }
+        self.diags.push(Diag::new(
+            Code::P301,
+            anchor,
+            format!(
+                "`%{name}` is in {}, but this operand must be in {}",
+                memory.name(),
+                mems.describe()
+            ),
+        ));
+        false
+    }
+
+    /// Evaluates every access of every good field (SPEC §5), applying the quadrant rule
+    /// for compute engines and the Pool/PSUM rule.
+    fn evaluate_accesses(&mut self) {
+        for (slot, spec_field) in self.spec.fields.iter().enumerate() {
+            let Slot::Good(i) = self.slots[slot] else { continue };
+            let value = &self.op.fields[i].value;
+            let mut found = Vec::new();
+            collect_accesses(value, ValuePath::field(i), &mut found);
+            let dir = match spec_field.kind {
+                Kind::Acc(_, dir) | Kind::KernelOperand(dir) => dir,
+                Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => *dir,
+                _ => Dir::In,
+            };
+            for (path, access) in found {
+                match &access.target {
+                    Target::Tensor(tensor) => {
+                        match dir {
+                            Dir::In => push_unique(&mut self.reads, &tensor.name),
+                            Dir::Out => push_unique(&mut self.writes, &tensor.name),
+                        }
+                        let Some(mut operand) = access::evaluate(
+                            access,
+                            tensor,
+                            &self.op.loops,
+                            &path,
+                            &mut self.diags,
+                        ) else {
+                            continue;
+                        };
+                        if self.engine == Engine::Pool && tensor.memory == Memory::Psum {
+                            self.diags.push(Diag::new(
+                                Code::P301,
+                                Anchor::Value(path.clone()),
+                                format!("Pool-engine ops cannot access PSUM (`%{}`)", tensor.name),
+                            ));
+                            operand.faulty = true;
+                        }
+                        if self.engine.is_compute() && !operand.faulty {
+                            if let Some(message) = access::check_quadrant(&operand, &self.op.loops)
+                            {
+                                self.diags.push(Diag::new(
+                                    Code::P307,
+                                    Anchor::Value(path.clone()),
+                                    message,
+                                ));
+                                operand.faulty = true;
+                            }
+                        }
+                        self.operands.insert(path, operand);
+                    }
+                    Target::Register(reg) => push_unique(&mut self.registers, &reg.name),
+                    Target::LoopVar | Target::Unresolved => {}
+                }
+            }
+        }
+    }
+
+    // ----- reading fields ------------------------------------------------------------
+
+    fn slot_index(&self, name: &str) -> Option<usize> {
+        self.spec.fields.iter().position(|f| f.name == name)
+    }
+
+    fn slot_bad(&mut self, name: &str) {
+        if let Some(slot) = self.slot_index(name) {
+            self.slots[slot] = Slot::Bad;
+        }
+    }
+
+    /// The spec of field `name` (panics in tests if the op has no such field: a bug in
+    /// the op's lowering function, not in the input).
+    pub fn field_spec(&self, name: &str) -> &'static FieldSpec {
+        match self.spec.field(name) {
+            Some(f) => f,
+            None => {
+                debug_assert!(false, "{} has no field {name}", self.spec.class);
+                &NO_FIELD
+            }
+        }
+    }
+
+    /// The op-field index of `name` when it is written and good.
+    pub fn index(&self, name: &str) -> Option<usize> {
+        match self.slots.get(self.slot_index(name)?)? {
+            Slot::Good(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// Whether `name` is written (good or bad).
+    pub fn written(&self, name: &str) -> bool {
+        self.slot_index(name)
+            .is_some_and(|s| self.slots[s] != Slot::Absent)
+    }
+
+    /// Whether `name` is written with an error.
+    pub fn is_bad(&self, name: &str) -> bool {
+        self.slot_index(name).is_some_and(|s| self.slots[s] == Slot::Bad)
+    }
+
+    /// The good value of `name`.
+    pub fn value(&self, name: &str) -> Option<&'a Value> {
+        let op = self.op;
+        self.index(name).map(|i| &op.fields[i].value)
+    }
+
+    /// The path of `name`'s value (written fields only).
+    pub fn path(&self, name: &str) -> Option<ValuePath> {
+        let slot = self.slot_index(name)?;
+        let i = self.op.fields.iter().position(|f| f.name == name)?;
+        (self.slots[slot] != Slot::Absent).then(|| ValuePath::field(i))
+    }
+
+    /// Where to report a problem with `name`: its value when written, else the class name.
+    pub fn anchor(&self, name: &str) -> Anchor {
+        self.path(name).map_or(Anchor::Class, Anchor::Value)
+    }
+
+    /// A bool field: its value, else its default, else false.
+    pub fn bool(&self, name: &str) -> bool {
+        match self.value(name) {
+            Some(Value::Bool(b)) => *b,
+            _ => matches!(self.field_spec(name).default, Default::Bool(true)),
+        }
+    }
+
+    /// An int field: its value, else its integer default.
+    pub fn int(&self, name: &str) -> Option<i64> {
+        match self.value(name) {
+            Some(Value::Int(i)) => Some(*i),
+            Some(_) => None,
+            None if self.is_bad(name) => None,
+            None => match self.field_spec(name).default {
+                Default::Int(i) => Some(i),
+                _ => None,
+            },
+        }
+    }
+
+    /// A float (or int) field: its value, else its numeric default.
+    pub fn float(&self, name: &str) -> Option<f64> {
+        match self.value(name) {
+            Some(v) => v.as_number(),
+            None if self.is_bad(name) => None,
+            None => match self.field_spec(name).default {
+                Default::Float(f) => Some(f),
+                Default::Int(i) => Some(i as f64),
+                _ => None,
+            },
+        }
+    }
+
+    /// An identifier (enum or dtype) field: its value, else its default.
+    pub fn ident(&self, name: &str) -> Option<&'a str> {
+        match self.value(name) {
+            Some(Value::Ident(s)) => Some(s.as_str()),
+            Some(_) => None,
+            None if self.is_bad(name) => None,
+            None => match self.field_spec(name).default {
+                Default::Ident(s) => Some(s),
+                _ => None,
+            },
+        }
+    }
+
+    /// A string field: its value, else its default.
+    pub fn string(&self, name: &str) -> Option<&'a str> {
+        match self.value(name) {
+            Some(Value::Str(s)) => Some(s.as_str()),
+            Some(_) => None,
+            None if self.is_bad(name) => None,
+            None => match self.field_spec(name).default {
+                Default::Str(s) => Some(s),
+                _ => None,
+            },
+        }
+    }
+
+    /// A list field's items (empty when absent or bad).
+    pub fn list(&self, name: &str) -> &'a [Value] {
+        match self.value(name) {
+            Some(Value::List(items)) => items,
+            _ => &[],
+        }
+    }
+
+    /// A `list<int>` field: its values (or `None` when an item is not an int).
+    pub fn int_list(&self, name: &str) -> Option<Vec<i64>> {
+        self.list(name)
+            .iter()
+            .map(|v| match v {
+                Value::Int(i) => Some(*i),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The evaluated access at `path`, faulty or not (for emission).
+    pub fn operand_at(&self, path: &ValuePath) -> Option<&Operand> {
+        self.operands.get(path)
+    }
+
+    /// The evaluated access of field `name` when it is usable by checks (good, not faulty).
+    pub fn operand(&self, name: &str) -> Option<&Operand> {
+        let path = ValuePath::field(self.index(name)?);
+        self.operands.get(&path).filter(|o| !o.faulty)
+    }
+
+    /// The evaluated access of field `name`, faulty or not (for emission).
+    pub fn any_operand(&self, name: &str) -> Option<&Operand> {
+        self.operands.get(&ValuePath::field(self.index(name)?))
+    }
+
+    /// The usable (non-faulty) accesses of list field `name`, with their element paths.
+    pub fn list_operands(&self, name: &str) -> Vec<(ValuePath, &Operand)> {
+        let Some(i) = self.index(name) else { return Vec::new() };
+        let field = ValuePath::field(i);
+        (0..self.list(name).len())
+            .filter_map(|k| {
+                let path = field.element(k);
+                let operand = self
+                    .operands
+                    .get(&path)
+                    .or_else(|| self.operands.get(&path.element(0)))?;
+                (!operand.faulty).then_some((path, operand))
+            })
+            .collect()
+    }
+
+    // ----- reporting ---------------------------------------------------------------
+
+    /// Reports a diagnostic.
+    pub fn error(&mut self, code: Code, anchor: Anchor, message: impl Into<String>) {
+        self.diags.push(Diag::new(code, anchor, message));
+    }
+
+    /// Reports a prepared diagnostic.
+    pub fn report(&mut self, diag: Diag) {
+        self.diags.push(diag);
+    }
+
+    /// Records that the (declared, sbuf) tensor of field `name` is a matmul stationary:
+    /// its allocation becomes a `NeuronWeightTensor` (SPEC §8).
+    pub fn mark_stationary(&mut self, name: &str) {
+        if let Some(t) = self.any_operand(name).map(|o| o.tensor.name.clone()) {
+            push_unique(&mut self.stationary, &t);
+        }
+    }
+
+    // ----- emitting ----------------------------------------------------------------
+
+    /// Starts a new instruction on the op's engine.
+    pub fn inst(&mut self, opcode: &str) -> &mut Inst {
+        self.insts.push(Inst {
+            opcode: opcode.to_string(),
+            engine: self.engine,
+            ins: Vec::new(),
+            outs: Vec::new(),
+            fields: Map::new(),
+        });
+        self.insts.last_mut().expect("just pushed")
+    }
+
+    /// The argument of access field `name` (`role` = the field name), if it could be
+    /// evaluated.
+    pub fn arg(&self, name: &str) -> Option<Json> {
+        self.any_operand(name).map(|o| o.to_json(name))
+    }
+
+    /// The arguments of every access-valued field in table order (SPEC §8 "Which operands
+    /// are arguments"): `acc` fields by direction, `imm` fields written as accesses in
+    /// `ins`, list elements with roles `name[i]`. Returns `(ins, outs)`.
+    pub fn standard_args(&self) -> (Vec<Json>, Vec<Json>) {
+        let mut ins = Vec::new();
+        let mut outs = Vec::new();
+        for field in self.spec.fields {
+            let Some(i) = self.index(field.name) else { continue };
+            let (dir, list) = match field.kind {
+                Kind::Acc(_, dir) | Kind::KernelOperand(dir) => (dir, false),
+                Kind::Imm(_) | Kind::IntAccReg => (Dir::In, false),
+                Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => {
+                    (*dir, true)
+                }
+                _ => continue,
+            };
+            let path = ValuePath::field(i);
+            let target = if dir == Dir::In { &mut ins } else { &mut outs };
+            if list {
+                for k in 0..self.list(field.name).len() {
+                    let element = path.element(k);
+                    let operand = self
+                        .operands
+                        .get(&element)
+                        .or_else(|| self.operands.get(&element.element(0)));
+                    if let Some(o) = operand {
+                        target.push(o.to_json(&format!("{}[{k}]", field.name)));
+                    }
+                }
+            } else if let Some(o) = self
+                .operands
+                .get(&path)
+                .or_else(|| self.operands.get(&path.element(0)))
+            {
+                target.push(o.to_json(field.name));
+            }
+        }
+        (ins, outs)
+    }
+
+    /// One instruction of `opcode` with the standard arguments: the common case.
+    pub fn inst_with_args(&mut self, opcode: &str) -> &mut Inst {
+        let (ins, outs) = self.standard_args();
+        let inst = self.inst(opcode);
+        inst.ins = ins;
+        inst.outs = outs;
+        inst
+    }
+
+    /// Finishes: the instructions as §8 JSON (with `debuginfo.line`/`column` 0, filled in
+    /// by the analysis) and the diagnostics.
+    pub(crate) fn finish(self) -> Lowered {
+        let mut errors: Vec<&str> = self
+            .diags
+            .iter()
+            .filter(|d| d.code.severity() == Severity::Error)
+            .map(|d| d.code.as_str())
+            .collect();
+        errors.sort_unstable();
+        errors.dedup();
+        let instructions = self
+            .insts
+            .into_iter()
+            .enumerate()
+            .map(|(k, inst)| {
+                let mut obj = Map::new();
+                obj.insert("opcode".into(), json!(inst.opcode));
+                obj.insert("name".into(), json!(format!("I-{}-{k}", self.op.op_id)));
+                obj.insert("engine".into(), json!(inst.engine.bir_name()));
+                obj.insert("ins".into(), Json::Array(inst.ins));
+                obj.insert("outs".into(), Json::Array(inst.outs));
+                obj.extend(inst.fields);
+                obj.insert(
+                    "debuginfo".into(),
+                    json!({
+                        "op": self.op.class,
+                        "op_id": self.op.op_id,
+                        "codegen": self.spec.codegen(),
+                        "instruction_type": self.spec.instruction_type,
+                        "line": 0,
+                        "column": 0,
+                        "errors": errors,
+                    }),
+                );
+                Json::Object(obj)
+            })
+            .collect();
+        Lowered {
+            instructions,
+            diagnostics: self.diags,
+            reads: self.reads,
+            writes: self.writes,
+            registers: self.registers,
+            stationary: self.stationary,
+        }
+    }
+}
+
+/// The access kinds of kernel operands (SPEC §6.9): call name → BIR `access`.
+pub const ACCESS_KINDS: &[(&str, &str)] = &[
+    ("full", "seq"),
+    ("subtensor", "nd_subtensor"),
+    ("tile", "tile"),
+    ("opaque", "opaque"),
+];
+
+static NO_FIELD: FieldSpec = FieldSpec {
+    name: "",
+    kind: Kind::Bool,
+    default: Default::Absent,
+    bir: "",
+    doc: "",
+};
+
+fn with_suggestion(message: String, suggestion: Option<&str>) -> String {
+    match suggestion {
+        Some(s) => format!("{message}; did you mean `{s}`?"),
+        None => message,
+    }
+}
+
+fn push_unique(list: &mut Vec<String>, name: &str) {
+    if !list.iter().any(|n| n == name) {
+        list.push(name.to_string());
+    }
+}
+
+/// Every access in a value, with its path (a call's argument is one level deeper).
+fn collect_accesses<'v>(value: &'v Value, path: ValuePath, out: &mut Vec<(ValuePath, &'v Access)>) {
+    match value {
+        Value::Access(a) => out.push((path, a)),
+        Value::List(items) => {
+            for (k, item) in items.iter().enumerate() {
+                collect_accesses(item, path.element(k), out);
+            }
+        }
+        Value::Call { args, .. } => {
+            for (k, arg) in args.iter().enumerate() {
+                collect_accesses(arg, path.element(k), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The catalog entry for a field kind's enum, for ops that map values to BIR spellings.
+pub fn enum_bir(kind: &Kind, text: &str) -> String {
+    match kind {
+        Kind::Enum(spec) => spec.bir(text).to_string(),
+        _ => text.to_string(),
+    }
+}
+
+/// The BIR spelling of an ALU op (`multiply` → `mult`; SPEC §6.3).
+pub fn alu_bir(text: &str) -> &str {
+    catalog::ALU.bir(text)
+}

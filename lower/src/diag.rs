@@ -1,0 +1,257 @@
+//! Diagnostic codes (SPEC §7) and position-free diagnostics.
+//!
+//! A lowering diagnostic points at an [`Anchor`] — a place *within the op* such as "the
+//! value of field 3" — never at a byte offset, so that an op's lowering stays valid when
+//! text above it moves. The analysis maps anchors back to ranges through the syntax tree.
+
+use std::fmt;
+
+/// Severity of a diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Severity {
+    /// Makes `pir check` exit 1.
+    Error,
+    /// Reported, exit status unaffected.
+    Warning,
+}
+
+impl Severity {
+    /// `"error"` or `"warning"`, as in `pir check --format json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+macro_rules! codes {
+    ($($code:ident $sev:ident $summary:literal,)*) => {
+        /// Every diagnostic code of SPEC §7.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $(#[doc = $summary] $code,)*
+        }
+
+        impl Code {
+            /// Every code, in SPEC §7 order.
+            pub const ALL: &'static [Code] = &[$(Code::$code,)*];
+
+            /// The code as printed, `"P400"`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$code => stringify!($code),)* }
+            }
+
+            /// The severity SPEC §7 gives the code.
+            pub fn severity(self) -> Severity {
+                match self { $(Code::$code => Severity::$sev,)* }
+            }
+
+            /// One line saying what the code means (SPEC §7's table).
+            pub fn summary(self) -> &'static str {
+                match self { $(Code::$code => $summary,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    P100 Error "syntax error",
+    P101 Error "unterminated string or bytes literal",
+    P102 Error "malformed number",
+    P103 Error "unknown character or invalid UTF-8",
+    P200 Error "undefined tensor, register or loop variable",
+    P201 Error "duplicate definition",
+    P202 Error "unknown op class",
+    P203 Error "unknown field for this op",
+    P204 Error "missing required field",
+    P205 Error "duplicate field",
+    P206 Error "wrong value kind",
+    P207 Error "unknown enum value, dtype or memory space",
+    P208 Error "duplicate op id",
+    P300 Error "incorrect access pattern (bounds, step, rank, predicate dims)",
+    P301 Error "operand in the wrong memory space",
+    P302 Error "more than 128 partitions",
+    P303 Error "expression is not affine",
+    P304 Error "capacity exceeded (SBUF/PSUM per partition, PSUM bank)",
+    P305 Error "shape or element-count mismatch",
+    P306 Error "start-partition mismatch",
+    P307 Error "partition start not 0/32/64/96, or more partitions than that start allows",
+    P400 Error "matmul stationary (weight) access must be rank 2",
+    P401 Error "incorrect double row step",
+    P402 Error "MX scale must be 1.0 with scale_ptr",
+    P403 Error "MX offset_scale differs from the moving free size",
+    P404 Error "TSC mode without op1",
+    P405 Error "matmul contraction (partition) mismatch or over 128",
+    P406 Error "matmul size limit",
+    P407 Error "dtype not allowed for this operand",
+    P408 Error "kernel not in the internal kernel registry",
+    P409 Error "PE tile size/position invalid",
+    P410 Warning "index output reinterpreted to an unsigned dtype",
+    P411 Warning "immediate clipped to the dtype's range",
+    P412 Error "value out of the dtype's range",
+    P413 Warning "field ignored in this mode",
+    P414 Error "value out of range for this field",
+    P500 Warning "tensor or register declared but never used",
+    P501 Warning "op reads a tensor that nothing wrote before",
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A place inside one op, position-free.
+///
+/// Field indices count the op's fields as written (duplicates and unknown fields
+/// included), 0-based.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Anchor {
+    /// The op class name.
+    Class,
+    /// The written `#id`, or the class name when the id is implicit.
+    OpId,
+    /// The name of field `n`.
+    FieldName(usize),
+    /// A value, or a value nested in lists, calls or records.
+    Value(ValuePath),
+    /// Index `k` (0-based) of the access at the path.
+    Index(ValuePath, usize),
+    /// The header of enclosing loop `n` (0 = outermost).
+    Loop(usize),
+}
+
+/// The path to a (nested) value: field `n`, then element indices into lists, call
+/// arguments and record fields, outermost first.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ValuePath {
+    /// Field index within the op.
+    pub field: usize,
+    /// Element indices, outermost first.
+    pub elements: Vec<usize>,
+}
+
+impl ValuePath {
+    /// The path of field `field`'s value itself.
+    pub fn field(field: usize) -> ValuePath {
+        ValuePath {
+            field,
+            elements: Vec::new(),
+        }
+    }
+
+    /// The path of element `index` of this (list, call or record) value.
+    pub fn element(&self, index: usize) -> ValuePath {
+        let mut elements = self.elements.clone();
+        elements.push(index);
+        ValuePath {
+            field: self.field,
+            elements,
+        }
+    }
+}
+
+/// A secondary location with a note.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Related {
+    /// Where.
+    pub anchor: Anchor,
+    /// The note.
+    pub message: String,
+}
+
+/// A diagnostic of one op, position-free.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Diag {
+    /// The code; its severity is [`Code::severity`].
+    pub code: Code,
+    /// The primary location (SPEC §7 primary ranges).
+    pub anchor: Anchor,
+    /// The message (seed literals verbatim), no final period.
+    pub message: String,
+    /// Secondary locations.
+    pub related: Vec<Related>,
+}
+
+impl Diag {
+    /// A diagnostic without related locations.
+    pub fn new(code: Code, anchor: Anchor, message: impl Into<String>) -> Diag {
+        Diag {
+            code,
+            anchor,
+            message: message.into(),
+            related: Vec::new(),
+        }
+    }
+
+    /// Adds a related location.
+    pub fn with_related(mut self, anchor: Anchor, message: impl Into<String>) -> Diag {
+        self.related.push(Related {
+            anchor,
+            message: message.into(),
+        });
+        self
+    }
+}
+
+/// The closest candidate to `name` for a did-you-mean, if any is close enough.
+///
+/// Closeness is the Damerau–Levenshtein (optimal string alignment) distance, case-folded,
+/// at most a third of the longer name (and at least 1 for short names).
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let lower = name.to_ascii_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        let distance = osa_distance(&lower, &candidate.to_ascii_lowercase());
+        let limit = (name.len().max(candidate.len()) / 3).max(1);
+        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+fn osa_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        d[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+            }
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions() {
+        let fields = ["isTranspose", "isMovingZero", "dst"];
+        assert_eq!(did_you_mean("isTranpose", fields), Some("isTranspose"));
+        assert_eq!(did_you_mean("dts", fields), Some("dst"));
+        assert_eq!(did_you_mean("banana", fields), None);
+        assert_eq!(
+            did_you_mean("MatmulOp", ["MatMulOp", "MemsetOp"]),
+            Some("MatMulOp")
+        );
+    }
+}

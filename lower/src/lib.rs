@@ -1,0 +1,174 @@
+//! The op catalog of the Penguin text IR and its lowering to BIR JSON (SPEC §4–§8).
+//!
+//! Everything here is a pure function of position-free input: [`lower_op`] takes a
+//! [`ResolvedOp`] and returns its BIR instructions and diagnostics (anchored inside the op,
+//! see [`diag::Anchor`]). The analysis crate resolves names, memoizes one lowering per op
+//! and maps anchors back to text ranges.
+//!
+//! Architecture Invariant: this crate knows no text positions, no salsa and no LSP.
+
+pub mod access;
+pub mod catalog;
+pub mod cx;
+pub mod diag;
+pub mod model;
+mod ops;
+pub mod types;
+
+use serde_json::{Value as Json, json};
+
+pub use catalog::{CATALOG, OpSpec, lookup};
+pub use diag::{Anchor, Code, Diag, Severity};
+pub use model::ResolvedOp;
+
+/// The result of lowering one op.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lowered {
+    /// The BIR instructions (SPEC §8), in order; `debuginfo.line` and `column` are 0, to be
+    /// filled in by whoever knows the op's position.
+    pub instructions: Vec<Json>,
+    /// The op's diagnostics, position-free.
+    pub diagnostics: Vec<Diag>,
+    /// Tensors the op reads (P501), in field order.
+    pub reads: Vec<String>,
+    /// Tensors the op writes.
+    pub writes: Vec<String>,
+    /// Registers the op names (P500).
+    pub registers: Vec<String>,
+    /// Tensors used as a matmul stationary (their allocation is a `NeuronWeightTensor`).
+    pub stationary: Vec<String>,
+}
+
+/// Checks and lowers one op (SPEC §6): the catalog's generic checks, then the op's own
+/// rules and instructions. An unknown class is P202 and lowers to nothing; an op with
+/// errors still lowers what it can (SPEC §7).
+pub fn lower_op(op: &ResolvedOp) -> Lowered {
+    let Some(spec) = lookup(&op.class) else {
+        let classes = CATALOG.iter().map(|s| s.class);
+        let message = match diag::did_you_mean(&op.class, classes) {
+            Some(s) => format!("unknown op class `{}`; did you mean `{s}`?", op.class),
+            None => format!("unknown op class `{}`", op.class),
+        };
+        return Lowered {
+            diagnostics: vec![Diag::new(Code::P202, Anchor::Class, message)],
+            ..Lowered::default()
+        };
+    };
+    let mut cx = cx::Cx::new(op, spec);
+    (spec.lower)(&mut cx);
+    cx.finish()
+}
+
+/// Checks a tensor declaration or parameter type (SPEC §4): P302 for more than 128
+/// partitions, P304 for a per-partition footprint beyond the memory's capacity.
+pub fn check_tensor(tensor: &model::Tensor) -> Vec<(Code, String)> {
+    let mut out = Vec::new();
+    if tensor.memory.is_on_chip() {
+        let partitions = tensor.dims.first().copied().unwrap_or(1);
+        if partitions > types::limits::PARTITIONS {
+            out.push((
+                Code::P302,
+                format!(
+                    "{} has {} partitions; at most {} exist",
+                    tensor.memory.name(),
+                    partitions,
+                    types::limits::PARTITIONS
+                ),
+            ));
+        }
+    }
+    if let Some(capacity) = tensor.memory.partition_capacity() {
+        let bytes = tensor.partition_bytes();
+        if bytes > capacity {
+            out.push((
+                Code::P304,
+                format!(
+                    "`%{}` needs {bytes} bytes per partition; {} has {capacity}",
+                    tensor.name,
+                    tensor.memory.name()
+                ),
+            ));
+        }
+    }
+    if tensor.dims.contains(&0) {
+        out.push((Code::P414, "a dim of size 0 holds no element".to_string()));
+    }
+    out
+}
+
+/// The BIR allocation of a tensor (SPEC §8 "Allocations"). `weight`: the tensor is a
+/// declared sbuf tensor used as a matmul stationary.
+pub fn allocation(tensor: &model::Tensor, weight: bool) -> Json {
+    use model::TensorKind;
+    let parameter = tensor.kind != TensorKind::Internal;
+    let tensor_class = if weight && !parameter && tensor.memory == types::Memory::Sbuf {
+        "NeuronWeightTensor"
+    } else {
+        match tensor.memory {
+            types::Memory::Sbuf => "NeuronSBTensor",
+            types::Memory::Psum => "NeuronPSUMTensor",
+            _ => "Tensor",
+        }
+    };
+    let dims = if tensor.memory.is_on_chip() || tensor.dims.len() > 1 {
+        json!([tensor.dims.first().copied().unwrap_or(1), tensor.partition_bytes()])
+    } else {
+        json!([1, tensor.partition_bytes().saturating_mul(tensor.dims.first().copied().unwrap_or(1))])
+    };
+    let kind = match tensor.kind {
+        TensorKind::Input => "ExternalInput",
+        TensorKind::Output => "ExternalOutput",
+        TensorKind::Internal => "Internal",
+    };
+    json!({
+        "Skind": "memory_location_set",
+        "addr_space": if parameter { "Shared" } else { "Local" },
+        "dtype": tensor.dtype.bir_name(),
+        "partition_dim": 0,
+        "tensor_shape": tensor.dims,
+        "name": format!("{}_set", tensor.name),
+        "file": "",
+        "no_spill": false,
+        "volatile": false,
+        "virtual": false,
+        "kind": kind,
+        "tensor_class": tensor_class,
+        "memorylocations": [memory_location(&tensor.name, tensor.memory.bir_type(), dims)],
+        "tensorId2MemLocSize": 1,
+    })
+}
+
+/// The BIR allocation of a register (SPEC §8): `Internal`, `Tensor`, type `REG`, `[1, 4]`.
+pub fn register_allocation(register: &model::Register) -> Json {
+    json!({
+        "Skind": "memory_location_set",
+        "addr_space": "Local",
+        "dtype": register.dtype.bir_name(),
+        "partition_dim": 0,
+        "tensor_shape": [1],
+        "name": format!("{}_set", register.name),
+        "file": "",
+        "no_spill": false,
+        "volatile": false,
+        "virtual": false,
+        "kind": "Internal",
+        "tensor_class": "Tensor",
+        "memorylocations": [memory_location(&register.name, "REG", json!([1, 4]))],
+        "tensorId2MemLocSize": 1,
+    })
+}
+
+fn memory_location(name: &str, memory_type: &str, dims: Json) -> Json {
+    json!({
+        "Skind": "memory_location",
+        "name": name,
+        "type": memory_type,
+        "addr": 0,
+        "dims": dims,
+        "bank": 0,
+        "base": 0,
+        "allocated": false,
+        "pinned": false,
+        "tensor_id": 0,
+    })
+}

@@ -1,0 +1,254 @@
+//! The activation pair on the Activation (scalar) engine (SPEC §6.2; seed 000 §3):
+//! ActivationOp → `Activation` (or `ActivationAccumulationOp`), Activate2 → `Activation`
+//! with `is_activate2`.
+
+use serde_json::json;
+
+use super::common::{check_pointer_shape, check_same_partitions_and_free, check_start_partition, dst, src};
+use crate::catalog::{
+    ACT_FUNC, ALU, Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems, OpSpec,
+};
+use crate::cx::{Cx, alu_bir};
+use crate::diag::Code;
+use crate::model::Value;
+use crate::types::Dtype;
+
+static REDUCE_CMD: EnumSpec = EnumSpec {
+    name: "reduce_cmd",
+    values: &[
+        EnumValue { text: "idle", bir: "Idle", doc: "no fused reduce" },
+        EnumValue { text: "reset", bir: "Zero", doc: "reset the accumulator" },
+        EnumValue { text: "reduce", bir: "Accumulate", doc: "accumulate into the running reduce" },
+        EnumValue { text: "reset_reduce", bir: "ZeroAccumulate", doc: "reset, then accumulate" },
+    ],
+};
+
+const DST: FieldSpec = dst(Mems::ON_CHIP, "the output access (sbuf or psum)");
+const SRC: FieldSpec = src(Mems::ON_CHIP, "the input access (sbuf or psum), same partitions and free size as `dst`");
+const FUNC: FieldSpec = FieldSpec {
+    name: "func",
+    kind: Kind::Enum(&ACT_FUNC),
+    default: Default::Required,
+    bir: "func (capitalised: exp → \"Exp\", log → \"Ln\")",
+    doc: "the activation function",
+};
+const FUNC_ARGS: FieldSpec = FieldSpec {
+    name: "func_args",
+    kind: Kind::List(&Kind::Float),
+    default: Default::EmptyList,
+    bir: "func_args",
+    doc: "extra constant arguments of the function",
+};
+const FUNC_OUTS: FieldSpec = FieldSpec {
+    name: "func_outs",
+    kind: Kind::List(&Kind::Acc(Mems::ON_CHIP, Dir::Out)),
+    default: Default::EmptyList,
+    bir: "func_outs (operands, outs)",
+    doc: "extra outputs of the function",
+};
+const SCALE: FieldSpec = FieldSpec {
+    name: "scale",
+    kind: Kind::Imm(Mems::SBUF),
+    default: Default::Float(1.0),
+    bir: "scale (a number); a pointer becomes an `ins` argument with role `scale` and scale 1.0",
+    doc: "multiplies the input before the function: a number, or a [P, 1] f32 pointer",
+};
+const BIAS: FieldSpec = FieldSpec {
+    name: "bias",
+    kind: Kind::Acc(Mems::SBUF, Dir::In),
+    default: Default::Absent,
+    bir: "operand `bias` (ins)",
+    doc: "a [P, 1] per-partition bias added before the function",
+};
+const UP_BIAS: FieldSpec = FieldSpec {
+    name: "up_bias",
+    kind: Kind::Acc(Mems::SBUF, Dir::In),
+    default: Default::Absent,
+    bir: "operand `up_bias` (ins)",
+    doc: "the up-direction bias",
+};
+const DOWN_BIAS: FieldSpec = FieldSpec {
+    name: "down_bias",
+    kind: Kind::Acc(Mems::SBUF, Dir::In),
+    default: Default::Absent,
+    bir: "operand `down_bias` (ins)",
+    doc: "the down-direction bias",
+};
+const IMM0: FieldSpec = FieldSpec {
+    name: "imm0",
+    kind: Kind::Imm(Mems::SBUF),
+    default: Default::Absent,
+    bir: "imm0 (a number), or an `ins` argument with role `imm0`",
+    doc: "first immediate (constant or pointer)",
+};
+const IMM1: FieldSpec = FieldSpec {
+    name: "imm1",
+    kind: Kind::Imm(Mems::SBUF),
+    default: Default::Absent,
+    bir: "imm1 (a number), or an `ins` argument with role `imm1`",
+    doc: "second immediate (constant or pointer)",
+};
+const REDUCE_OP: FieldSpec = FieldSpec {
+    name: "reduce_op",
+    kind: Kind::Enum(&ALU),
+    default: Default::Absent,
+    bir: "reduce_op",
+    doc: "fuses a reduce along the free dim into `reduce_dst`",
+};
+const REDUCE_CMD_FIELD: FieldSpec = FieldSpec {
+    name: "reduce_cmd",
+    kind: Kind::Enum(&REDUCE_CMD),
+    default: Default::Computed("reset_reduce when reduce_op is set, else idle"),
+    bir: "acc: Idle | Zero | Accumulate | ZeroAccumulate",
+    doc: "what the fused reduce does with its accumulator",
+};
+const REDUCE_DST: FieldSpec = FieldSpec {
+    name: "reduce_dst",
+    kind: Kind::Acc(Mems::SBUF, Dir::Out),
+    default: Default::Absent,
+    bir: "operand `reduce_dst` (outs)",
+    doc: "the [P, 1] result of the fused reduce; required iff reduce_op is set",
+};
+const IS_ACCUMULATE: FieldSpec = FieldSpec {
+    name: "is_accumulate",
+    kind: Kind::Bool,
+    default: Default::Bool(false),
+    bir: "selects ActivationAccumulationOp; is_accumulate",
+    doc: "accumulate into dst (emits ActivationAccumulationOp)",
+};
+
+/// ActivationOp → `Activation` / `ActivationAccumulationOp`.
+pub static ACTIVATION_OP: OpSpec = OpSpec {
+    class: "ActivationOp",
+    opcode: "Activation | ActivationAccumulationOp",
+    engine: EngineSpec::Fixed(Engine::Act),
+    instruction_type: None,
+    doc: "`dst = func(src · scale + bias)` on the Activation engine, optionally reducing the \
+          result along the free dim into `reduce_dst`. With `is_accumulate` it emits \
+          `ActivationAccumulationOp`.",
+    source: "seed 000 §3 codegenActivationOp; SPEC §6.2",
+    fields: &[
+        DST, SRC, FUNC, FUNC_ARGS, FUNC_OUTS, SCALE, BIAS, UP_BIAS, DOWN_BIAS, IMM0, IMM1, REDUCE_OP,
+        REDUCE_CMD_FIELD, REDUCE_DST, IS_ACCUMULATE,
+    ],
+    lower: lower_activation,
+};
+
+/// Activate2 → `Activation` with `is_activate2: true`.
+pub static ACTIVATE2: OpSpec = OpSpec {
+    class: "Activate2",
+    opcode: "Activation",
+    engine: EngineSpec::Fixed(Engine::Act),
+    instruction_type: None,
+    doc: "The dual activation: ActivationOp's fields plus a second function `func2` writing \
+          `dst2` (BIR `Activation` with `is_activate2: true`).",
+    source: "seed 000 §3 codegenActivate2 (setIsActivate2); SPEC §6.2",
+    fields: &[
+        DST,
+        SRC,
+        FUNC,
+        FUNC_ARGS,
+        FUNC_OUTS,
+        SCALE,
+        BIAS,
+        UP_BIAS,
+        DOWN_BIAS,
+        IMM0,
+        IMM1,
+        REDUCE_OP,
+        REDUCE_CMD_FIELD,
+        REDUCE_DST,
+        IS_ACCUMULATE,
+        FieldSpec {
+            name: "func2",
+            kind: Kind::Enum(&ACT_FUNC),
+            default: Default::Required,
+            bir: "func2 (capitalised like func)",
+            doc: "the second activation function",
+        },
+        FieldSpec {
+            name: "dst2",
+            kind: Kind::Acc(Mems::ON_CHIP, Dir::Out),
+            default: Default::Required,
+            bir: "operand `dst2` (outs)",
+            doc: "the output of the second function",
+        },
+    ],
+    lower: lower_activation,
+};
+
+/// The pointer checks of an `imm` field written as an access: `[P, 1]` f32 (SPEC §6.2).
+fn check_imm_pointer(cx: &mut Cx<'_>, field: &str, partitions: u64) {
+    let Some(operand) = cx.operand(field).cloned() else { return };
+    let anchor = cx.anchor(field);
+    check_pointer_shape(cx, field, anchor.clone(), &operand, partitions);
+    if operand.tensor.dtype != Dtype::F32 {
+        cx.error(Code::P407, anchor, format!("the `{field}` pointer must be f32; it is {}", operand.tensor.dtype.name()));
+    }
+}
+
+fn lower_activation(cx: &mut Cx<'_>) {
+    let activate2 = cx.spec.class == "Activate2";
+    check_same_partitions_and_free(cx, "dst", "src");
+    check_start_partition(cx, "");
+    let partitions = cx.operand("dst").map(|d| d.partitions());
+    if let Some(p) = partitions {
+        for field in ["bias", "reduce_dst"] {
+            if let Some(operand) = cx.operand(field).cloned() {
+                let anchor = cx.anchor(field);
+                check_pointer_shape(cx, field, anchor, &operand, p);
+            }
+        }
+        check_imm_pointer(cx, "scale", p);
+    }
+    let reduce = cx.written("reduce_op");
+    if reduce && !cx.written("reduce_dst") {
+        cx.error(Code::P204, crate::diag::Anchor::Class, "reduce_op needs the field `reduce_dst`");
+    }
+    if !reduce && cx.written("reduce_dst") {
+        cx.error(Code::P204, crate::diag::Anchor::Class, "reduce_dst needs the field `reduce_op`");
+    }
+
+    let func = cx.ident("func").map(|f| ACT_FUNC.bir(f).to_string());
+    let func2 = activate2.then(|| cx.ident("func2").map(|f| ACT_FUNC.bir(f).to_string())).flatten();
+    let func_args: Vec<f64> = cx.list("func_args").iter().filter_map(Value::as_number).collect();
+    let scale = match cx.value("scale") {
+        Some(Value::Access(_)) => 1.0,
+        _ => cx.float("scale").unwrap_or(1.0),
+    };
+    let acc = match cx.ident("reduce_cmd") {
+        Some(cmd) => REDUCE_CMD.bir(cmd),
+        None if reduce => "ZeroAccumulate",
+        None => "Idle",
+    };
+    let reduce_op = cx.ident("reduce_op").map(|op| alu_bir(op).to_string());
+    let imms: Vec<(&str, Option<f64>)> = ["imm0", "imm1"]
+        .into_iter()
+        .map(|f| (f, cx.value(f).and_then(Value::as_number)))
+        .collect();
+    let accumulate = cx.bool("is_accumulate");
+    let opcode = if accumulate { "ActivationAccumulationOp" } else { "Activation" };
+    let inst = cx.inst_with_args(opcode);
+    if let Some(func) = func {
+        inst.set("func", func);
+    }
+    if activate2 {
+        inst.set("is_activate2", true);
+        if let Some(f2) = func2 {
+            inst.set("func2", f2);
+        }
+    }
+    if !func_args.is_empty() {
+        inst.set("func_args", json!(func_args));
+    }
+    inst.set_float("scale", scale).set("acc", acc);
+    if let Some(op) = reduce_op {
+        inst.set("reduce_op", op);
+    }
+    for (name, value) in imms {
+        if let Some(v) = value {
+            inst.set_float(name, v);
+        }
+    }
+    inst.set("is_accumulate", accumulate);
+}

@@ -1,0 +1,117 @@
+//! Checks and field specs shared by several op families.
+
+use crate::access::Operand;
+use crate::catalog::{Default, Dir, FieldSpec, Kind, Mems};
+use crate::cx::Cx;
+use crate::diag::{Anchor, Code, Diag};
+
+/// `dst`: a written access in `mems`.
+pub const fn dst(mems: Mems, doc: &'static str) -> FieldSpec {
+    FieldSpec {
+        name: "dst",
+        kind: Kind::Acc(mems, Dir::Out),
+        default: Default::Required,
+        bir: "operand `dst` (outs)",
+        doc,
+    }
+}
+
+/// `src`: a read access in `mems`.
+pub const fn src(mems: Mems, doc: &'static str) -> FieldSpec {
+    FieldSpec {
+        name: "src",
+        kind: Kind::Acc(mems, Dir::In),
+        default: Default::Required,
+        bir: "operand `src` (ins)",
+        doc,
+    }
+}
+
+/// A required read access named `name`.
+pub const fn input(name: &'static str, mems: Mems, bir: &'static str, doc: &'static str) -> FieldSpec {
+    FieldSpec {
+        name,
+        kind: Kind::Acc(mems, Dir::In),
+        default: Default::Required,
+        bir,
+        doc,
+    }
+}
+
+/// Of two fields, the anchor of the one written later in the op (SPEC §7: P305 is
+/// reported on the second of the two that disagree).
+pub fn later_anchor(cx: &Cx<'_>, a_field: &str, b_field: &str) -> Anchor {
+    match (cx.path(a_field), cx.path(b_field)) {
+        (Some(a), Some(b)) if a.field > b.field => Anchor::Value(a),
+        _ => cx.anchor(b_field),
+    }
+}
+
+/// P305 unless `a` and `b` have the same partition count and free size (the src/dst
+/// rule of SPEC §6.2, §6.3), on the later of the two.
+pub fn check_same_partitions_and_free(cx: &mut Cx<'_>, a_field: &str, b_field: &str) {
+    let (Some(a), Some(b)) = (cx.operand(a_field), cx.operand(b_field)) else { return };
+    let (pa, fa, pb, fb) = (a.partitions(), a.free_size(), b.partitions(), b.free_size());
+    if pa != pb || fa != fb {
+        let anchor = later_anchor(cx, a_field, b_field);
+        cx.error(
+            Code::P305,
+            anchor,
+            format!(
+                "`{b_field}` has {pb} partitions × {fb} elements but `{a_field}` has {pa} × {fa}"
+            ),
+        );
+    }
+}
+
+/// P305 unless `a` and `b` select the same number of elements, on the later of the two.
+pub fn check_same_elements(cx: &mut Cx<'_>, a_field: &str, b_field: &str) {
+    let (Some(a), Some(b)) = (cx.operand(a_field), cx.operand(b_field)) else { return };
+    if a.elements() != b.elements() {
+        let (ea, eb) = (a.elements(), b.elements());
+        let anchor = later_anchor(cx, a_field, b_field);
+        cx.error(
+            Code::P305,
+            anchor,
+            format!("`{b_field}` has {eb} elements but `{a_field}` has {ea}"),
+        );
+    }
+}
+
+/// P306 unless `dst` and `src` start at the same partition, with the seed's message
+/// `{prefix}src start_partition(S) or dst start_partition(D) mismatch` (seed 000 §2.1;
+/// `prefix` is `"tensorcopy "` for TensorCopyOp). Reported on `dst`, related: `src`.
+pub fn check_start_partition(cx: &mut Cx<'_>, prefix: &str) {
+    let (Some(dst), Some(src)) = (cx.operand("dst"), cx.operand("src")) else { return };
+    if !dst.on_chip() || !src.on_chip() {
+        return;
+    }
+    let (d, s) = (dst.start_partition(), src.start_partition());
+    if d != s {
+        let show = |a: &crate::access::Affine| {
+            if a.is_const() { a.c.to_string() } else { "<loop-dependent>".to_string() }
+        };
+        let message = format!(
+            "{prefix}src start_partition({}) or dst start_partition({}) mismatch",
+            show(&s),
+            show(&d)
+        );
+        let diag = Diag::new(Code::P306, cx.anchor("dst"), message)
+            .with_related(cx.anchor("src"), "the src starts here");
+        cx.report(diag);
+    }
+}
+
+/// P305 unless `operand` is `[P, 1]` (one element per partition) with P = `partitions`.
+pub fn check_pointer_shape(cx: &mut Cx<'_>, field: &str, anchor: Anchor, operand: &Operand, partitions: u64) {
+    if operand.partitions() != partitions || operand.free_size() != 1 {
+        cx.error(
+            Code::P305,
+            anchor,
+            format!(
+                "`{field}` must be [{partitions}, 1] (one element per partition); it is {:?}",
+                operand.shape()
+            ),
+        );
+    }
+}

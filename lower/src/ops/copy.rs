@@ -1,0 +1,61 @@
+//! Plain copies: DmaCopyOp → `DMACopy` (SPEC §6.6 decision) and TensorCopyOp →
+//! `TensorCopy` (SPEC §6.7).
+
+use super::common::{check_same_elements, check_start_partition, dst, src};
+use crate::catalog::{Default, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec, ENGINE};
+use crate::cx::Cx;
+
+/// DmaCopyOp: a DMA-queue copy between any memories, element counts equal.
+pub static DMA_COPY_OP: OpSpec = OpSpec {
+    class: "DmaCopyOp",
+    opcode: "DMACopy",
+    engine: EngineSpec::Fixed(Engine::Dma),
+    instruction_type: None,
+    doc: "Copies `src` to `dst` on a DMA queue (BIR `DMACopy`, `mode: \"Copy\"`). Any memory \
+          to any memory; both accesses select the same number of elements, copied in \
+          row-major order. DMA may address any partition range (no quadrant rule).",
+    source: "SPEC §6.6 (decision, needed by real kernels); seed 000 §7.2 DMACopy",
+    fields: &[
+        dst(Mems::ANY, "the destination access, in any memory"),
+        src(Mems::ANY, "the source access, in any memory; same element count as `dst`"),
+    ],
+    lower: lower_dma_copy,
+};
+
+fn lower_dma_copy(cx: &mut Cx<'_>) {
+    check_same_elements(cx, "dst", "src");
+    cx.inst_with_args("DMACopy").set("mode", "Copy");
+}
+
+/// TensorCopyOp: an on-chip copy on a compute engine.
+pub static TENSOR_COPY_OP: OpSpec = OpSpec {
+    class: "TensorCopyOp",
+    opcode: "TensorCopy",
+    engine: EngineSpec::Field {
+        default: Engine::Dve,
+        allowed: &[Engine::Dve, Engine::Act, Engine::Pool],
+    },
+    instruction_type: None,
+    doc: "Copies `src` to `dst` on a compute engine (BIR `TensorCopy`), casting to the dst \
+          dtype (e.g. PSUM f32 → SBUF bf16). Equal element counts; src and dst start at the \
+          same partition.",
+    source: "SPEC §6.7; seed 000 §2.1 (the `tensorcopy src start_partition(` literal)",
+    fields: &[
+        dst(Mems::ON_CHIP, "the destination access (sbuf or psum)"),
+        src(Mems::ON_CHIP, "the source access (sbuf or psum); same element count as `dst`"),
+        FieldSpec {
+            name: "engine",
+            kind: Kind::Enum(&ENGINE),
+            default: Default::Ident("dve"),
+            bir: "the instruction's `engine`",
+            doc: "the engine that copies: dve, act or pool",
+        },
+    ],
+    lower: lower_tensor_copy,
+};
+
+fn lower_tensor_copy(cx: &mut Cx<'_>) {
+    check_same_elements(cx, "dst", "src");
+    check_start_partition(cx, "tensorcopy ");
+    cx.inst_with_args("TensorCopy");
+}

@@ -1,0 +1,39 @@
+//! The op classes of SPEC §6, one module per family: each op's [`OpSpec`] (its row of the
+//! catalog) sits beside the function that checks and lowers it.
+
+mod activation;
+mod common;
+mod copy;
+mod kernels;
+mod matmul;
+mod max;
+mod memset_dma;
+mod misc;
+mod reduce;
+mod tensor_scalar;
+
+use crate::catalog::OpSpec;
+
+/// Every op class of SPEC §6, in the spec's order. The one table of ops.
+pub static CATALOG: &[&OpSpec] = &[
+    // §6.1 matmul family
+    &matmul::MATMUL_OP,
+    // (end §6.1)
+    // §6.2 activation
+    &activation::ACTIVATION_OP,
+    &activation::ACTIVATE2,
+    // §6.3 tensor-scalar pointer family
+    // (end §6.3)
+    // §6.4 reduce
+    // (end §6.4)
+    // §6.5 max / match-replace
+    // (end §6.5)
+    // §6.6 memset, DMA, registers, sequence bounds
+    &copy::DMA_COPY_OP,
+    // (end §6.6)
+    // §6.7 inline asm, dropout, iota, shuffle, no-op, copy, tensor-tensor, transpose
+    &copy::TENSOR_COPY_OP,
+    // (end §6.7)
+    // §6.8 kernel nodes
+    // (end §6.8)
+];

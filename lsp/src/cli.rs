@@ -1,0 +1,178 @@
+//! `pir check` and `pir lower` (SPEC §9): files in, diagnostics and BIR JSON out.
+//!
+//! Exit codes: 0 clean or warnings only, 1 errors, 2 usage or I/O error.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use analysis::{Diagnostic, LineCol, RootDatabase, SourceFile, line_col};
+use lower::{Code, Severity};
+use serde_json::json;
+
+use crate::Format;
+
+/// A file read from disk and loaded into the database.
+struct Loaded {
+    path: PathBuf,
+    file: SourceFile,
+    /// Diagnostics of the bytes themselves (invalid UTF-8), beside the analysis'.
+    decoding: Vec<Diagnostic>,
+}
+
+/// Reads `path` (any bytes) into `db`.
+fn load(db: &RootDatabase, path: &Path) -> std::io::Result<Loaded> {
+    let bytes = std::fs::read(path)?;
+    let (text, bad) = syntax::decode(&bytes);
+    let decoding = bad
+        .into_iter()
+        .map(|range| Diagnostic::new(Code::P103, range, "invalid UTF-8"))
+        .collect();
+    Ok(Loaded {
+        path: path.to_path_buf(),
+        file: SourceFile::new(db, text),
+        decoding,
+    })
+}
+
+/// The file's diagnostics: the analysis' plus invalid UTF-8, one per range.
+fn file_diagnostics(db: &RootDatabase, loaded: &Loaded) -> Vec<Diagnostic> {
+    let mut all: Vec<Diagnostic> = analysis::diagnostics(db, loaded.file).clone();
+    for d in &loaded.decoding {
+        if !all.iter().any(|a| a.code == Code::P103 && a.range.contains_range(d.range)) {
+            all.push(d.clone());
+        }
+    }
+    all.sort_by_key(|d| (d.range.start(), d.range.end()));
+    all
+}
+
+/// Files to check: each path, and every `*.pir` under each folder, sorted.
+fn collect(paths: &[PathBuf], out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    for path in paths {
+        if path.is_dir() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
+                .map(|e| e.map(|e| e.path()))
+                .collect::<Result<_, _>>()?;
+            entries.sort();
+            let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) = entries.into_iter().partition(|p| p.is_dir());
+            out.extend(files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "pir")));
+            collect(&dirs, out)?;
+        } else {
+            out.push(path.clone());
+        }
+    }
+    Ok(())
+}
+
+/// `pir check`.
+pub fn check(paths: &[PathBuf], format: Format) -> u8 {
+    let mut files = Vec::new();
+    if let Err(e) = collect(paths, &mut files) {
+        eprintln!("pir: {e}");
+        return 2;
+    }
+    let db = RootDatabase::default();
+    let mut status = 0;
+    let mut reports = Vec::new();
+    for path in &files {
+        let loaded = match load(&db, path) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("pir: {}: {e}", path.display());
+                status = 2;
+                continue;
+            }
+        };
+        let diagnostics = file_diagnostics(&db, &loaded);
+        if diagnostics.iter().any(|d| d.severity == Severity::Error) && status == 0 {
+            status = 1;
+        }
+        match format {
+            Format::Human => print_human(&db, &loaded, &diagnostics),
+            Format::Json => reports.push(json_report(&db, &loaded, &diagnostics)),
+        }
+    }
+    if format == Format::Json {
+        let doc = json!({ "files": reports });
+        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    }
+    status
+}
+
+/// `pir lower`.
+pub fn lower(path: &Path, output: Option<&Path>) -> u8 {
+    let db = RootDatabase::default();
+    let loaded = match load(&db, path) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("pir: {}: {e}", path.display());
+            return 2;
+        }
+    };
+    let diagnostics = file_diagnostics(&db, &loaded);
+    print_human(&db, &loaded, &diagnostics);
+    let bir = analysis::file_bir(&db, loaded.file);
+    let mut text = serde_json::to_string_pretty(bir).unwrap_or_default();
+    text.push('\n');
+    let written = match output {
+        Some(out) => std::fs::write(out, text),
+        None => std::io::stdout().lock().write_all(text.as_bytes()),
+    };
+    if let Err(e) = written {
+        eprintln!("pir: {e}");
+        return 2;
+    }
+    u8::from(diagnostics.iter().any(|d| d.severity == Severity::Error))
+}
+
+fn position(db: &RootDatabase, file: SourceFile, offset: analysis::TextSize) -> serde_json::Value {
+    let LineCol { line, column } = line_col(analysis::line_index(db, file), file.text(db), offset);
+    json!({ "line": line, "column": column })
+}
+
+/// One file of `pir check --format json` (SPEC §9): 1-based lines, 1-based columns in
+/// Unicode scalar values.
+fn json_report(db: &RootDatabase, loaded: &Loaded, diagnostics: &[Diagnostic]) -> serde_json::Value {
+    let diagnostics: Vec<serde_json::Value> = diagnostics
+        .iter()
+        .map(|d| {
+            json!({
+                "code": d.code.as_str(),
+                "severity": d.severity.as_str(),
+                "message": d.message,
+                "range": {
+                    "start": position(db, loaded.file, d.range.start()),
+                    "end": position(db, loaded.file, d.range.end()),
+                },
+            })
+        })
+        .collect();
+    json!({ "path": loaded.path.display().to_string(), "diagnostics": diagnostics })
+}
+
+/// Human diagnostics on stderr: the source line with the range underlined (ariadne).
+fn print_human(db: &RootDatabase, loaded: &Loaded, diagnostics: &[Diagnostic]) {
+    use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
+    let text = loaded.file.text(db);
+    let name = loaded.path.display().to_string();
+    let color = std::env::var_os("NO_COLOR").is_none() && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let config = Config::default().with_index_type(IndexType::Byte).with_color(color);
+    let mut stderr = std::io::stderr().lock();
+    for d in diagnostics {
+        let range = usize::from(d.range.start())..usize::from(d.range.end());
+        let kind = match d.severity {
+            Severity::Error => ReportKind::Error,
+            Severity::Warning => ReportKind::Warning,
+        };
+        let mut report = Report::build(kind, (name.as_str(), range.clone()))
+            .with_config(config)
+            .with_code(d.code)
+            .with_message(&d.message)
+            .with_label(Label::new((name.as_str(), range)).with_message(d.code.summary()));
+        for (range, note) in &d.related {
+            let range = usize::from(range.start())..usize::from(range.end());
+            report = report.with_label(Label::new((name.as_str(), range)).with_message(note));
+        }
+        let _ = report.finish().write((name.as_str(), Source::from(text)), &mut stderr);
+    }
+}

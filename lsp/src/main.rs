@@ -1,0 +1,64 @@
+//! `pir`: the command line (`check`, `lower`, `fmt`) and the language server (`lsp`) of
+//! the Penguin text IR (SPEC §9–§10).
+
+mod cli;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// The `pir` command line.
+#[derive(Parser, Debug)]
+#[command(name = "pir", version, about = "Check, lower and serve the Penguin text IR (pir-spec/1)")]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Check files and folders (recursing into *.pir): exit 0 when clean or only
+    /// warnings, 1 on errors, 2 on usage or I/O errors.
+    Check {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Print the BIR JSON (SPEC §8) of one file; diagnostics go to stderr.
+    Lower {
+        /// The file.
+        path: PathBuf,
+        /// Write the JSON to this file instead of stdout.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+}
+
+/// `pir check --format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// The source line with a caret, for people.
+    Human,
+    /// `{"files": [{"path", "diagnostics": […]}]}` (SPEC §9).
+    Json,
+}
+
+fn main() -> ExitCode {
+    let args = match Args::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            let usage = e.use_stderr();
+            let _ = e.print();
+            return ExitCode::from(if usage { 2 } else { 0 });
+        }
+    };
+    let code = match args.command {
+        Command::Check { format, paths } => cli::check(&paths, format),
+        Command::Lower { path, output } => cli::lower(&path, output.as_deref()),
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,99 @@
+//! Lexer and parser of the Penguin text IR (SPEC §2–§3).
+//!
+//! [`parse`] never fails: it returns the tree and the syntax errors (P100–P103). Ranges are
+//! UTF-8 byte offsets into the parsed text. This crate knows nothing of the op catalog,
+//! salsa or LSP.
+
+pub mod ast;
+mod lexer;
+mod parser;
+
+pub use ast::*;
+pub use lexer::{Token, lex};
+
+/// The syntax error codes of SPEC §7.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SyntaxErrorCode {
+    /// P100: expected … found ….
+    P100,
+    /// P101: unterminated string or bytes literal.
+    P101,
+    /// P102: malformed number.
+    P102,
+    /// P103: unknown character (a run of them is one error), or invalid UTF-8.
+    P103,
+}
+
+impl SyntaxErrorCode {
+    /// The code as printed: `"P100"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SyntaxErrorCode::P100 => "P100",
+            SyntaxErrorCode::P101 => "P101",
+            SyntaxErrorCode::P102 => "P102",
+            SyntaxErrorCode::P103 => "P103",
+        }
+    }
+}
+
+/// One syntax error: a code, the range it covers (UTF-8 bytes) and a message with no final
+/// period.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SyntaxError {
+    /// The code (P100–P103).
+    pub code: SyntaxErrorCode,
+    /// Where (never empty unless at the end of the file).
+    pub range: TextRange,
+    /// What went wrong, e.g. "expected `=`, found `}`".
+    pub message: String,
+}
+
+/// The result of parsing: always a tree, plus the errors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Parse {
+    /// The tree, as complete as recovery allows.
+    pub file: SourceFile,
+    /// Syntax errors in source order.
+    pub errors: Vec<SyntaxError>,
+}
+
+/// Parses a whole file. Never panics, whatever the input.
+pub fn parse(text: &str) -> Parse {
+    parser::parse(text)
+}
+
+/// Decodes file bytes as UTF-8, replacing each run of invalid bytes with one U+FFFD.
+///
+/// Returns the text and the ranges (in the returned text, UTF-8 bytes) of the
+/// replacement characters, each of which is one P103 "invalid UTF-8" (SPEC §7).
+pub fn decode(bytes: &[u8]) -> (String, Vec<TextRange>) {
+    let mut text = String::with_capacity(bytes.len());
+    let mut bad = Vec::new();
+    for chunk in bytes.utf8_chunks() {
+        text.push_str(chunk.valid());
+        if !chunk.invalid().is_empty() {
+            let start = TextSize::of(text.as_str());
+            // Consecutive invalid chunks form one run: extend the previous replacement.
+            let extends_previous = chunk.valid().is_empty()
+                && bad.last().is_some_and(|r: &TextRange| r.end() == start);
+            if !extends_previous {
+                text.push('\u{FFFD}');
+                bad.push(TextRange::at(start, TextSize::of('\u{FFFD}')));
+            }
+        }
+    }
+    (text, bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_coalesces_invalid_runs() {
+        let (text, bad) = decode(b"ab\xff\xfe\xfdcd\xc0");
+        assert_eq!(text, "ab\u{FFFD}cd\u{FFFD}");
+        assert_eq!(bad.len(), 2);
+        assert_eq!(&text[bad[0]], "\u{FFFD}");
+    }
+}
