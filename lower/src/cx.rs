@@ -533,6 +533,16 @@ impl<'a> Cx<'a> {
         }
     }
 
+    /// Records that the op writes tensor `name` through a field whose kind says "read"
+    /// (InlineASM operands past `num_inputs`, SPEC §6.7), for P501; `still_read` keeps it
+    /// among the reads (when another operand reads it).
+    pub fn mark_written(&mut self, name: &str, still_read: bool) {
+        if !still_read {
+            self.reads.retain(|n| n != name);
+        }
+        push_unique(&mut self.writes, name);
+    }
+
     // ----- emitting ----------------------------------------------------------------
 
     /// Starts a new instruction on the op's engine.

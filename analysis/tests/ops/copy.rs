@@ -45,3 +45,42 @@ kernel @k() {
         expect![[r#""#]],
     );
 }
+
+#[test]
+fn tensor_copy_psum_to_sbuf_casts() {
+    check(
+        r#"
+kernel @k(%p: psum f32[64, 512]) -> (%o: sbuf bf16[64, 512]) {
+  TensorCopyOp { dst = %o, src = %p }
+  TensorCopyOp { dst = %o, src = %p, engine = pool }
+  TensorCopyOp { dst = %o, src = %p, engine = pe }
+}
+"#,
+        expect![[r#""#]],
+    );
+}
+
+#[test]
+fn tensor_copy_element_count_mismatch() {
+    check(
+        r#"
+kernel @k(%a: sbuf f32[64, 512]) -> (%o: sbuf f32[64, 256]) {
+  TensorCopyOp { dst = %o, src = %a }
+}
+"#,
+        expect![[r#""#]],
+    );
+}
+
+#[test]
+fn dma_copy_any_partition_range() {
+    // DMA is not bound by the compute engines' quadrant rule (SPEC §5).
+    check(
+        r#"
+kernel @k(%x: hbm bf16[16, 512]) -> (%t: sbuf bf16[128, 512]) {
+  DmaCopyOp { dst = %t[5:21, :], src = %x }
+}
+"#,
+        expect![[r#""#]],
+    );
+}

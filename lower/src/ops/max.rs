@@ -1,1 +1,292 @@
-//! (being written)
+//! The Sunda (DVE) max-of-8 family behind top-k and argmax (SPEC §6.5; seed 000 §6):
+//! SundaMax8 → `Max` (IT 88), SundaMaxIndex8 → `MaxIndex` (IT 89), SundaMatchReplace8 →
+//! `MatchReplace` (IT 90), MaxIndexAndMatchReplace → `MaxIndexAndMatchReplace` (IT 91).
+
+use super::common::{
+    check_pointer_shape, check_same_partitions_and_free, dst, input, later_anchor, src,
+};
+use crate::catalog::{Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
+use crate::cx::Cx;
+use crate::diag::Code;
+use crate::model::Value;
+use crate::types::{self, Dtype};
+
+/// The lane count of the family: eight values (or indices) per partition.
+const LANES: u64 = 8;
+
+const SRC: FieldSpec = src(Mems::ON_CHIP, "the data searched, [P, F]");
+const VALS: FieldSpec = input(
+    "vals",
+    Mems::ON_CHIP,
+    "operand `vals` (ins)",
+    "the eight values per partition to find and replace, [P, 8]",
+);
+const IMM: FieldSpec = FieldSpec {
+    name: "imm",
+    kind: Kind::Imm(Mems::SBUF),
+    default: Default::Required,
+    bir: "imm_value (clipped into the dst dtype's range; \"-inf\" for -inf)",
+    doc: "the value written over every match (`-inf` in top-k); clip_scalar-ed into the dst dtype",
+};
+
+/// SundaMax8 → `Max` (IT 88). No BIR fields beyond the common ones.
+pub static SUNDA_MAX8: OpSpec = OpSpec {
+    class: "SundaMax8",
+    opcode: "Max",
+    engine: EngineSpec::Fixed(Engine::Dve),
+    instruction_type: Some(88),
+    doc: "The eight largest values of each partition of `src`, in descending order, into the \
+          `[P, 8]` `dst` (BIR `Max`, the public `nc_max8`).",
+    source: "seed 000 §6.2 codegenSundaMax8; SPEC §6.5",
+    fields: &[
+        dst(
+            Mems::ON_CHIP,
+            "the eight largest values per partition, [P, 8]",
+        ),
+        SRC,
+    ],
+    lower: lower_max8,
+};
+
+/// SundaMaxIndex8 → `MaxIndex` (IT 89). No BIR fields; the index output is emitted with
+/// an unsigned dtype.
+pub static SUNDA_MAX_INDEX8: OpSpec = OpSpec {
+    class: "SundaMaxIndex8",
+    opcode: "MaxIndex",
+    engine: EngineSpec::Fixed(Engine::Dve),
+    instruction_type: Some(89),
+    doc: "The indices in `src` of the eight values `max_vals` (from SundaMax8), per partition, \
+          into the `[P, 8]` `dst` (BIR `MaxIndex`, the public `nc_find_index8`). The index \
+          output is reinterpreted to the unsigned dtype of its width.",
+    source: "seed 000 §6.2 codegenSundaMaxIndex8 (reinterpret_dst_inplace, \
+             unsigned_int_dtype); SPEC §6.5",
+    fields: &[
+        dst(
+            Mems::ON_CHIP,
+            "the indices, [P, 8]: u16/i16 (emitted uint16), u32/i32 (uint32), f32 (uint32, P410)",
+        ),
+        input(
+            "max_vals",
+            Mems::ON_CHIP,
+            "operand `max_vals` (ins)",
+            "the eight values to locate, [P, 8]",
+        ),
+        SRC,
+    ],
+    lower: lower_max_index8,
+};
+
+/// SundaMatchReplace8 → `MatchReplace` (IT 90).
+///
+/// BIR field order: `imm_value`.
+pub static SUNDA_MATCH_REPLACE8: OpSpec = OpSpec {
+    class: "SundaMatchReplace8",
+    opcode: "MatchReplace",
+    engine: EngineSpec::Fixed(Engine::Dve),
+    instruction_type: Some(90),
+    doc: "Copies `src` to `dst`, replacing the first occurrence of each of the eight `vals` of \
+          a partition by `imm` (BIR `MatchReplace`, the public `nc_match_replace8`).",
+    source: "seed 000 §6.2 codegenSundaMatchReplace8 (asscalar_or_str, setImmediateVal, \
+             clip_scalar); SPEC §6.5",
+    fields: &[
+        dst(
+            Mems::ON_CHIP,
+            "the data with the matches replaced; shaped like `src`",
+        ),
+        SRC,
+        VALS,
+        IMM,
+    ],
+    lower: lower_match_replace8,
+};
+
+/// MaxIndexAndMatchReplace → `MaxIndexAndMatchReplace` (IT 91).
+///
+/// BIR field order: `imm_value`. The index output is emitted with an unsigned dtype.
+pub static MAX_INDEX_AND_MATCH_REPLACE: OpSpec = OpSpec {
+    class: "MaxIndexAndMatchReplace",
+    opcode: "MaxIndexAndMatchReplace",
+    engine: EngineSpec::Fixed(Engine::Dve),
+    instruction_type: Some(91),
+    doc: "The fused top-k step: replaces the eight `vals` of each partition of `src` by `imm` \
+          into `dst` and writes their indices into `dst_idx` (BIR `MaxIndexAndMatchReplace`, \
+          the public `nc_match_replace8` with `dst_idx`).",
+    source: "seed 000 §6.1 codegenMaxIndexAndMatchReplace (asscalar_or_str, setImmediateVal, \
+             clip_scalar, dst_idx); SPEC §6.5",
+    fields: &[
+        dst(
+            Mems::ON_CHIP,
+            "the data with the matches replaced; shaped like `src`",
+        ),
+        FieldSpec {
+            name: "dst_idx",
+            kind: Kind::Acc(Mems::ON_CHIP, Dir::Out),
+            default: Default::Required,
+            bir: "operand `dst_idx` (outs), emitted with an unsigned dtype",
+            doc: "the indices of the matches, [P, 8]: u16/i16, u32/i32, or f32 (P410)",
+        },
+        SRC,
+        VALS,
+        IMM,
+    ],
+    lower: lower_max_index_and_match_replace,
+};
+
+/// P305 unless `field` is `[P, 8]` with P the src's partition count: a free size other
+/// than 8 on the operand itself, a partition mismatch on the later of it and `src`.
+fn check_lanes(cx: &mut Cx<'_>, field: &str) {
+    let Some(operand) = cx.operand(field) else {
+        return;
+    };
+    let (p, f, shape) = (operand.partitions(), operand.free_size(), operand.shape());
+    if f != LANES {
+        let anchor = cx.anchor(field);
+        cx.error(
+            Code::P305,
+            anchor,
+            format!("`{field}` must be [P, 8] (eight per partition); it is {shape:?}"),
+        );
+        return;
+    }
+    let Some(sp) = cx.operand("src").map(|s| s.partitions()) else {
+        return;
+    };
+    if p != sp {
+        let anchor = later_anchor(cx, "src", field);
+        cx.error(
+            Code::P305,
+            anchor,
+            format!("`{field}` has {p} partitions but `src` has {sp}"),
+        );
+    }
+}
+
+/// The dtype the index output `field` is emitted with (seed `reinterpret_dst_inplace`):
+/// uint16 for u16/i16, uint32 for u32/i32 and (with warning P410) f32; any other dtype is
+/// P407 and is emitted unchanged.
+fn index_dtype(cx: &mut Cx<'_>, field: &str) -> Option<Dtype> {
+    let dtype = cx.any_operand(field)?.tensor.dtype;
+    let anchor = cx.anchor(field);
+    match dtype {
+        Dtype::U16 | Dtype::I16 => Some(Dtype::U16),
+        Dtype::U32 | Dtype::I32 => Some(Dtype::U32),
+        Dtype::F32 => {
+            cx.error(
+                Code::P410,
+                anchor,
+                format!("the f32 index output `{field}` is reinterpreted as uint32"),
+            );
+            Some(Dtype::U32)
+        }
+        other => {
+            cx.error(
+                Code::P407,
+                anchor,
+                format!(
+                    "index output `{field}` is {}; indices are u16, i16, u32, i32 (or f32)",
+                    other.name()
+                ),
+            );
+            None
+        }
+    }
+}
+
+/// Rewrites the dtype of the `outs` argument with role `role`.
+fn reinterpret(outs: &mut [serde_json::Value], role: &str, dtype: Dtype) {
+    for arg in outs.iter_mut().filter(|a| a["role"] == role) {
+        if let Some(obj) = arg.as_object_mut() {
+            obj.insert("dtype".into(), dtype.bir_name().into());
+        }
+    }
+}
+
+/// A float as a message shows it: `240.0`, `-inf`.
+fn show(value: f64) -> String {
+    if value.is_nan() {
+        "nan".into()
+    } else if value.is_infinite() {
+        if value > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
+    } else {
+        format!("{value:?}")
+    }
+}
+
+/// `imm_value`: the immediate `clip_scalar`-ed into the dst dtype (P411 on `imm` when it
+/// changes), or the public schema's default 0 for a pointer `imm` (checked `[P, 1]`, P305).
+fn imm_value(cx: &mut Cx<'_>) -> Option<f64> {
+    match cx.value("imm")? {
+        Value::Access(_) => {
+            if let (Some(pointer), Some(p)) = (
+                cx.operand("imm").cloned(),
+                cx.operand("src").map(|s| s.partitions()),
+            ) {
+                let anchor = cx.anchor("imm");
+                check_pointer_shape(cx, "imm", anchor, &pointer, p);
+            }
+            Some(0.0)
+        }
+        value => {
+            let value = value.as_number()?;
+            let Some(dtype) = cx.any_operand("dst").map(|d| d.tensor.dtype) else {
+                return Some(value);
+            };
+            let clipped = types::clip_scalar(dtype, value);
+            let same = clipped == value || (clipped.is_nan() && value.is_nan());
+            if !same {
+                let anchor = cx.anchor("imm");
+                cx.error(
+                    Code::P411,
+                    anchor,
+                    format!(
+                        "imm {} is clipped to {} to fit the dst dtype {}",
+                        show(value),
+                        show(clipped),
+                        dtype.name()
+                    ),
+                );
+            }
+            Some(clipped)
+        }
+    }
+}
+
+fn lower_max8(cx: &mut Cx<'_>) {
+    check_lanes(cx, "dst");
+    cx.inst_with_args("Max");
+}
+
+fn lower_max_index8(cx: &mut Cx<'_>) {
+    check_lanes(cx, "dst");
+    check_lanes(cx, "max_vals");
+    let dtype = index_dtype(cx, "dst");
+    let inst = cx.inst_with_args("MaxIndex");
+    if let Some(d) = dtype {
+        reinterpret(&mut inst.outs, "dst", d);
+    }
+}
+
+fn lower_match_replace8(cx: &mut Cx<'_>) {
+    check_same_partitions_and_free(cx, "src", "dst");
+    check_lanes(cx, "vals");
+    let imm = imm_value(cx);
+    cx.inst_with_args("MatchReplace")
+        .set_float("imm_value", imm.unwrap_or(0.0));
+}
+
+fn lower_max_index_and_match_replace(cx: &mut Cx<'_>) {
+    check_same_partitions_and_free(cx, "src", "dst");
+    check_lanes(cx, "dst_idx");
+    check_lanes(cx, "vals");
+    let dtype = index_dtype(cx, "dst_idx");
+    let imm = imm_value(cx);
+    let inst = cx.inst_with_args("MaxIndexAndMatchReplace");
+    if let Some(d) = dtype {
+        reinterpret(&mut inst.outs, "dst_idx", d);
+    }
+    inst.set_float("imm_value", imm.unwrap_or(0.0));
+}

@@ -1,1 +1,660 @@
-//! (being written)
+//! The small lowerings of SPEC §6.7 (seed 000 §7.5–§7.6): inline assembly, dropout, iota,
+//! stream shuffle, the no-op and tensor-tensor arithmetic. TensorCopyOp lives in `copy.rs`.
+
+use serde_json::{Map, Value as Json, json};
+
+use super::common::{check_same_partitions_and_free, dst, input, later_anchor, src};
+use crate::catalog::{
+    ALU, Default, Dir, ENGINE, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems,
+    OpSpec,
+};
+use crate::cx::{Cx, alu_bir, float_json};
+use crate::diag::{Anchor, Code, ValuePath};
+use crate::model::{Target, Value};
+use crate::types::{self, Memory, limits};
+
+// ----- InlineASMInst / InlineASMBytesInst ------------------------------------------
+
+/// Every engine an inline-assembly instruction may name.
+const ALL_ENGINES: &[Engine] = &[
+    Engine::Pe,
+    Engine::Act,
+    Engine::Dve,
+    Engine::Pool,
+    Engine::Sp,
+    Engine::Dma,
+];
+
+const ASM_ENGINE: FieldSpec = FieldSpec {
+    name: "engine",
+    kind: Kind::Enum(&ENGINE),
+    default: Default::Required,
+    bir: "the instruction's `engine`",
+    doc: "the engine that runs the raw instruction: pe, act, dve, pool, sp or dma",
+};
+const ASM_OPERANDS: FieldSpec = FieldSpec {
+    name: "operands",
+    kind: Kind::List(&Kind::Acc(Mems::ANY, Dir::In)),
+    default: Default::EmptyList,
+    bir: "the first `num_inputs` in `ins` (roles `operands[i]`), the rest in `outs`",
+    doc: "the instruction's operands: inputs first, then outputs",
+};
+const ASM_NUM_INPUTS: FieldSpec = FieldSpec {
+    name: "num_inputs",
+    kind: Kind::Int,
+    default: Default::Computed("len(operands) − 1"),
+    bir: "num_inputs",
+    doc: "how many of `operands` are inputs (≤ len(operands)); the rest are outputs",
+};
+
+/// InlineASMInst → `InlineASM` (built with `addInlineASMInst`).
+///
+/// BIR field order: `asm_opcode`, `asm_attrs`, `num_inputs`. The assembly opcode is
+/// emitted as `asm_opcode` because `opcode` is the instruction's own key (SPEC §8).
+pub static INLINE_ASM_INST: OpSpec = OpSpec {
+    class: "InlineASMInst",
+    opcode: "InlineASM",
+    engine: EngineSpec::Field {
+        default: Engine::Dve,
+        allowed: ALL_ENGINES,
+    },
+    instruction_type: None,
+    doc: "A structured inline-assembly escape hatch (BIR `InlineASM`): an engine instruction \
+          named by `opcode` with attributes `asm_attrs`, which the compiler treats as opaque. \
+          The first `num_inputs` operands are read, the rest written.",
+    source: "seed 000 §7.5 codegenInlineASMInst (addInlineASMInst(opcode, asm_attrs, operands, \
+             num_inputs)); SPEC §6.7",
+    fields: &[
+        ASM_ENGINE,
+        FieldSpec {
+            name: "opcode",
+            kind: Kind::Str,
+            default: Default::Required,
+            bir: "asm_opcode",
+            doc: "the ISA opcode of the raw instruction",
+        },
+        FieldSpec {
+            name: "asm_attrs",
+            kind: Kind::Record,
+            default: Default::Computed("{}"),
+            bir: "asm_attrs (a JSON object)",
+            doc: "the per-ISA attributes of the instruction",
+        },
+        ASM_OPERANDS,
+        ASM_NUM_INPUTS,
+    ],
+    lower: lower_inline_asm,
+};
+
+static SYNC_TYPE: EnumSpec = EnumSpec {
+    name: "sync_type",
+    values: &[
+        EnumValue {
+            text: "data_path",
+            bir: "DataPathType",
+            doc: "synchronised on the data path",
+        },
+        EnumValue {
+            text: "sequencer",
+            bir: "SequencerType",
+            doc: "synchronised by the sequencer",
+        },
+        EnumValue {
+            text: "dma",
+            bir: "DMAType",
+            doc: "synchronised like a DMA",
+        },
+    ],
+};
+
+/// InlineASMBytesInst → `InlineASMBytes`.
+///
+/// BIR field order: `asm_bytes`, `sync_type`, `latency_estimate`, `num_inputs`.
+pub static INLINE_ASM_BYTES_INST: OpSpec = OpSpec {
+    class: "InlineASMBytesInst",
+    opcode: "InlineASMBytes",
+    engine: EngineSpec::Field {
+        default: Engine::Dve,
+        allowed: ALL_ENGINES,
+    },
+    instruction_type: None,
+    doc: "A raw-bytes inline-assembly escape hatch (BIR `InlineASMBytes`): the encoded \
+          instruction, with the synchronisation and latency the scheduler cannot infer.",
+    source: "seed 000 §7.5 codegenInlineASMBytesInst (setAsmBytes, setSyncType, \
+             setLatencyEstimate); SPEC §6.7",
+    fields: &[
+        ASM_ENGINE,
+        FieldSpec {
+            name: "asm_bytes",
+            kind: Kind::Bytes,
+            default: Default::Required,
+            bir: "asm_bytes (lower-case hex)",
+            doc: "the encoded instruction, non-empty",
+        },
+        FieldSpec {
+            name: "sync_type",
+            kind: Kind::Enum(&SYNC_TYPE),
+            default: Default::Required,
+            bir: "sync_type: DataPathType | SequencerType | DMAType",
+            doc: "how the scheduler synchronises the instruction",
+        },
+        FieldSpec {
+            name: "latency_estimate",
+            kind: Kind::Int,
+            default: Default::Required,
+            bir: "latency_estimate",
+            doc: "the instruction's latency for the scheduler (≥ 0)",
+        },
+        ASM_OPERANDS,
+        ASM_NUM_INPUTS,
+    ],
+    lower: lower_inline_asm,
+};
+
+/// A record value as JSON (InlineASM's `asm_attrs`): numbers, strings, bools, identifiers
+/// as strings, bytes as hex, accesses as `%name`, lists and records nested.
+fn value_json(value: &Value) -> Json {
+    match value {
+        Value::Int(i) => json!(i),
+        Value::Float(f) => float_json(f.0),
+        Value::Bool(b) => json!(b),
+        Value::Str(s) | Value::Ident(s) => json!(s),
+        Value::Bytes(b) => json!(hex(b)),
+        Value::Access(a) => json!(format!("%{}", a.name)),
+        Value::List(items) => Json::Array(items.iter().map(value_json).collect()),
+        Value::Record(fields) => record_json(fields),
+        Value::Call { name, .. } => json!(name),
+        Value::Pred(_) | Value::Error => Json::Null,
+    }
+}
+
+fn record_json(fields: &[crate::model::Field]) -> Json {
+    let mut obj = Map::new();
+    for field in fields {
+        obj.insert(field.name.clone(), value_json(&field.value));
+    }
+    Json::Object(obj)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn lower_inline_asm(cx: &mut Cx<'_>) {
+    let bytes_form = cx.spec.class == "InlineASMBytesInst";
+    let count = cx.list("operands").len();
+    let default_inputs = count.saturating_sub(1);
+    let num_inputs = match cx.int("num_inputs") {
+        Some(n) if n < 0 => {
+            let anchor = cx.anchor("num_inputs");
+            cx.error(
+                Code::P414,
+                anchor,
+                format!("num_inputs is a count; got {n}"),
+            );
+            default_inputs
+        }
+        Some(n) if n as u64 > count as u64 => {
+            let anchor = cx.anchor("num_inputs");
+            cx.error(
+                Code::P305,
+                anchor,
+                format!("num_inputs is {n} but there are {count} operands"),
+            );
+            count
+        }
+        Some(n) => n as usize,
+        None => default_inputs,
+    };
+
+    // Arguments: inputs in `ins`, outputs in `outs`; outputs count as writes (P501).
+    let mut ins = Vec::new();
+    let mut outs = Vec::new();
+    let mut written = Vec::new();
+    if let Some(path) = cx
+        .path("operands")
+        .filter(|_| cx.index("operands").is_some())
+    {
+        for (k, value) in cx.list("operands").iter().enumerate() {
+            let Some(operand) = cx.operand_at(&path.element(k)) else {
+                continue;
+            };
+            let arg = operand.to_json(&format!("operands[{k}]"));
+            if k < num_inputs {
+                ins.push(arg);
+            } else {
+                outs.push(arg);
+                if let Value::Access(a) = value {
+                    written.push(a.name.clone());
+                }
+            }
+        }
+        let read: Vec<String> = cx.list("operands")[..num_inputs.min(count)]
+            .iter()
+            .filter_map(|v| match v {
+                Value::Access(a) if matches!(a.target, Target::Tensor(_)) => Some(a.name.clone()),
+                _ => None,
+            })
+            .collect();
+        for name in written {
+            let still_read = read.contains(&name);
+            cx.mark_written(&name, still_read);
+        }
+    }
+
+    if bytes_form {
+        let asm = match cx.value("asm_bytes") {
+            Some(Value::Bytes(b)) if b.is_empty() => {
+                let anchor = cx.anchor("asm_bytes");
+                cx.error(Code::P414, anchor, "asm_bytes is empty");
+                String::new()
+            }
+            Some(Value::Bytes(b)) => hex(b),
+            _ => String::new(),
+        };
+        let latency = cx.int("latency_estimate");
+        if let Some(n) = latency.filter(|n| *n < 0) {
+            let anchor = cx.anchor("latency_estimate");
+            cx.error(
+                Code::P414,
+                anchor,
+                format!("latency_estimate is a number of cycles (≥ 0); got {n}"),
+            );
+        }
+        let sync = cx
+            .ident("sync_type")
+            .map_or("DataPathType", |s| SYNC_TYPE.bir(s));
+        let inst = cx.inst("InlineASMBytes");
+        inst.ins = ins;
+        inst.outs = outs;
+        inst.set("asm_bytes", asm)
+            .set("sync_type", sync)
+            .set("latency_estimate", latency.unwrap_or(0).max(0))
+            .set("num_inputs", num_inputs);
+    } else {
+        let opcode = cx.string("opcode").map(str::to_string);
+        let attrs = match cx.value("asm_attrs") {
+            Some(Value::Record(fields)) => record_json(fields),
+            _ => json!({}),
+        };
+        let inst = cx.inst("InlineASM");
+        inst.ins = ins;
+        inst.outs = outs;
+        if let Some(opcode) = opcode {
+            inst.set("asm_opcode", opcode);
+        }
+        inst.set("asm_attrs", attrs).set("num_inputs", num_inputs);
+    }
+}
+
+// ----- DropoutMaskInst ------------------------------------------------------------
+
+/// DropoutMaskInst → `Dropout` (engine DVE).
+///
+/// BIR field order: `keep_rate`, `is_keep_threshold`.
+pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
+    class: "DropoutMaskInst",
+    opcode: "Dropout",
+    engine: EngineSpec::Fixed(Engine::Dve),
+    instruction_type: None,
+    doc: "Dropout: keeps each element of `src` with probability `keep_rate` and zeroes the \
+          rest, into `dst` (BIR `Dropout` with `is_keep_threshold: true`).",
+    source: "seed 000 §7.6 codegenDropoutMaskInst (set_keep_rate, is_keep_rate, strip_fp32r); \
+             SPEC §6.7",
+    fields: &[
+        dst(
+            Mems::ON_CHIP,
+            "the masked output; same partitions and free size as `src`",
+        ),
+        src(Mems::ON_CHIP, "the input"),
+        FieldSpec {
+            name: "keep_rate",
+            kind: Kind::Float,
+            default: Default::Required,
+            bir: "keep_rate (with is_keep_threshold: true)",
+            doc: "the probability of keeping an element, in (0, 1]",
+        },
+    ],
+    lower: lower_dropout,
+};
+
+fn lower_dropout(cx: &mut Cx<'_>) {
+    check_same_partitions_and_free(cx, "src", "dst");
+    let keep = cx.float("keep_rate");
+    if let Some(k) = keep.filter(|k| !(*k > 0.0 && *k <= 1.0)) {
+        let anchor = cx.anchor("keep_rate");
+        cx.error(
+            Code::P414,
+            anchor,
+            format!("keep_rate is a probability in (0, 1]; got {k}"),
+        );
+    }
+    let inst = cx.inst_with_args("Dropout");
+    if let Some(k) = keep {
+        inst.set_float("keep_rate", k);
+    }
+    inst.set("is_keep_threshold", true);
+}
+
+// ----- IndexValueInst -------------------------------------------------------------
+
+/// IndexValueInst → `Iota` (engine Pool).
+///
+/// BIR field order: `base`, `pattern`, `channel_multiplier`.
+pub static INDEX_VALUE_INST: OpSpec = OpSpec {
+    class: "IndexValueInst",
+    opcode: "Iota",
+    engine: EngineSpec::Fixed(Engine::Pool),
+    instruction_type: None,
+    doc: "Fills `dst` with an affine index: element (p, f) = base + channel_multiplier·p + \
+          step·f, f the flattened free index (BIR `Iota`, the public `iota`). Every value must \
+          fit the dst dtype.",
+    source: "seed 000 §7.6 codegenIndexValueInst (set_base, step, set_pattern, \
+             set_channel_multiplier); SPEC §6.7",
+    fields: &[
+        dst(Mems::SBUF, "the output, in sbuf"),
+        FieldSpec {
+            name: "base",
+            kind: Kind::Int,
+            default: Default::Int(0),
+            bir: "base",
+            doc: "the value of element (0, 0)",
+        },
+        FieldSpec {
+            name: "step",
+            kind: Kind::Int,
+            default: Default::Int(1),
+            bir: "pattern [{\"step\": step, \"num\": dst free size}]",
+            doc: "the increment along the flattened free dims",
+        },
+        FieldSpec {
+            name: "channel_multiplier",
+            kind: Kind::Int,
+            default: Default::Int(0),
+            bir: "channel_multiplier",
+            doc: "the increment per partition",
+        },
+    ],
+    lower: lower_iota,
+};
+
+fn lower_iota(cx: &mut Cx<'_>) {
+    let (base, step, cm) = (cx.int("base"), cx.int("step"), cx.int("channel_multiplier"));
+    let shape = cx
+        .any_operand("dst")
+        .map(|d| (d.partitions(), d.free_size(), d.tensor.dtype));
+    // P412: the extreme values over every element (an affine function of p and f reaches
+    // them at the corners).
+    if let (Some(b), Some(s), Some(c), Some((p, f, dtype))) = (base, step, cm, shape) {
+        let (b, s, c) = (b as i128, s as i128, c as i128);
+        let (pl, fl) = (p.saturating_sub(1) as i128, f.saturating_sub(1) as i128);
+        let (cp, sf) = (c.saturating_mul(pl), s.saturating_mul(fl));
+        // The first value outside the range among base, base + the free steps' extremes,
+        // base + both extremes.
+        let outside = |terms: &[i128]| {
+            let low = terms
+                .iter()
+                .fold(b, |acc, t| acc.saturating_add((*t).min(0)));
+            let high = terms
+                .iter()
+                .fold(b, |acc, t| acc.saturating_add((*t).max(0)));
+            [b, low, high]
+                .into_iter()
+                .find(|v| !types::in_range(dtype, *v as f64))
+        };
+        // Blame the first field whose contribution leaves the range: base alone, then with
+        // the free step, then with the channel multiplier.
+        let culprit = match (outside(&[]), outside(&[sf]), outside(&[sf, cp])) {
+            (Some(v), _, _) => Some(("base", v)),
+            (None, Some(v), _) => Some(("step", v)),
+            (None, None, Some(v)) => Some(("channel_multiplier", v)),
+            (None, None, None) => None,
+        };
+        if let Some((field, value)) = culprit {
+            let anchor = if cx.written(field) {
+                cx.anchor(field)
+            } else {
+                cx.anchor("dst")
+            };
+            cx.error(
+                Code::P412,
+                anchor,
+                format!(
+                    "iota reaches {value}, outside {}'s range (base {b}, step {s}, channel_multiplier {c} over [{p}, {f}])",
+                    dtype.name()
+                ),
+            );
+        }
+    }
+    let num = shape.map(|(_, f, _)| f);
+    let inst = cx.inst_with_args("Iota");
+    if let Some(b) = base {
+        inst.set("base", b);
+    }
+    let mut pair = Map::new();
+    if let Some(s) = step {
+        pair.insert("step".into(), json!(s));
+    }
+    if let Some(n) = num {
+        pair.insert("num".into(), json!(n));
+    }
+    inst.set("pattern", json!([pair]));
+    if let Some(c) = cm {
+        inst.set("channel_multiplier", c);
+    }
+}
+
+// ----- StreamShuffleInst ------------------------------------------------------------
+
+/// The mask entry that leaves a lane unchanged (SPEC §6.7).
+const SHUFFLE_KEEP: i64 = 255;
+
+/// StreamShuffleInst → `StreamShuffle` (engine DVE).
+///
+/// BIR field order: `mask`.
+pub static STREAM_SHUFFLE_INST: OpSpec = OpSpec {
+    class: "StreamShuffleInst",
+    opcode: "StreamShuffle",
+    engine: EngineSpec::Fixed(Engine::Dve),
+    instruction_type: None,
+    doc: "Moves partitions within one 32-partition quadrant: lane i of `dst` gets partition \
+          `shuffle_mask[i]` of `src` (255 leaves the lane unchanged). The public RMSNorm kernel \
+          broadcasts one partition to 32 with a mask of zeros.",
+    source: "seed 000 §7.6 codegenStreamShuffleInst (setMask(shuffle_mask)); SPEC §6.7",
+    fields: &[
+        dst(
+            Mems::ON_CHIP,
+            "the output, inside one quadrant; src's dtype and free size",
+        ),
+        src(Mems::ON_CHIP, "the input, inside one quadrant"),
+        FieldSpec {
+            name: "shuffle_mask",
+            kind: Kind::List(&Kind::Int),
+            default: Default::Required,
+            bir: "mask",
+            doc: "32 entries: a partition of `src` per lane, or 255 to leave the lane unchanged",
+        },
+    ],
+    lower: lower_stream_shuffle,
+};
+
+fn lower_stream_shuffle(cx: &mut Cx<'_>) {
+    if let (Some(a), Some(b)) = (cx.operand("src"), cx.operand("dst")) {
+        let (ad, bd, af, bf) = (a.tensor.dtype, b.tensor.dtype, a.free_size(), b.free_size());
+        if ad != bd || af != bf {
+            let anchor = later_anchor(cx, "src", "dst");
+            cx.error(
+                Code::P305,
+                anchor,
+                format!(
+                    "a shuffle moves whole partitions: src is {} × {af} per partition, dst {} × {bf}",
+                    ad.name(),
+                    bd.name()
+                ),
+            );
+        }
+    }
+    // Quadrant-local: the generic P307 check puts each access at a quadrant start, so it
+    // stays in its quadrant iff it spans at most 32 partitions.
+    for field in ["dst", "src"] {
+        let Some(o) = cx.operand(field) else { continue };
+        let Some(d0) = o.dims.first().filter(|_| o.on_chip()) else {
+            continue;
+        };
+        let span = (d0.count as i128 - 1) * d0.step as i128 + 1;
+        if span > limits::QUADRANT as i128 {
+            let anchor = cx.anchor(field);
+            cx.error(
+                Code::P414,
+                anchor,
+                format!("a stream shuffle stays inside one 32-partition quadrant; `{field}` spans {span} partitions"),
+            );
+        }
+    }
+    let mask = cx
+        .int_list("shuffle_mask")
+        .filter(|_| cx.index("shuffle_mask").is_some());
+    if let (Some(mask), Some(path)) = (&mask, cx.path("shuffle_mask")) {
+        let partitions = cx.operand("src").map(|s| s.partitions());
+        if mask.len() as u64 != limits::QUADRANT {
+            cx.error(
+                Code::P414,
+                Anchor::Value(path),
+                format!(
+                    "shuffle_mask has one entry per lane of a quadrant: 32, not {}",
+                    mask.len()
+                ),
+            );
+        } else {
+            check_mask_entries(cx, mask, &path, partitions);
+        }
+    }
+    let inst = cx.inst_with_args("StreamShuffle");
+    if let Some(mask) = mask {
+        inst.set("mask", json!(mask));
+    }
+}
+
+/// P414 on each mask entry that is neither 255 nor a partition of `src`.
+fn check_mask_entries(cx: &mut Cx<'_>, mask: &[i64], path: &ValuePath, partitions: Option<u64>) {
+    let limit = partitions.unwrap_or(limits::QUADRANT) as i64;
+    for (k, &entry) in mask.iter().enumerate() {
+        if entry != SHUFFLE_KEEP && !(0..limit).contains(&entry) {
+            cx.error(
+                Code::P414,
+                Anchor::Value(path.element(k)),
+                format!(
+                    "mask entry {entry} is neither 255 (unchanged) nor a src partition (0..{limit})"
+                ),
+            );
+        }
+    }
+}
+
+// ----- NoOp -----------------------------------------------------------------------
+
+/// NoOp: no instruction.
+pub static NO_OP: OpSpec = OpSpec {
+    class: "NoOp",
+    opcode: "",
+    engine: EngineSpec::Fixed(Engine::Unassigned),
+    instruction_type: None,
+    doc: "Does nothing and emits no BIR instruction (a scheduling or scope marker).",
+    source: "seed 000 §7.6 codegenNoOp; SPEC §6.7",
+    fields: &[],
+    lower: lower_no_op,
+};
+
+fn lower_no_op(_cx: &mut Cx<'_>) {}
+
+// ----- TensorTensorOp ---------------------------------------------------------------
+
+/// TensorTensorOp → `TensorTensor` (engine dve by default, or pool).
+///
+/// BIR field order: `op`, `acc`.
+pub static TENSOR_TENSOR_OP: OpSpec = OpSpec {
+    class: "TensorTensorOp",
+    opcode: "TensorTensor",
+    engine: EngineSpec::Field {
+        default: Engine::Dve,
+        allowed: &[Engine::Dve, Engine::Pool],
+    },
+    instruction_type: None,
+    doc: "Elementwise `dst = src0 op src1` (BIR `TensorTensor`, the public \
+          `tensor_tensor`). All three have the same partitions and free size; at most one \
+          source is in PSUM. The accesses may start at different partitions.",
+    source: "SPEC §6.7 (decision); public nki.isa.tensor_tensor",
+    fields: &[
+        dst(Mems::ON_CHIP, "the result"),
+        input(
+            "src0",
+            Mems::ON_CHIP,
+            "operand `src0` (ins)",
+            "the left operand",
+        ),
+        input(
+            "src1",
+            Mems::ON_CHIP,
+            "operand `src1` (ins)",
+            "the right operand; not in PSUM when src0 is",
+        ),
+        FieldSpec {
+            name: "op",
+            kind: Kind::Enum(&ALU),
+            default: Default::Required,
+            bir: "op (public ALU spelling: multiply → mult)",
+            doc: "the elementwise ALU operation",
+        },
+        FieldSpec {
+            name: "engine",
+            kind: Kind::Enum(&ENGINE),
+            default: Default::Ident("dve"),
+            bir: "the instruction's `engine`",
+            doc: "dve or pool",
+        },
+    ],
+    lower: lower_tensor_tensor,
+};
+
+fn lower_tensor_tensor(cx: &mut Cx<'_>) {
+    // One P305 at most: the first operand, in the order written, that disagrees with an
+    // earlier one.
+    let mut written: Vec<(usize, &str)> = ["dst", "src0", "src1"]
+        .into_iter()
+        .filter_map(|f| Some((cx.index(f)?, f)))
+        .collect();
+    written.sort_unstable();
+    'outer: for (i, (_, later)) in written.iter().enumerate() {
+        for (_, earlier) in &written[..i] {
+            let (Some(a), Some(b)) = (cx.operand(earlier), cx.operand(later)) else {
+                continue;
+            };
+            if a.partitions() != b.partitions() || a.free_size() != b.free_size() {
+                let (pa, fa, pb, fb) =
+                    (a.partitions(), a.free_size(), b.partitions(), b.free_size());
+                let anchor = cx.anchor(later);
+                cx.error(
+                    Code::P305,
+                    anchor,
+                    format!("`{later}` has {pb} partitions × {fb} elements but `{earlier}` has {pa} × {fa}"),
+                );
+                break 'outer;
+            }
+        }
+    }
+    // Pool's own PSUM rule (generic P301) already covers the pool engine.
+    let in_psum = |cx: &Cx<'_>, f: &str| {
+        cx.any_operand(f)
+            .is_some_and(|o| o.tensor.memory == Memory::Psum)
+    };
+    if cx.engine != Engine::Pool && in_psum(cx, "src0") && in_psum(cx, "src1") {
+        let anchor = cx.anchor("src1");
+        cx.error(Code::P301, anchor, "src0 and src1 cannot both be in PSUM");
+    }
+    let op = cx.ident("op").map(|o| alu_bir(o).to_string());
+    let inst = cx.inst_with_args("TensorTensor");
+    if let Some(op) = op {
+        inst.set("op", op);
+    }
+    inst.set("acc", "Idle");
+}

@@ -25,14 +25,32 @@ pub static CATALOG: &[&OpSpec] = &[
     // §6.3 tensor-scalar pointer family
     // (end §6.3)
     // §6.4 reduce
+    &reduce::LOCAL_REDUCE_OP,
+    &reduce::NEURON_REDUCE_MACRO,
     // (end §6.4)
     // §6.5 max / match-replace
+    &max::SUNDA_MAX8,
+    &max::SUNDA_MAX_INDEX8,
+    &max::SUNDA_MATCH_REPLACE8,
+    &max::MAX_INDEX_AND_MATCH_REPLACE,
     // (end §6.5)
     // §6.6 memset, DMA, registers, sequence bounds
+    &memset_dma::MEMSET_OP,
+    &memset_dma::OFFLOADED_FMA,
+    &memset_dma::TILED_OFFLOADED_FMA,
     &copy::DMA_COPY_OP,
+    &memset_dma::LOAD_TENSOR_TO_REGISTER,
+    &memset_dma::GET_SEQUENCE_BOUNDS,
     // (end §6.6)
     // §6.7 inline asm, dropout, iota, shuffle, no-op, copy, tensor-tensor, transpose
     &copy::TENSOR_COPY_OP,
+    &misc::INLINE_ASM_INST,
+    &misc::INLINE_ASM_BYTES_INST,
+    &misc::DROPOUT_MASK_INST,
+    &misc::INDEX_VALUE_INST,
+    &misc::STREAM_SHUFFLE_INST,
+    &misc::NO_OP,
+    &misc::TENSOR_TENSOR_OP,
     // (end §6.7)
     // §6.8 kernel nodes
     // (end §6.8)
