@@ -156,7 +156,7 @@ impl FloatFormat {
         }
         let abs = value.abs();
         if abs > self.max_finite() {
-            return Err(format!("beyond the largest finite value {}", self.max_finite()));
+            return Err(format!("beyond the largest finite value {}", show_number(self.max_finite())));
         }
         if abs == 0.0 {
             return Ok(sign_bit);
@@ -408,12 +408,27 @@ impl Dtype {
     }
 }
 
+/// A number as messages show it: integers without a fraction (`200`), others in the
+/// shortest form that reads back (`0.5`, `1e39`), `inf`, `-inf`, `nan`.
+pub fn show_number(value: f64) -> String {
+    if value.is_nan() {
+        "nan".into()
+    } else if value.is_infinite() {
+        if value > 0.0 { "inf".into() } else { "-inf".into() }
+    } else if value.fract() == 0.0 && value.abs() < 1e16 {
+        format!("{}", value as i64)
+    } else {
+        format!("{value:?}")
+    }
+}
+
 /// The bit pattern of `value` stored in `dtype`, read as an unsigned integer of the
 /// dtype's width (Memset's `constant`, SPEC §6.6; seed 000 §7.1 `reinterpret_dst_inplace`).
 ///
 /// Errors (P412): an integer out of range or with a fraction, a finite float beyond the
 /// largest finite value, a value with no encoding, a non-zero value in an `…x4` dtype.
 pub fn bit_pattern(dtype: Dtype, value: f64) -> Result<u64, String> {
+    let shown = show_number(value);
     if dtype.is_x4() {
         return if value == 0.0 {
             Ok(0)
@@ -427,13 +442,13 @@ pub fn bit_pattern(dtype: Dtype, value: f64) -> Result<u64, String> {
     if let Some((lo, hi)) = dtype.int_range() {
         if value.fract() != 0.0 || !value.is_finite() {
             return Err(format!(
-                "{value} is not an integer, as {} needs",
+                "{shown} is not an integer, as {} needs",
                 dtype.name()
             ));
         }
         if value < lo as f64 || value > hi as f64 {
             return Err(format!(
-                "{value} is outside {}'s range {lo}..={hi}",
+                "{shown} is outside {}'s range {lo}..={hi}",
                 dtype.name()
             ));
         }
@@ -445,18 +460,18 @@ pub fn bit_pattern(dtype: Dtype, value: f64) -> Result<u64, String> {
             return Ok(0xFF);
         }
         if value <= 0.0 || value.is_infinite() {
-            return Err(format!("{value} has no encoding in e8m0 (positive powers of two)"));
+            return Err(format!("{shown} has no encoding in e8m0 (positive powers of two)"));
         }
         let e = value.log2().round() as i64 + 127;
         if !(0..=254).contains(&e) {
-            return Err(format!("{value} is outside e8m0's range"));
+            return Err(format!("{shown} is outside e8m0's range"));
         }
         return Ok(e as u64);
     }
     match dtype.float_format() {
         Some(format) => format
             .encode(value)
-            .map_err(|why| format!("{value} has no {} encoding: {why}", dtype.name())),
+            .map_err(|why| format!("{shown} has no {} encoding: {why}", dtype.name())),
         None => Err(format!("no bit pattern for {}", dtype.name())),
     }
 }

@@ -15,7 +15,13 @@ kernel @k(%x: hbm bf16[256, 512]) {
   }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":2,"stride":1}
+              5: DMACopy DMA I-1-0
+                in src: symbolic_ap bfloat16 ap=[[512,128],[1,512]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":65536}],"c":0}] access_shape=[128,512] %x
+                out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                {"mode":"Copy"}
+        "#]],
     );
 }
 
@@ -28,7 +34,13 @@ kernel @k(%x: hbm bf16[256, 512]) {
   DmaCopyOp { dst = %t, src = %x }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            4: DMACopy DMA I-1-0 errors=["P305"]
+              in src: physical_ap bfloat16 ap=[[512,256],[1,512]] offset=0 %x
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              {"mode":"Copy"}
+            P305 error:4:31 `%x`: `src` has 131072 elements but `dst` has 65536
+        "#]],
     );
 }
 
@@ -42,7 +54,14 @@ kernel @k() {
   TensorCopyOp { dst = %b[32:64, :], src = %a[0:32, :], engine = act }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            5: TensorCopy Activation I-1-0 errors=["P306"]
+              in src: physical_ap float32 ap=[[16,32],[1,16]] offset=0 %a start_partition=0
+              out dst: physical_ap float32 ap=[[16,32],[1,16]] offset=0 %b start_partition=32
+            P306 error:5:24 `%b[32:64, :]`: tensorcopy src start_partition(0) or dst start_partition(32) mismatch
+                related `%a[0:32, :]`: the src starts here
+            P501 warning:5:44 `%a[0:32, :]`: `%a` is read here before any op writes it
+        "#]],
     );
 }
 
@@ -56,7 +75,19 @@ kernel @k(%p: psum f32[64, 512]) -> (%o: sbuf bf16[64, 512]) {
   TensorCopyOp { dst = %o, src = %p, engine = pe }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorCopy DVE I-1-0
+              in src: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %p start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,64],[1,512]] offset=0 %o start_partition=0
+            4: TensorCopy Pool I-2-0 errors=["P301"]
+              in src: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %p start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,64],[1,512]] offset=0 %o start_partition=0
+            5: TensorCopy DVE I-3-0 errors=["P207"]
+              in src: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %p start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,64],[1,512]] offset=0 %o start_partition=0
+            P301 error:4:34 `%p`: Pool-engine ops cannot access PSUM (`%p`)
+            P207 error:5:47 `pe`: TensorCopyOp cannot run on `pe`; its engines are dve, act, pool
+        "#]],
     );
 }
 
@@ -68,7 +99,12 @@ kernel @k(%a: sbuf f32[64, 512]) -> (%o: sbuf f32[64, 256]) {
   TensorCopyOp { dst = %o, src = %a }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorCopy DVE I-1-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %a start_partition=0
+              out dst: physical_ap float32 ap=[[256,64],[1,256]] offset=0 %o start_partition=0
+            P305 error:3:34 `%a`: `src` has 32768 elements but `dst` has 16384
+        "#]],
     );
 }
 
@@ -81,6 +117,11 @@ kernel @k(%x: hbm bf16[16, 512]) -> (%t: sbuf bf16[128, 512]) {
   DmaCopyOp { dst = %t[5:21, :], src = %x }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: DMACopy DMA I-1-0
+              in src: physical_ap bfloat16 ap=[[512,16],[1,512]] offset=0 %x
+              out dst: physical_ap bfloat16 ap=[[512,16],[1,512]] offset=0 %t start_partition=5
+              {"mode":"Copy"}
+        "#]],
     );
 }

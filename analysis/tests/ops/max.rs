@@ -23,7 +23,18 @@ kernel @k(%data: sbuf bf16[128, 1024]) -> (%vals: sbuf bf16[128, 16], %inds: sbu
   }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            L-f {"name":"f","lb":0,"ub":2,"stride":1}
+              4: Max DVE I-1-0 IT88
+                in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+                out dst: symbolic_ap bfloat16 ap=[[16,128],[1,8]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"f","coeff":8}],"c":0}] access_shape=[128,8] %vals start_partition=0
+              5: MaxIndexAndMatchReplace DVE I-2-0 IT91
+                in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+                in vals: symbolic_ap bfloat16 ap=[[16,128],[1,8]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"f","coeff":8}],"c":0}] access_shape=[128,8] %vals start_partition=0
+                out dst: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+                out dst_idx: symbolic_ap uint32 ap=[[16,128],[1,8]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"f","coeff":8}],"c":0}] access_shape=[128,8] %inds start_partition=0
+                {"imm_value":"-inf"}
+        "#]],
     );
 }
 
@@ -38,7 +49,26 @@ kernel @k(%data: sbuf bf16[128, 1024], %v: sbuf bf16[128, 8]) -> (%a: sbuf i16[1
   SundaMaxIndex8 { dst = %d, max_vals = %v, src = %data }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: MaxIndex DVE I-1-0 IT89
+              in max_vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+              out dst: physical_ap uint16 ap=[[8,128],[1,8]] offset=0 %a start_partition=0
+            4: MaxIndex DVE I-2-0 IT89
+              in max_vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+              out dst: physical_ap uint32 ap=[[8,128],[1,8]] offset=0 %b start_partition=0
+            5: MaxIndex DVE I-3-0 IT89
+              in max_vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+              out dst: physical_ap uint32 ap=[[8,128],[1,8]] offset=0 %c start_partition=0
+            6: MaxIndex DVE I-4-0 IT89 errors=["P407"]
+              in max_vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+              out dst: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %d start_partition=0
+            P410 warning:5:26 `%c`: the f32 index output `dst` is reinterpreted as uint32
+            P407 error:6:26 `%d`: index output `dst` is bf16; indices are u16, i16, u32, i32 (or f32)
+        "#]],
     );
 }
 
@@ -53,7 +83,25 @@ kernel @k(%data: sbuf bf16[128, 1024], %v: sbuf bf16[64, 8]) -> (%a: sbuf bf16[1
   SundaMaxIndex8 { dst = %i, max_vals = %v, src = %data }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Max DVE I-1-0 IT88 errors=["P305"]
+              in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+              out dst: physical_ap bfloat16 ap=[[4,128],[1,4]] offset=0 %a start_partition=0
+            4: Max DVE I-2-0 IT88 errors=["P305"]
+              in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+              out dst: physical_ap bfloat16 ap=[[8,64],[1,8]] offset=0 %b start_partition=0
+            5: Max DVE I-3-0 IT88 errors=["P305"]
+              in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+              out dst: physical_ap bfloat16 ap=[[8,64],[1,8]] offset=0 %b start_partition=0
+            6: MaxIndex DVE I-4-0 IT89 errors=["P305"]
+              in max_vals: physical_ap bfloat16 ap=[[8,64],[1,8]] offset=0 %v start_partition=0
+              in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
+              out dst: physical_ap uint16 ap=[[8,128],[1,8]] offset=0 %i start_partition=0
+            P305 error:3:21 `%a`: `dst` must be [P, 8] (eight per partition); it is [128, 4]
+            P305 error:4:31 `%data`: `dst` has 64 partitions but `src` has 128
+            P305 error:5:34 `%b`: `dst` has 64 partitions but `src` has 128
+            P305 error:6:51 `%data`: `max_vals` has 64 partitions but `src` has 128
+        "#]],
     );
 }
 
@@ -69,7 +117,36 @@ kernel @k(%f8: sbuf f8e4m3[128, 64], %u8: sbuf u8[128, 64], %bf: sbuf bf16[128, 
   SundaMatchReplace8 { dst = %u8, src = %u8, vals = %vu, imm = -inf }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: MatchReplace DVE I-1-0 IT90
+              in src: physical_ap float8e4 ap=[[64,128],[1,64]] offset=0 %f8 start_partition=0
+              in vals: physical_ap float8e4 ap=[[8,128],[1,8]] offset=0 %v8 start_partition=0
+              out dst: physical_ap float8e4 ap=[[64,128],[1,64]] offset=0 %f8 start_partition=0
+              {"imm_value":240.0}
+            4: MatchReplace DVE I-2-0 IT90
+              in src: physical_ap uint8 ap=[[64,128],[1,64]] offset=0 %u8 start_partition=0
+              in vals: physical_ap uint8 ap=[[8,128],[1,8]] offset=0 %vu start_partition=0
+              out dst: physical_ap uint8 ap=[[64,128],[1,64]] offset=0 %u8 start_partition=0
+              {"imm_value":0.0}
+            5: MatchReplace DVE I-3-0 IT90
+              in src: physical_ap uint8 ap=[[64,128],[1,64]] offset=0 %u8 start_partition=0
+              in vals: physical_ap uint8 ap=[[8,128],[1,8]] offset=0 %vu start_partition=0
+              out dst: physical_ap uint8 ap=[[64,128],[1,64]] offset=0 %u8 start_partition=0
+              {"imm_value":5.0}
+            6: MatchReplace DVE I-4-0 IT90
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %bf start_partition=0
+              in vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %vb start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %bf start_partition=0
+              {"imm_value":"-inf"}
+            7: MatchReplace DVE I-5-0 IT90
+              in src: physical_ap uint8 ap=[[64,128],[1,64]] offset=0 %u8 start_partition=0
+              in vals: physical_ap uint8 ap=[[8,128],[1,8]] offset=0 %vu start_partition=0
+              out dst: physical_ap uint8 ap=[[64,128],[1,64]] offset=0 %u8 start_partition=0
+              {"imm_value":0.0}
+            P411 warning:3:64 `1000.0`: imm 1000 is clipped to 240 to fit the dst dtype f8e4m3
+            P411 warning:4:64 `-3.7`: imm -3.7 is clipped to 0 to fit the dst dtype u8
+            P411 warning:7:64 `-inf`: imm -inf is clipped to 0 to fit the dst dtype u8
+        "#]],
     );
 }
 
@@ -83,7 +160,26 @@ kernel @k(%d: sbuf bf16[128, 64], %v: sbuf bf16[128, 8], %w: sbuf bf16[128, 16])
   SundaMatchReplace8 { dst = %d, src = %d, vals = %v }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: MatchReplace DVE I-1-0 IT90 errors=["P305"]
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              in vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              out dst: physical_ap bfloat16 ap=[[32,128],[1,32]] offset=0 %o start_partition=0
+              {"imm_value":0.0}
+            4: MatchReplace DVE I-2-0 IT90 errors=["P305"]
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              in vals: physical_ap bfloat16 ap=[[16,128],[1,16]] offset=0 %w start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              {"imm_value":0.0}
+            5: MatchReplace DVE I-3-0 IT90 errors=["P204"]
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              in vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              {"imm_value":0.0}
+            P305 error:3:40 `%d`: `dst` has 128 partitions × 32 elements but `src` has 128 × 64
+            P305 error:4:51 `%w`: `vals` must be [P, 8] (eight per partition); it is [128, 16]
+            P204 error:5:3 `SundaMatchReplace8`: SundaMatchReplace8 needs the field `imm`
+        "#]],
     );
 }
 
@@ -96,7 +192,21 @@ kernel @k(%d: sbuf bf16[128, 64], %v: sbuf bf16[128, 8], %s: sbuf f32[128, 1], %
   SundaMatchReplace8 { dst = %d, src = %d, vals = %v, imm = %t }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: MatchReplace DVE I-1-0 IT90
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              in vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              in imm: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %s start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              {"imm_value":0.0}
+            4: MatchReplace DVE I-2-0 IT90 errors=["P305"]
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              in vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              in imm: physical_ap float32 ap=[[2,128],[1,2]] offset=0 %t start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              {"imm_value":0.0}
+            P305 error:4:61 `%t`: `imm` must be [128, 1] (one element per partition); it is [128, 2]
+        "#]],
     );
 }
 
@@ -109,7 +219,23 @@ kernel @k(%d: sbuf f32[128, 64], %v: sbuf f32[128, 8]) -> (%fi: sbuf f32[128, 8]
   MaxIndexAndMatchReplace { dst = %d, dst_idx = %bi, src = %d, vals = %v, imm = 0 }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: MaxIndexAndMatchReplace DVE I-1-0 IT91
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              in vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              out dst_idx: physical_ap uint32 ap=[[8,128],[1,8]] offset=0 %fi start_partition=0
+              {"imm_value":-3.4028234663852886e+38}
+            4: MaxIndexAndMatchReplace DVE I-2-0 IT91 errors=["P407"]
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              in vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              out dst_idx: physical_ap uint8 ap=[[8,128],[1,8]] offset=0 %bi start_partition=0
+              {"imm_value":0.0}
+            P410 warning:3:49 `%fi`: the f32 index output `dst_idx` is reinterpreted as uint32
+            P411 warning:3:81 `-3.5e38`: imm -3.5e38 is clipped to -3.4028234663852886e38 to fit the dst dtype f32
+            P407 error:4:49 `%bi`: index output `dst_idx` is u8; indices are u16, i16, u32, i32 (or f32)
+        "#]],
     );
 }
 

@@ -31,7 +31,20 @@ fn schema_tool() -> Option<PathBuf> {
 pub fn check_schema(fixture: &str) {
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, fixture.to_string());
+    let errors: Vec<String> = analysis::diagnostics(&db, file)
+        .iter()
+        .filter(|d| d.severity == lower::Severity::Error)
+        .map(|d| format!("{} {}", d.code, d.message))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the schema fixture should be error-free: {errors:?}"
+    );
     let bir = analysis::file_bir(&db, file);
+    let count = bir["functions"][0]["blocks"][0]["instructions"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(count > 0, "the schema fixture lowers to no instruction");
     let Some(tool) = schema_tool() else {
         eprintln!("note: bir_schema.py not found; schema check skipped");
         return;
@@ -68,7 +81,14 @@ kernel @k() -> (%o: sbuf bf16[128, 512]) {
   MemsetOp { dst = %o[0:32, :], value = -2, engine = dve }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Memset Pool I-1-0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %o start_partition=0
+              {"mode":"Const","constant":16256}
+            4: Memset DVE I-2-0
+              out dst: physical_ap bfloat16 ap=[[512,32],[1,512]] offset=0 %o start_partition=0
+              {"mode":"Const","constant":49152}
+        "#]],
     );
 }
 
@@ -82,7 +102,17 @@ kernel @k() -> (%a: sbuf i16[128, 4], %b: sbuf u32[128, 4], %c: sbuf f8e4m3[128,
   MemsetOp { dst = %c, value = -inf }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Memset Pool I-1-0
+              out dst: physical_ap int16 ap=[[4,128],[1,4]] offset=0 %a start_partition=0
+              {"mode":"Const","constant":65535}
+            4: Memset Pool I-2-0
+              out dst: physical_ap uint32 ap=[[4,128],[1,4]] offset=0 %b start_partition=0
+              {"mode":"Const","constant":4294967295}
+            5: Memset Pool I-3-0
+              out dst: physical_ap float8e4 ap=[[4,128],[1,4]] offset=0 %c start_partition=0
+              {"mode":"Const","constant":248}
+        "#]],
     );
 }
 
@@ -98,7 +128,28 @@ kernel @k() -> (%a: sbuf i8[128, 4], %b: sbuf u8[128, 4], %c: sbuf f8e4m3fn[128,
   MemsetOp { dst = %e, value = 1e39 }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Memset Pool I-1-0 errors=["P412"]
+              out dst: physical_ap int8 ap=[[4,128],[1,4]] offset=0 %a start_partition=0
+              {"mode":"Const","constant":0}
+            4: Memset Pool I-2-0 errors=["P412"]
+              out dst: physical_ap uint8 ap=[[4,128],[1,4]] offset=0 %b start_partition=0
+              {"mode":"Const","constant":0}
+            5: Memset Pool I-3-0 errors=["P412"]
+              out dst: physical_ap float8_e4m3fn ap=[[4,128],[1,4]] offset=0 %c start_partition=0
+              {"mode":"Const","constant":0}
+            6: Memset Pool I-4-0 errors=["P412"]
+              out dst: physical_ap float8_e5m2_x4 ap=[[4,128],[1,4]] offset=0 %d start_partition=0
+              {"mode":"Const","constant":0}
+            7: Memset Pool I-5-0 errors=["P412"]
+              out dst: physical_ap bfloat16 ap=[[4,128],[1,4]] offset=0 %e start_partition=0
+              {"mode":"Const","constant":0}
+            P412 error:3:32 `200`: 200 is outside i8's range -128..=127
+            P412 error:4:32 `0.5`: 0.5 is not an integer, as u8 needs
+            P412 error:5:32 `1000.0`: 1000 has no f8e4m3fn encoding: beyond the largest finite value 448
+            P412 error:6:32 `1.0`: only 0 can be written into the packed dtype f8e5m2x4
+            P412 error:7:32 `1e39`: 1e39 has no bf16 encoding: beyond the largest finite value 3.3895313892515355e38
+        "#]],
     );
 }
 
@@ -111,7 +162,15 @@ kernel @k() -> (%o: sbuf f32[128, 4]) {
   MemsetOp { dst = %o, mode = random }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Memset Pool I-1-0
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %o start_partition=0
+              {"mode":"Random","constant":0}
+            4: Memset Pool I-2-0
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %o start_partition=0
+              {"mode":"Random","constant":0}
+            P413 warning:3:47 `3.0`: `value` is ignored in random mode
+        "#]],
     );
 }
 
@@ -124,7 +183,16 @@ kernel @k() -> (%o: sbuf f32[128, 4]) {
   MemsetOp { dst = %o, mode = randon }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Memset Pool I-1-0 errors=["P204"]
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %o start_partition=0
+              {"mode":"Const","constant":0}
+            4: Memset Pool I-2-0 errors=["P207"]
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %o start_partition=0
+              {"mode":"Const","constant":0}
+            P204 error:3:3 `MemsetOp`: MemsetOp in const mode needs the field `value`
+            P207 error:4:31 `randon`: unknown memset_mode value `randon`; did you mean `random`?
+        "#]],
     );
 }
 
@@ -138,7 +206,20 @@ kernel @k() -> (%p: psum f32[128, 4]) {
   MemsetOp { dst = %p, value = 0, engine = act }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Memset Pool I-1-0 errors=["P301"]
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %p start_partition=0
+              {"mode":"Const","constant":0}
+            4: Memset DVE I-2-0
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %p start_partition=0
+              {"mode":"Const","constant":0}
+            5: Memset Pool I-3-0 errors=["P207","P301"]
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %p start_partition=0
+              {"mode":"Const","constant":0}
+            P301 error:3:20 `%p`: Pool-engine ops cannot access PSUM (`%p`)
+            P301 error:5:20 `%p`: Pool-engine ops cannot access PSUM (`%p`)
+            P207 error:5:44 `act`: MemsetOp cannot run on `act`; its engines are dve, pool
+        "#]],
     );
 }
 
@@ -151,7 +232,18 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 512]) -> (%o: hbm f32[128, 51
   OffloadedFMA { dst = %o[0:64, :], srcs = [%b[0:64, :]], scales = [1.0] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: DMACopy DMA I-1-0 errors=["P305"]
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
+              in srcs[1]: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %b start_partition=64 access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              {"mode":"CCE","constants":[0.5,2.0],"cce_op":"max"}
+            4: DMACopy DMA I-2-0
+              in srcs[0]: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %b start_partition=0 access="seq"
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %o access="seq"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            P305 error:3:40 `%b[64:128, :]`: `srcs[1]` has 32768 elements but dst has 65536
+        "#]],
     );
 }
 
@@ -167,7 +259,33 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 256]) -> (%o: hbm f32[128, 51
   OffloadedFMA { dst = %o, srcs = [%a], scales = [1.0], cce_op = mul }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: DMACopy DMA I-1-0 errors=["P305"]
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
+              in srcs[1]: physical_ap float32 ap=[[256,128],[1,256]] offset=0 %b start_partition=0 access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              {"mode":"CCE","constants":[0.5,2.0],"cce_op":"add"}
+            4: DMACopy DMA I-2-0 errors=["P305"]
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              {"mode":"CCE","constants":[0.5,2.0],"cce_op":"add"}
+            5: DMACopy DMA I-3-0 errors=["P414"]
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              {"mode":"CCE","constants":[],"cce_op":"add"}
+            6: DMACopy DMA I-4-0 errors=["P305"]
+              in srcs[0]: physical_ap float32 ap=[[256,128],[1,256]] offset=0 %b start_partition=0 access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            7: DMACopy DMA I-5-0 errors=["P207"]
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            P305 error:3:40 `%b`: `srcs[1]` has 32768 elements but dst has 65536
+            P305 error:4:50 `[0.5, 2]`: 2 scales for 1 srcs: one scale per src
+            P414 error:5:35 `[]`: srcs must hold at least one access
+            P305 error:6:53 `%o`: dst has 65536 elements but `srcs[0]` has 32768
+            P207 error:7:66 `mul`: unknown cce_op value `mul`; expected one of add, max, min
+        "#]],
     );
 }
 
@@ -179,7 +297,18 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 512]) -> (%o: hbm f32[128, 51
   TiledOffloadedFMA { dst = %o, srcs = [%a, %b], scales = [1.0, 1.0], tiles = 2 }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: DMACopy DMA I-1-0
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,256]] offset=0 %a access="ap"
+              in srcs[1]: physical_ap float32 ap=[[512,128],[1,256]] offset=0 %b start_partition=0 access="ap"
+              out dst: physical_ap float32 ap=[[512,128],[1,256]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":[1.0,1.0],"cce_op":"add"}
+            3: DMACopy DMA I-1-1
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,256]] offset=256 %a access="ap"
+              in srcs[1]: physical_ap float32 ap=[[512,128],[1,256]] offset=256 %b start_partition=0 access="ap"
+              out dst: physical_ap float32 ap=[[512,128],[1,256]] offset=256 %o access="ap"
+              {"mode":"CCE","constants":[1.0,1.0],"cce_op":"add"}
+        "#]],
     );
 }
 
@@ -194,7 +323,28 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 4, 128]) -> (%o: hbm f32[128,
   TiledOffloadedFMA { dst = %o, srcs = [%a], scales = [1.0] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: DMACopy DMA I-1-0 errors=["P305"]
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="ap"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            4: DMACopy DMA I-2-0 errors=["P305"]
+              in srcs[0]: physical_ap float32 ap=[[512,128],[128,4],[1,128]] offset=0 %b start_partition=0 access="ap"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            5: DMACopy DMA I-3-0 errors=["P414"]
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="ap"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            6: DMACopy DMA I-4-0 errors=["P204"]
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="ap"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            P305 error:3:29 `%o`: the dst's last dim (512) does not split into 3 tiles
+            P305 error:4:41 `%b`: the last dim of `srcs[0]` (128) does not split into 256 tiles
+            P414 error:5:70 `0`: tiles must be at least 1; got 0
+            P204 error:6:3 `TiledOffloadedFMA`: TiledOffloadedFMA needs the field `tiles`
+        "#]],
     );
 }
 
@@ -208,7 +358,11 @@ kernel @k(%a: sbuf i32[1, 2]) {
   LoadTensorToRegister { src = %a, dst_registers = [%r0, %r1] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            5: TensorLoad ALL I-1-0
+              in src: physical_ap int32 ap=[[2,1],[1,2]] offset=0 %a start_partition=0 argument=true
+              {"registers":[{"name":"r0","result_index":0},{"name":"r1","result_index":1}]}
+        "#]],
     );
 }
 
@@ -225,7 +379,23 @@ kernel @k(%a: hbm i32[4], %p: psum i32[1, 1]) {
   LoadTensorToRegister { src = %a[0:1], dst_registers = [%a] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            5: TensorLoad ALL I-1-0 errors=["P305"]
+              in src: physical_ap int32 ap=[[1,4]] offset=0 %a argument=true
+              {"registers":[{"name":"r0","result_index":0}]}
+            6: TensorLoad ALL I-2-0 errors=["P407"]
+              in src: physical_ap int32 ap=[[1,2]] offset=0 %a argument=true
+              {"registers":[{"name":"r0","result_index":0},{"name":"f","result_index":1}]}
+            7: TensorLoad ALL I-3-0 errors=["P301"]
+              {"registers":[{"name":"r0","result_index":0}]}
+            8: TensorLoad ALL I-4-0 errors=["P206"]
+              in src: physical_ap int32 ap=[[1,1]] offset=0 %a argument=true
+              {"registers":[]}
+            P305 error:5:52 `[%r0]`: src has 4 elements for 1 registers: one element per register
+            P407 error:6:63 `%f`: register `%f` is f32; TensorLoad writes 32-bit integer registers (i32, u32)
+            P301 error:7:32 `%p`: `%p` is in psum, but this operand must be in hbm|sbuf
+            P206 error:8:58 `%a`: expected reg, found an access
+        "#]],
     );
 }
 
@@ -238,7 +408,14 @@ kernel @k(%ids: sbuf f32[1, 512]) -> (%b: sbuf f32[1, 2, 512], %c: sbuf i32[1, 1
   GetSequenceBounds { dst = %c, src = %ids, engine = dve }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: GetSequenceBounds Pool I-1-0
+              in src: physical_ap float32 ap=[[512,1],[1,512]] offset=0 %ids start_partition=0
+              out dst: physical_ap float32 ap=[[1024,1],[512,2],[1,512]] offset=0 %b start_partition=0
+            4: GetSequenceBounds DVE I-2-0
+              in src: physical_ap float32 ap=[[512,1],[1,512]] offset=0 %ids start_partition=0
+              out dst: physical_ap int32 ap=[[1024,1],[1,1024]] offset=0 %c start_partition=0
+        "#]],
     );
 }
 
@@ -252,7 +429,23 @@ kernel @k(%ids: sbuf f32[2, 512], %one: sbuf bf16[1, 512]) -> (%b: sbuf f32[1, 1
   GetSequenceBounds { dst = %d, src = %one[:, 0:256], engine = pe }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: GetSequenceBounds Pool I-1-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[512,2],[1,512]] offset=0 %ids start_partition=0
+              out dst: physical_ap float32 ap=[[1024,1],[1,1024]] offset=0 %b start_partition=0
+            4: GetSequenceBounds Pool I-2-0 errors=["P305","P407"]
+              in src: physical_ap bfloat16 ap=[[512,1],[1,512]] offset=0 %one start_partition=0
+              out dst: physical_ap float32 ap=[[512,1],[1,512]] offset=0 %c start_partition=0
+            5: GetSequenceBounds Pool I-3-0 errors=["P207","P305","P407"]
+              in src: physical_ap bfloat16 ap=[[512,1],[1,256]] offset=0 %one start_partition=0
+              out dst: physical_ap float32 ap=[[512,2],[1,512]] offset=0 %d start_partition=0
+            P305 error:3:39 `%ids`: the segment ids are one partition, [1, N]; src has 2
+            P305 error:4:39 `%one`: dst holds a start and an end per id: 1024 elements for N = 512; it has 512
+            P407 error:4:39 `%one`: `src` is bf16; sequence bounds take f32 or i32
+            P305 error:5:29 `%d`: the bounds are one partition, [1, 2·N]; dst has 2
+            P407 error:5:39 `%one[:, 0:256]`: `src` is bf16; sequence bounds take f32 or i32
+            P207 error:5:64 `pe`: GetSequenceBounds cannot run on `pe`; its engines are pool, dve, act
+        "#]],
     );
 }
 

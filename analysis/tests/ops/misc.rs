@@ -15,7 +15,19 @@ kernel @k(%a: sbuf f32[128, 64], %b: sbuf f32[128, 64]) -> (%o: sbuf f32[128, 64
   InlineASMInst { engine = dma, opcode = "Copy", operands = [%a, %o], num_inputs = 0 }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: InlineASM Pool I-1-0
+              in operands[0]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              in operands[1]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %b start_partition=0
+              out operands[2]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"asm_opcode":"IotaX","asm_attrs":{"mode":2,"name":"x","fast":true,"kind":"relu"},"num_inputs":2}
+            4: InlineASM SP I-2-0
+              {"asm_opcode":"Nop","asm_attrs":{},"num_inputs":0}
+            5: InlineASM DMA I-3-0
+              out operands[0]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out operands[1]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"asm_opcode":"Copy","asm_attrs":{},"num_inputs":0}
+        "#]],
     );
 }
 
@@ -31,7 +43,31 @@ kernel @k(%a: sbuf f32[128, 64]) -> (%o: sbuf f32[128, 64]) {
   InlineASMInst { engine = gpsimd, opcode = "A" }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: InlineASM DVE I-1-0 errors=["P305"]
+              in operands[0]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              in operands[1]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"asm_opcode":"A","asm_attrs":{},"num_inputs":2}
+            4: InlineASM DVE I-2-0 errors=["P414"]
+              in operands[0]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out operands[1]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"asm_opcode":"A","asm_attrs":{},"num_inputs":1}
+            5: InlineASM DVE I-3-0 errors=["P204"]
+              in operands[0]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out operands[1]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"asm_opcode":"A","asm_attrs":{},"num_inputs":1}
+            6: InlineASM DVE I-4-0 errors=["P204"]
+              in operands[0]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out operands[1]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"asm_attrs":{},"num_inputs":1}
+            7: InlineASM DVE I-5-0 errors=["P207"]
+              {"asm_opcode":"A","asm_attrs":{},"num_inputs":0}
+            P305 error:3:81 `3`: num_inputs is 3 but there are 2 operands
+            P414 error:4:81 `-1`: num_inputs is a count; got -1
+            P204 error:5:3 `InlineASMInst`: InlineASMInst needs the field `engine`
+            P204 error:6:3 `InlineASMInst`: InlineASMInst needs the field `opcode`
+            P207 error:7:28 `gpsimd`: unknown engine value `gpsimd`; expected one of pe, act, dve, pool, sp, dma
+        "#]],
     );
 }
 
@@ -45,7 +81,19 @@ kernel @k(%a: sbuf f32[128, 64]) -> (%o: sbuf f32[128, 64]) {
   InlineASMBytesInst { engine = act, asm_bytes = x"00", sync_type = datapath, latency_estimate = 1 }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: InlineASMBytes Activation I-1-0
+              in operands[0]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out operands[1]: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"asm_bytes":"deadbeef","sync_type":"SequencerType","latency_estimate":12,"num_inputs":1}
+            4: InlineASMBytes Activation I-2-0 errors=["P414"]
+              {"asm_bytes":"","sync_type":"DMAType","latency_estimate":0,"num_inputs":0}
+            5: InlineASMBytes Activation I-3-0 errors=["P207"]
+              {"asm_bytes":"00","sync_type":"DataPathType","latency_estimate":1,"num_inputs":0}
+            P414 error:4:50 `x""`: asm_bytes is empty
+            P414 error:4:91 `-1`: latency_estimate is a number of cycles (≥ 0); got -1
+            P207 error:5:69 `datapath`: unknown sync_type value `datapath`; did you mean `data_path`?
+        "#]],
     );
 }
 
@@ -61,7 +109,31 @@ kernel @k(%a: sbuf bf16[128, 64]) -> (%o: sbuf bf16[128, 64], %p: sbuf bf16[128,
   DropoutMaskInst { dst = %p, src = %a, keep_rate = 0.5 }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Dropout DVE I-1-0
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"keep_rate":0.9,"is_keep_threshold":true}
+            4: Dropout DVE I-2-0
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"keep_rate":1.0,"is_keep_threshold":true}
+            5: Dropout DVE I-3-0 errors=["P414"]
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"keep_rate":0.0,"is_keep_threshold":true}
+            6: Dropout DVE I-4-0 errors=["P414"]
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"keep_rate":1.5,"is_keep_threshold":true}
+            7: Dropout DVE I-5-0 errors=["P305"]
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[32,128],[1,32]] offset=0 %p start_partition=0
+              {"keep_rate":0.5,"is_keep_threshold":true}
+            P414 error:5:53 `0.0`: keep_rate is a probability in (0, 1]; got 0
+            P414 error:6:53 `1.5`: keep_rate is a probability in (0, 1]; got 1.5
+            P305 error:7:37 `%a`: `dst` has 128 partitions × 32 elements but `src` has 128 × 64
+        "#]],
     );
 }
 
@@ -74,7 +146,14 @@ kernel @k() -> (%a: sbuf i32[128, 64], %b: sbuf f32[128, 2, 32]) {
   IndexValueInst { dst = %b, base = -5, step = 2 }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Iota Pool I-1-0
+              out dst: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              {"base":0,"pattern":[{"step":1,"num":64}],"channel_multiplier":64}
+            4: Iota Pool I-2-0
+              out dst: physical_ap float32 ap=[[64,128],[32,2],[1,32]] offset=0 %b start_partition=0
+              {"base":-5,"pattern":[{"step":2,"num":64}],"channel_multiplier":0}
+        "#]],
     );
 }
 
@@ -91,7 +170,31 @@ kernel @k() -> (%u: sbuf u8[128, 64], %v: sbuf u8[1, 512], %p: psum i32[128, 4],
   IndexValueInst { dst = %h, base = 1e6 }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Iota Pool I-1-0 errors=["P412"]
+              out dst: physical_ap uint8 ap=[[64,128],[1,64]] offset=0 %u start_partition=0
+              {"base":300,"pattern":[{"step":1,"num":64}],"channel_multiplier":0}
+            4: Iota Pool I-2-0 errors=["P412"]
+              out dst: physical_ap uint8 ap=[[64,128],[1,64]] offset=0 %u start_partition=0
+              {"base":0,"pattern":[{"step":-1,"num":64}],"channel_multiplier":0}
+            5: Iota Pool I-3-0 errors=["P412"]
+              out dst: physical_ap uint8 ap=[[64,128],[1,64]] offset=0 %u start_partition=0
+              {"base":0,"pattern":[{"step":1,"num":64}],"channel_multiplier":64}
+            6: Iota Pool I-4-0 errors=["P412"]
+              out dst: physical_ap uint8 ap=[[512,1],[1,512]] offset=0 %v start_partition=0
+              {"base":0,"pattern":[{"step":1,"num":512}],"channel_multiplier":0}
+            7: Iota Pool I-5-0 errors=["P301"]
+              {"base":0,"pattern":[{"step":1,"num":1}],"channel_multiplier":0}
+            8: Iota Pool I-6-0 errors=["P206"]
+              out dst: physical_ap bfloat16 ap=[[4,128],[1,4]] offset=0 %h start_partition=0
+              {"pattern":[{"step":1,"num":4}],"channel_multiplier":0}
+            P412 error:3:37 `300`: iota reaches 300, outside u8's range (base 300, step 1, channel_multiplier 0 over [128, 64])
+            P412 error:4:37 `-1`: iota reaches -63, outside u8's range (base 0, step -1, channel_multiplier 0 over [128, 64])
+            P412 error:5:51 `64`: iota reaches 8191, outside u8's range (base 0, step 1, channel_multiplier 64 over [128, 64])
+            P412 error:6:26 `%v`: iota reaches 511, outside u8's range (base 0, step 1, channel_multiplier 0 over [1, 512])
+            P301 error:7:26 `%p`: `%p` is in psum, but this operand must be in sbuf
+            P206 error:8:37 `1e6`: expected int, found a float
+        "#]],
     );
 }
 
@@ -110,7 +213,13 @@ kernel @k(%g: sbuf bf16[1, 2048]) -> (%b: sbuf bf16[128, 2048]) {
   }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            L-j {"name":"j","lb":0,"ub":4,"stride":1}
+              4: StreamShuffle DVE I-1-0
+                in src: physical_ap bfloat16 ap=[[2048,1],[1,2048]] offset=0 %g start_partition=0
+                out dst: symbolic_ap bfloat16 ap=[[2048,32],[1,2048]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"j","coeff":32}],"c":0,"partition":true}] access_shape=[32,2048] %b start_partition=0
+                {"mask":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]}
+        "#]],
     );
 }
 
@@ -125,7 +234,28 @@ kernel @k(%s: sbuf bf16[128, 64], %f: sbuf f32[32, 64]) -> (%d: sbuf bf16[128, 6
   StreamShuffleInst { dst = %d[0:32, :], src = %f, shuffle_mask = [255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: StreamShuffle DVE I-1-0 errors=["P414"]
+              in src: physical_ap bfloat16 ap=[[64,32],[1,64]] offset=0 %s start_partition=32
+              out dst: physical_ap bfloat16 ap=[[64,32],[1,64]] offset=0 %d start_partition=0
+              {"mask":[31,30,29,255,0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,32]}
+            4: StreamShuffle DVE I-2-0 errors=["P414"]
+              in src: physical_ap bfloat16 ap=[[64,32],[1,64]] offset=0 %s start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,32],[1,64]] offset=0 %d start_partition=0
+              {"mask":[0,1,2]}
+            5: StreamShuffle DVE I-3-0 errors=["P414"]
+              in src: physical_ap bfloat16 ap=[[64,32],[1,64]] offset=0 %s start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %d start_partition=0
+              {"mask":[255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255]}
+            6: StreamShuffle DVE I-4-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[64,32],[1,64]] offset=0 %f start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,32],[1,64]] offset=0 %d start_partition=0
+              {"mask":[255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255]}
+            P414 error:3:193 `32`: mask entry 32 is neither 255 (unchanged) nor a src partition (0..32)
+            P414 error:4:76 `[0, 1, 2]`: shuffle_mask has one entry per lane of a quadrant: 32, not 3
+            P414 error:5:29 `%d[0:64, :]`: a stream shuffle stays inside one 32-partition quadrant; `dst` spans 64 partitions
+            P305 error:6:48 `%f`: a shuffle moves whole partitions: src is f32 × 64 per partition, dst bf16 × 64
+        "#]],
     );
 }
 
@@ -138,7 +268,9 @@ kernel @k() {
   NoOp { engine = dve }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            P203 error:4:10 `engine`: NoOp has no field `engine`
+        "#]],
     );
 }
 
@@ -151,7 +283,18 @@ kernel @k(%a: sbuf f16[128, 512], %b: sbuf f16[128, 512]) -> (%c: sbuf f16[128, 
   TensorTensorOp { dst = %c[0:32, :], src0 = %a[32:64, :], src1 = %b[64:96, :], op = multiply, engine = pool }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorTensor DVE I-1-0
+              in src0: physical_ap float16 ap=[[512,128],[1,512]] offset=0 %a start_partition=0
+              in src1: physical_ap float16 ap=[[512,128],[1,512]] offset=0 %b start_partition=0
+              out dst: physical_ap float16 ap=[[512,128],[1,512]] offset=0 %c start_partition=0
+              {"op":"add","acc":"Idle"}
+            4: TensorTensor Pool I-2-0
+              in src0: physical_ap float16 ap=[[512,32],[1,512]] offset=0 %a start_partition=32
+              in src1: physical_ap float16 ap=[[512,32],[1,512]] offset=0 %b start_partition=64
+              out dst: physical_ap float16 ap=[[512,32],[1,512]] offset=0 %c start_partition=0
+              {"op":"mult","acc":"Idle"}
+        "#]],
     );
 }
 
@@ -167,7 +310,38 @@ kernel @k(%a: sbuf f32[128, 512], %p: psum f32[128, 512], %q: psum f32[128, 512]
   TensorTensorOp { dst = %c, src0 = %a, src1 = %a }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorTensor DVE I-1-0 errors=["P301"]
+              in src0: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %p start_partition=0
+              in src1: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %q start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %c start_partition=0
+              {"op":"add","acc":"Idle"}
+            4: TensorTensor Pool I-2-0 errors=["P301"]
+              in src0: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a start_partition=0
+              in src1: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %p start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %c start_partition=0
+              {"op":"add","acc":"Idle"}
+            5: TensorTensor DVE I-3-0 errors=["P305"]
+              in src0: physical_ap float32 ap=[[512,128],[1,256]] offset=0 %a start_partition=0
+              in src1: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %c start_partition=0
+              {"op":"subtract","acc":"Idle"}
+            6: TensorTensor DVE I-4-0 errors=["P305"]
+              in src0: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a start_partition=0
+              in src1: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a start_partition=0
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %c start_partition=0
+              {"op":"max","acc":"Idle"}
+            7: TensorTensor DVE I-5-0 errors=["P204"]
+              in src0: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a start_partition=0
+              in src1: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %c start_partition=0
+              {"acc":"Idle"}
+            P301 error:3:48 `%q`: src0 and src1 cannot both be in PSUM
+            P301 error:4:48 `%p`: Pool-engine ops cannot access PSUM (`%p`)
+            P305 error:5:37 `%a[:, 0:256]`: `src0` has 128 partitions × 256 elements but `dst` has 128 × 512
+            P305 error:6:46 `%a`: `src0` has 128 partitions × 512 elements but `dst` has 64 × 512
+            P204 error:7:3 `TensorTensorOp`: TensorTensorOp needs the field `op`
+        "#]],
     );
 }
 

@@ -13,7 +13,12 @@ kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
   LocalReduceOp { dst = %o, src = %a, op = multiply, kind = reduce_scatter, groups = [[0, 1], [2, 3]] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Reduce Pool I-1-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="nd_dma"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="nd_dma"
+              {"op":"mult","kind":"reduce_scatter","replica_groups":[[0,1],[2,3]],"local":true}
+        "#]],
     );
 }
 
@@ -25,7 +30,12 @@ kernel @k(%a: sbuf f32[128, 64]) -> (%o: sbuf f32[128, 64]) {
   LocalReduceOp { dst = %o, src = %a, op = add }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Reduce Pool I-1-0
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0 access="nd_dma"
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o start_partition=0 access="nd_dma"
+              {"op":"add","kind":"all_reduce","replica_groups":[[0]],"local":true}
+        "#]],
     );
 }
 
@@ -37,7 +47,13 @@ kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
   LocalReduceOp { dst = %o, src = %a, op = max, groups = [[0, -1]] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Reduce Pool I-1-0 errors=["P414"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="nd_dma"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="nd_dma"
+              {"op":"max","kind":"all_reduce","replica_groups":[[0,-1]],"local":true}
+            P414 error:3:63 `-1`: replica id -1 is negative
+        "#]],
     );
 }
 
@@ -49,7 +65,14 @@ kernel @k(%a: psum f32[128, 512]) -> (%o: hbm f32[128, 512]) {
   LocalReduceOp { dst = %o, src = %a, op = add, kind = all_gater }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: Reduce Pool I-1-0 errors=["P207","P301"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a start_partition=0 access="nd_dma"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="nd_dma"
+              {"op":"add","kind":"all_reduce","replica_groups":[[0]],"local":true}
+            P301 error:3:35 `%a`: Pool-engine ops cannot access PSUM (`%a`)
+            P207 error:3:56 `all_gater`: unknown reduce_kind value `all_gater`; did you mean `all_gather`?
+        "#]],
     );
 }
 
@@ -62,7 +85,16 @@ kernel @k(%in: sbuf bf16[2, 3, 3, 2, 2]) -> (%out: sbuf bf16[2, 3, 3]) {
   NeuronReduceMacro { dst = %out, src = %in, op = add, reduce_axes = [3, 4] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorReduce DVE I-1-0
+              in src: physical_ap bfloat16 ap=[[36,2],[12,3],[4,3],[2,2],[1,2]] offset=0 %in start_partition=0
+              out dst: physical_ap bfloat16 ap=[[9,2],[3,3],[1,3]] offset=0 %out start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[3,4],"is_first_reduce":true}
+            3: TensorReduce DVE I-1-1
+              in dst: physical_ap bfloat16 ap=[[9,2],[3,3],[1,3]] offset=0 %out start_partition=0
+              out dst: physical_ap bfloat16 ap=[[9,2],[3,3],[1,3]] offset=0 %out start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[3,4],"is_first_reduce":false}
+        "#]],
     );
 }
 
@@ -74,7 +106,12 @@ kernel @k(%in: sbuf f32[128, 4, 64]) -> (%out: psum f32r[128, 4, 1]) {
   NeuronReduceMacro { dst = %out, src = %in, op = max, reduce_axes = [2] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorReduce DVE I-1-0
+              in src: physical_ap float32 ap=[[256,128],[64,4],[1,64]] offset=0 %in start_partition=0
+              out dst: physical_ap float32 ap=[[4,128],[1,4],[1,1]] offset=0 %out start_partition=0
+              {"op":"max","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[2],"is_first_reduce":true}
+        "#]],
     );
 }
 
@@ -88,7 +125,13 @@ kernel @k(%t: sbuf f32[128, 512]) -> (%m: sbuf f32[128, 4]) {
   }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":4,"stride":1}
+              4: TensorReduce DVE I-1-0
+                in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                out dst: symbolic_ap float32 ap=[[4,128],[1,1]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":1}],"c":0}] access_shape=[128,1] %m start_partition=0
+                {"op":"max","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[1],"is_first_reduce":true}
+        "#]],
     );
 }
 
@@ -100,7 +143,17 @@ kernel @k(%in: sbuf f32[128, 64]) -> (%out: sbuf f32[1, 1]) {
   NeuronReduceMacro { dst = %out, src = %in, op = add, reduce_axes = [0, 1] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorReduce DVE I-1-0 errors=["P414"]
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %in start_partition=0
+              out dst: physical_ap float32 ap=[[1,1],[1,1]] offset=0 %out start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[0,1],"is_first_reduce":true}
+            3: TensorReduce DVE I-1-1 errors=["P414"]
+              in dst: physical_ap float32 ap=[[1,1],[1,1]] offset=0 %out start_partition=0
+              out dst: physical_ap float32 ap=[[1,1],[1,1]] offset=0 %out start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[0,1],"is_first_reduce":false}
+            P414 error:3:71 `0`: axis 0 is the partition dim, which a TensorReduce cannot reduce
+        "#]],
     );
 }
 
@@ -112,7 +165,13 @@ kernel @k(%in: sbuf f32[128, 4, 64]) -> (%out: sbuf f32[128, 64]) {
   NeuronReduceMacro { dst = %out, src = %in, op = add, reduce_axes = [1] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorReduce DVE I-1-0 errors=["P414"]
+              in src: physical_ap float32 ap=[[256,128],[64,4],[1,64]] offset=0 %in start_partition=0
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %out start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[1],"is_first_reduce":true}
+            P414 error:3:70 `[1]`: reduce axes must be the trailing free dims of the rank-3 src access; 1 of them are [2]
+        "#]],
     );
 }
 
@@ -126,7 +185,27 @@ kernel @k(%in: sbuf f32[128, 4, 64]) -> (%out: sbuf f32[128, 1]) {
   NeuronReduceMacro { dst = %out, src = %in, op = add, reduce_axes = [] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorReduce DVE I-1-0 errors=["P414"]
+              in src: physical_ap float32 ap=[[256,128],[64,4],[1,64]] offset=0 %in start_partition=0
+              out dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %out start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[2,2],"is_first_reduce":true}
+            3: TensorReduce DVE I-1-1 errors=["P414"]
+              in dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %out start_partition=0
+              out dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %out start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[2,2],"is_first_reduce":false}
+            4: TensorReduce DVE I-2-0 errors=["P414"]
+              in src: physical_ap float32 ap=[[256,128],[64,4],[1,64]] offset=0 %in start_partition=0
+              out dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %out start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[3],"is_first_reduce":true}
+            5: TensorReduce DVE I-3-0 errors=["P414"]
+              in src: physical_ap float32 ap=[[256,128],[64,4],[1,64]] offset=0 %in start_partition=0
+              out dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %out start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[],"is_first_reduce":true}
+            P414 error:3:74 `2`: axis 2 is listed twice
+            P414 error:4:71 `3`: axis 3 is not a free dim of the rank-3 src access (1..2)
+            P414 error:5:70 `[]`: reduce_axes must name at least one axis
+        "#]],
     );
 }
 
@@ -139,7 +218,18 @@ kernel @k(%in: sbuf f32[128, 4, 64]) -> (%out: sbuf f32[128, 2], %o2: sbuf f32[6
   NeuronReduceMacro { src = %in, op = add, reduce_axes = [2], dst = %o2 }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorReduce DVE I-1-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[256,128],[64,4],[1,64]] offset=0 %in start_partition=0
+              out dst: physical_ap float32 ap=[[2,128],[1,2]] offset=0 %out start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[2],"is_first_reduce":true}
+            4: TensorReduce DVE I-2-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[256,128],[64,4],[1,64]] offset=0 %in start_partition=0
+              out dst: physical_ap float32 ap=[[4,64],[1,4]] offset=0 %o2 start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[2],"is_first_reduce":true}
+            P305 error:3:41 `%in`: reducing axes [2] of the src [128, 4, 64] leaves 128 partitions × 4 elements; dst has 128 × 2
+            P305 error:4:69 `%o2`: reducing axes [2] of the src [128, 4, 64] leaves 128 partitions × 4 elements; dst has 64 × 4
+        "#]],
     );
 }
 
@@ -151,7 +241,14 @@ kernel @k(%in: sbuf f32[128, 64]) -> (%out: sbuf f32[128, 1]) {
   NeuronReduceMacro { dst = %out, src = %in, op = sum }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: TensorReduce DVE I-1-0 errors=["P204","P207"]
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %in start_partition=0
+              out dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %out start_partition=0
+              {"axis":"X","negate":false,"apply_transpose":false,"is_first_reduce":true}
+            P204 error:3:3 `NeuronReduceMacro`: NeuronReduceMacro needs the field `reduce_axes`
+            P207 error:3:51 `sum`: unknown alu value `sum`; expected one of bypass, add, subtract, multiply, divide, max, min, pow, abs_max, is_equal, not_equal, is_gt, is_ge, is_lt, is_le, bitwise_and, bitwise_or, bitwise_xor, logical_and, logical_or, rsqrt
+        "#]],
     );
 }
 

@@ -201,21 +201,6 @@ fn reinterpret(outs: &mut [serde_json::Value], role: &str, dtype: Dtype) {
     }
 }
 
-/// A float as a message shows it: `240.0`, `-inf`.
-fn show(value: f64) -> String {
-    if value.is_nan() {
-        "nan".into()
-    } else if value.is_infinite() {
-        if value > 0.0 {
-            "inf".into()
-        } else {
-            "-inf".into()
-        }
-    } else {
-        format!("{value:?}")
-    }
-}
-
 /// `imm_value`: the immediate `clip_scalar`-ed into the dst dtype (P411 on `imm` when it
 /// changes), or the public schema's default 0 for a pointer `imm` (checked `[P, 1]`, P305).
 fn imm_value(cx: &mut Cx<'_>) -> Option<f64> {
@@ -244,8 +229,8 @@ fn imm_value(cx: &mut Cx<'_>) -> Option<f64> {
                     anchor,
                     format!(
                         "imm {} is clipped to {} to fit the dst dtype {}",
-                        show(value),
-                        show(clipped),
+                        types::show_number(value),
+                        types::show_number(clipped),
                         dtype.name()
                     ),
                 );

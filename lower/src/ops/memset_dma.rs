@@ -312,7 +312,8 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
             }
             None => {}
         }
-        // Every operand must split evenly along its last dim (P305, on that operand).
+        // The dst must split evenly along its last dim (P305); then every src (P305 on
+        // the src), so that a wrong `tiles` gives one diagnostic.
         if tiles > 1 {
             let mut even = true;
             if let Some(d) = dst_op.as_ref().filter(|d| !d.faulty)
@@ -327,7 +328,7 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
                 );
                 even = false;
             }
-            if let Some(path) = cx.path("srcs") {
+            if let Some(path) = cx.path("srcs").filter(|_| even) {
                 for (k, o) in &srcs {
                     let Some(o) = o.as_ref().filter(|o| !o.faulty) else {
                         continue;

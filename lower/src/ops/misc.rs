@@ -431,13 +431,9 @@ fn lower_iota(cx: &mut Cx<'_>) {
     if let Some(b) = base {
         inst.set("base", b);
     }
-    let mut pair = Map::new();
-    if let Some(s) = step {
-        pair.insert("step".into(), json!(s));
-    }
-    if let Some(n) = num {
-        pair.insert("num".into(), json!(n));
-    }
+    // An unknown step or count (a faulty field) is written as the public APPair's
+    // default, 1, since the schema requires both.
+    let pair = json!({"step": step.unwrap_or(1), "num": num.unwrap_or(1)});
     inst.set("pattern", json!([pair]));
     if let Some(c) = cm {
         inst.set("channel_multiplier", c);

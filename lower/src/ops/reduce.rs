@@ -193,8 +193,8 @@ fn check_reduce_axes(cx: &mut Cx<'_>, axes: &[i64]) -> bool {
                 Code::P414,
                 Anchor::Value(path),
                 format!(
-                    "reduce axes must be the trailing free dims of the rank-{rank} src access: \
-                     {count} axes are {trailing:?}"
+                    "reduce axes must be the trailing free dims of the rank-{rank} src access; \
+                     {count} of them are {trailing:?}"
                 ),
             );
             ok = false;
