@@ -9,20 +9,16 @@ use expect_test::expect;
 
 use crate::common::check;
 
-/// Where `bir_schema.py` is: `$PIR_SHARED/tools`, or a `shared/tools` beside the workspace
-/// or one level further up (worktrees).
+/// Where `bir_schema.py` is: `../shared/tools` beside the repository (the source of
+/// truth), else the vendored copy in `tests/tools` (as `tests/corpus.rs` finds it).
 fn schema_tool() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut candidates: Vec<PathBuf> = std::env::var_os("PIR_SHARED")
-        .map(PathBuf::from)
-        .into_iter()
-        .collect();
-    candidates.push(root.join("../shared"));
-    candidates.push(root.join("../../shared"));
-    candidates
-        .into_iter()
-        .map(|d| d.join("tools/bir_schema.py"))
-        .find(|p| p.exists())
+    [
+        root.join("../shared/tools/bir_schema.py"),
+        root.join("tests/tools/bir_schema.py"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
 }
 
 /// Lowers `fixture` and validates its BIR document with `bir_schema.py` (exit 0: no
@@ -56,13 +52,18 @@ pub fn check_schema(fixture: &str) {
     ));
     let text = serde_json::to_string_pretty(bir).expect("BIR serialises");
     std::fs::write(&path, text).expect("temp file is writable");
-    let output = match Command::new("python3").arg(&tool).arg(&path).output() {
-        Ok(output) => output,
-        Err(e) => {
-            eprintln!("note: python3 not runnable ({e}); schema check skipped");
-            return;
-        }
-    };
+    let output =
+        match Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string()))
+            .arg(&tool)
+            .arg(&path)
+            .output()
+        {
+            Ok(output) => output,
+            Err(e) => {
+                eprintln!("note: python3 not runnable ({e}); schema check skipped");
+                return;
+            }
+        };
     let _ = std::fs::remove_file(&path);
     let report = String::from_utf8_lossy(&output.stdout);
     eprintln!("{report}");

@@ -362,3 +362,64 @@ kernel @k(%a: sbuf f32[128, 64], %g: sbuf f32[1, 64]) -> (%o: sbuf f32[128, 64],
 "#,
     );
 }
+
+#[test]
+fn extreme_values_are_diagnosed_not_panics() {
+    check(
+        r#"
+kernel @k(%a: sbuf i32[128, 64], %v: sbuf f32[128, 8]) -> (%o: hbm i32[128, 64], %d: sbuf f32[128, 64]) {
+  IndexValueInst { dst = %a, base = 9223372036854775807, step = -9223372036854775807, channel_multiplier = 9223372036854775807 }
+  TiledOffloadedFMA { dst = %o, srcs = [%a], scales = [1.0], tiles = 9223372036854775807 }
+  SundaMatchReplace8 { dst = %d, src = %d, vals = %v, imm = nan }
+  MemsetOp { dst = %a, value = -9223372036854775807 }
+  NeuronReduceMacro { dst = %d, src = %d, op = add, reduce_axes = [-9223372036854775807, 9223372036854775807] }
+  InlineASMInst { engine = dve, opcode = "x", operands = [%a], num_inputs = 9223372036854775807 }
+  LocalReduceOp { dst = %o, src = %a, op = add, groups = [[]] }
+  DropoutMaskInst { dst = %d, src = %d, keep_rate = nan }
+}
+"#,
+        expect![[r#"
+            3: Iota Pool I-1-0 errors=["P412"]
+              out dst: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              {"base":9223372036854775807,"pattern":[{"step":-9223372036854775807,"num":64}],"channel_multiplier":9223372036854775807}
+            4: DMACopy DMA I-2-0 errors=["P305"]
+              in srcs[0]: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0 access="ap"
+              out dst: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            5: MatchReplace DVE I-3-0 IT90
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              in vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              {"imm_value":"nan"}
+            6: Memset Pool I-4-0 errors=["P412"]
+              out dst: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              {"mode":"Const","constant":0}
+            7: TensorReduce DVE I-5-0 errors=["P414"]
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[-9223372036854775807,9223372036854775807],"is_first_reduce":true}
+            7: TensorReduce DVE I-5-1 errors=["P414"]
+              in dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[-9223372036854775807,9223372036854775807],"is_first_reduce":false}
+            8: InlineASM DVE I-6-0 errors=["P305"]
+              in operands[0]: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              {"asm_opcode":"x","asm_attrs":{},"num_inputs":1}
+            9: Reduce Pool I-7-0
+              in src: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0 access="nd_dma"
+              out dst: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %o access="nd_dma"
+              {"op":"add","kind":"all_reduce","replica_groups":[[]],"local":true}
+            10: Dropout DVE I-8-0 errors=["P414"]
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              {"keep_rate":"nan","is_keep_threshold":true}
+            P412 error:3:37 `9223372036854775807`: iota reaches 9223372036854775807, outside i32's range (base 9223372036854775807, step -9223372036854775807, channel_multiplier 9223372036854775807 over [128, 64])
+            P305 error:4:29 `%o`: the dst's last dim (64) does not split into 9223372036854775807 tiles
+            P412 error:6:32 `-9223372036854775807`: -9.223372036854776e18 is outside i32's range -2147483648..=2147483647
+            P414 error:7:68 `-9223372036854775807`: axis -9223372036854775807 is not a free dim of the rank-2 src access (1 to 1)
+            P414 error:7:90 `9223372036854775807`: axis 9223372036854775807 is not a free dim of the rank-2 src access (1 to 1)
+            P305 error:8:77 `9223372036854775807`: num_inputs is 9223372036854775807 but there are 1 operands
+            P414 error:10:53 `nan`: keep_rate is a probability in (0, 1]; got nan
+        "#]],
+    );
+}

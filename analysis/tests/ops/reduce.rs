@@ -203,7 +203,7 @@ kernel @k(%in: sbuf f32[128, 4, 64]) -> (%out: sbuf f32[128, 1]) {
               out dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %out start_partition=0
               {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[],"is_first_reduce":true}
             P414 error:3:74 `2`: axis 2 is listed twice
-            P414 error:4:71 `3`: axis 3 is not a free dim of the rank-3 src access (1..2)
+            P414 error:4:71 `3`: axis 3 is not a free dim of the rank-3 src access (1 to 2)
             P414 error:5:70 `[]`: reduce_axes must name at least one axis
         "#]],
     );

@@ -170,8 +170,11 @@ fn check_reduce_axes(cx: &mut Cx<'_>, axes: &[i64]) -> bool {
             "axis 0 is the partition dim, which a TensorReduce cannot reduce".to_string()
         } else if axis < 0 || rank.is_some_and(|r| axis >= r) {
             match rank {
+                Some(r) if r <= 1 => {
+                    format!("axis {axis}: the rank-{r} src access has no free dim")
+                }
                 Some(r) => format!(
-                    "axis {axis} is not a free dim of the rank-{r} src access (1..{})",
+                    "axis {axis} is not a free dim of the rank-{r} src access (1 to {})",
                     r - 1
                 ),
                 None => format!("axis {axis} is not a dim index"),
