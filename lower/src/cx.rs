@@ -100,8 +100,21 @@ impl<'a> Cx<'a> {
             registers: Vec::new(),
             stationary: Vec::new(),
         };
+        // Unknown and repeated fields are reported up to a cap, then counted in one
+        // diagnostic, so that a pathological op cannot flood the client.
+        let mut rejected = 0usize;
+        let mut first_unreported: Option<usize> = None;
         for (i, field) in op.fields.iter().enumerate() {
-            let Some(slot) = spec.fields.iter().position(|f| f.name == field.name) else {
+            let known = spec.fields.iter().position(|f| f.name == field.name);
+            let repeated = known.is_some_and(|slot| cx.slots[slot] != Slot::Absent);
+            if known.is_none() || repeated {
+                rejected += 1;
+                if rejected > MAX_FIELD_DIAGS {
+                    first_unreported.get_or_insert(i);
+                    continue;
+                }
+            }
+            let Some(slot) = known else {
                 let names = spec.fields.iter().map(|f| f.name);
                 let message = match did_you_mean(&field.name, names) {
                     Some(s) => format!(
@@ -113,7 +126,7 @@ impl<'a> Cx<'a> {
                 cx.diags.push(Diag::new(Code::P203, Anchor::FieldName(i), message));
                 continue;
             };
-            if cx.slots[slot] != Slot::Absent {
+            if repeated {
                 cx.diags.push(Diag::new(
                     Code::P205,
                     Anchor::FieldName(i),
@@ -123,6 +136,17 @@ impl<'a> Cx<'a> {
             }
             let ok = cx.check_kind(&spec.fields[slot].kind, &field.value, &ValuePath::field(i));
             cx.slots[slot] = if ok { Slot::Good(i) } else { Slot::Bad };
+        }
+        if let Some(i) = first_unreported {
+            cx.diags.push(Diag::new(
+                Code::P203,
+                Anchor::FieldName(i),
+                format!(
+                    "{} more unknown or repeated fields of {} are not reported",
+                    rejected - MAX_FIELD_DIAGS,
+                    spec.class
+                ),
+            ));
         }
         for (slot, field) in spec.fields.iter().enumerate() {
             if field.is_required() && cx.slots[slot] == Slot::Absent {
@@ -668,6 +692,9 @@ pub const ACCESS_KINDS: &[(&str, &str)] = &[
     ("tile", "tile"),
     ("opaque", "opaque"),
 ];
+
+/// How many unknown (P203) or repeated (P205) fields of one op are reported one by one.
+const MAX_FIELD_DIAGS: usize = 100;
 
 static NO_FIELD: FieldSpec = FieldSpec {
     name: "",

@@ -326,7 +326,10 @@ fn lower_dropout(cx: &mut Cx<'_>) {
         cx.error(
             Code::P414,
             anchor,
-            format!("keep_rate is a probability in (0, 1]; got {}", types::show_number(k)),
+            format!(
+                "keep_rate is a probability in (0, 1]; got {}",
+                types::show_number(k)
+            ),
         );
     }
     let inst = cx.inst_with_args("Dropout");
