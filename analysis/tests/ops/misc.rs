@@ -423,3 +423,18 @@ kernel @k(%a: sbuf i32[128, 64], %v: sbuf f32[128, 8]) -> (%o: hbm i32[128, 64],
         "#]],
     );
 }
+
+#[test]
+fn unknown_fields_are_capped() {
+    let fields = (0..150)
+        .map(|k| format!("f{k} = 1"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let text = format!("kernel @k() {{\n  NoOp {{ {fields} }}\n}}\n");
+    let rendered = crate::common::render(&text);
+    assert_eq!(rendered.matches("P203").count(), 101, "{rendered}");
+    assert!(
+        rendered.contains("50 more unknown or repeated fields of NoOp are not reported"),
+        "{rendered}"
+    );
+}
