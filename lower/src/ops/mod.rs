@@ -18,11 +18,21 @@ use crate::catalog::OpSpec;
 pub static CATALOG: &[&OpSpec] = &[
     // §6.1 matmul family
     &matmul::MATMUL_OP,
+    &matmul::MATMUL_MX_OP,
+    &matmul::MATMUL_SPARSE_OP,
     // (end §6.1)
     // §6.2 activation
     &activation::ACTIVATION_OP,
     &activation::ACTIVATE2,
     // §6.3 tensor-scalar pointer family
+    &tensor_scalar::TENSOR_SCALAR_PTR_OP,
+    &tensor_scalar::TENSOR_SCALAR_CACHE_CUMULATIVE,
+    &tensor_scalar::AFF_SEL_TENSOR_SCALAR_OP,
+    &tensor_scalar::TENSOR_SCALAR_GEP_OP,
+    &tensor_scalar::RANGE_SELECT,
+    &tensor_scalar::TENSOR_SELECT,
+    &tensor_scalar::SELECT_REDUCE,
+    &tensor_scalar::TENSOR_COPY_PREDICATED,
     // (end §6.3)
     // §6.4 reduce
     // (end §6.4)
@@ -32,6 +42,7 @@ pub static CATALOG: &[&OpSpec] = &[
     &copy::DMA_COPY_OP,
     // (end §6.6)
     // §6.7 inline asm, dropout, iota, shuffle, no-op, copy, tensor-tensor, transpose
+    &matmul::TRANSPOSE_OP,
     &copy::TENSOR_COPY_OP,
     // (end §6.7)
     // §6.8 kernel nodes
