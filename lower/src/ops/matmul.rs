@@ -683,7 +683,7 @@ fn lower_matmul(cx: &mut Cx<'_>) {
     let double_row = cx.ident("perf_mode") == Some("double_row");
     let transpose = cx.bool("isTranspose");
     cx.mark_stationary("stationary");
-    let tile = pe_tile(cx);
+    let mut tile = pe_tile(cx);
 
     // Layout: rank-2 weight (P400) or the double-row [P, 2, F] layout (P401).
     let mut layout_ok = mode_known;
@@ -699,6 +699,8 @@ fn lower_matmul(cx: &mut Cx<'_>) {
                 anchor,
                 "double_row does not allow column tiling (tile columns must be 128)",
             );
+            // One mistake, one diagnostic: the tile is not checked against K/M again.
+            tile.size_ok = false;
         }
     } else {
         layout_ok &= check_weight_rank(cx);
@@ -899,7 +901,7 @@ fn check_mx_scales(cx: &mut Cx<'_>) {
 
 fn lower_matmul_mx(cx: &mut Cx<'_>) {
     cx.mark_stationary("stationary");
-    let tile = pe_tile(cx);
+    let mut tile = pe_tile(cx);
     // Row tiling only: tile columns 128 at column 0.
     if tile.size_ok && tile.position_ok && (tile.size[1] != 128 || tile.position[1] != 0) {
         let anchor = cx.anchor("pe_tile_position");
@@ -908,6 +910,7 @@ fn lower_matmul_mx(cx: &mut Cx<'_>) {
             anchor,
             "an MX matmul tiles rows only: the tile has 128 columns at column 0",
         );
+        tile.size_ok = false;
     }
     let rank_ok = check_weight_rank(cx);
     check_mx_dtypes(cx);

@@ -808,7 +808,7 @@ fn lower_range_select(cx: &mut Cx<'_>) {
             Code::P414,
             anchor,
             format!(
-                "RangeSelect fills with FP32 min ({FP32_MIN:e}), as the hardware requires; {f} is another value in f32"
+                "RangeSelect fills with FP32 min ({FP32_MIN:e}), as the hardware requires; {f:?} is another value in f32"
             ),
         );
     }
