@@ -693,6 +693,8 @@ kernel @k(%st: sbuf f8e4m3fnx4[128, 128], %mv: sbuf f8e4m3fnx4[128, 8192], %ls: 
   MatMulMXOp { dst = %acc16, stationary = %s48, moving = %m48, lhs_scale = %ls[0:6, :], rhs_scale = %rs[0:6, 0:512] }
   // dst not [M, N]
   MatMulMXOp { dst = %acc, stationary = %st, moving = %mv[:, 0:512], lhs_scale = %ls, rhs_scale = %rs[:, 0:512] }
+  // K differs between stationary and moving: P405 on the moving
+  MatMulMXOp { dst = %acc16, stationary = %st, moving = %m48, lhs_scale = %ls, rhs_scale = %rs[0:6, 0:512] }
 }
 "#,
         expect![[r#"
@@ -724,10 +726,18 @@ kernel @k(%st: sbuf f8e4m3fnx4[128, 128], %mv: sbuf f8e4m3fnx4[128, 8192], %ls: 
               in rhs_scale: physical_ap float8_e8m0fnu ap=[[8192,16],[1,512]] offset=0 %rs start_partition=0
               out dst: physical_ap float32 ap=[[4096,128],[1,4096]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,4096],"is_accumulate":false}
+            14: MatmultMx PE I-5-0 errors=["P405"]
+              in stationary: physical_ap float8_e4m3fn_x4 ap=[[128,128],[1,128]] offset=0 %st start_partition=0
+              in moving: physical_ap float8_e4m3fn_x4 ap=[[512,48],[1,512]] offset=0 %m48 start_partition=0
+              in lhs_scale: physical_ap float8_e8m0fnu ap=[[128,16],[1,128]] offset=0 %ls start_partition=0
+              in rhs_scale: physical_ap float8_e8m0fnu ap=[[8192,6],[1,512]] offset=0 %rs start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc16 start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,512],"is_accumulate":false}
             P406 error:6:55 `%mv`: moving free size N = 8192 exceeds 4096 for this dst dtype
             P406 error:8:22 `%acc16[0:127, :]`: the stationary free size M = 127 must be even and at most 128
             P406 error:10:58 `%m48`: an MX matmul contracts over a multiple of 32 partitions, at most 128; K = 48
             P406 error:12:22 `%acc`: dst must be [M, N] = [128, 512]; it is [128, 4096]
+            P405 error:14:57 `%m48`: contraction mismatch: the stationary has 128 partitions and the moving 48
         "#]],
     );
 }
@@ -867,6 +877,8 @@ kernel @k(%w: sbuf bf16[128, 128], %x: sbuf bf16[128, 2048], %tags: sbuf i8[128,
   // dst not [M, N / ratio]: P406 on the dst; rank-3 stationary: P400
   MatMulSparseOp { dst = %acc, stationary = %w, moving = %x[:, 0:512], tags = %ptags, compress_ratio = 2 }
   MatMulSparseOp { dst = %acc, stationary = %w3, moving = %x[:, 0:512], compress_ratio = 4 }
+  // negative replication fields: P414 on each
+  MatMulSparseOp { dst = %acc, stationary = %w, moving = %x[:, 0:1024], tags = %tags[:, :], compress_ratio = 2, replication_resolution = -1, replication_shift_amnt = -2 }
 }
 "#,
         expect![[r#"
@@ -897,6 +909,12 @@ kernel @k(%w: sbuf bf16[128, 128], %x: sbuf bf16[128, 2048], %tags: sbuf i8[128,
               in moving: physical_ap bfloat16 ap=[[2048,128],[1,512]] offset=0 %x start_partition=0
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":4,"psum_buf_shape":[128,512],"is_accumulate":false}
+            15: MatmultSparse PE I-6-0 errors=["P407","P414"]
+              in stationary: physical_ap bfloat16 ap=[[128,128],[1,128]] offset=0 %w start_partition=0
+              in moving: physical_ap bfloat16 ap=[[2048,128],[1,1024]] offset=0 %x start_partition=0
+              in tags: physical_ap int8 ap=[[256,128],[1,256]] offset=0 %tags start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":2,"psum_buf_shape":[128,512],"is_accumulate":false}
             P301 error:6:80 `%ptags[:, :]`: `%ptags` is in psum, but this operand must be in sbuf
             P414 error:6:111 `3`: compress_ratio is 2 or 4; got 3
             P305 error:8:58 `%x[:, 0:1026]`: the moving free size 1026 is not a multiple of compress_ratio 4
@@ -907,6 +925,9 @@ kernel @k(%w: sbuf bf16[128, 128], %x: sbuf bf16[128, 2048], %tags: sbuf i8[128,
             P301 error:12:79 `%ptags`: `%ptags` is in psum, but this operand must be in sbuf
             P204 error:13:3 `MatMulSparseOp`: MatMulSparseOp needs the field `tags`
             P400 error:13:45 `%w3`: A splittable NeuronWeightTensor should be of rank 2
+            P407 error:15:80 `%tags[:, :]`: `tags` is i8: sparsity tags are u8 or u16
+            P414 error:15:138 `-1`: `replication_resolution` is a natural number; got -1
+            P414 error:15:167 `-2`: `replication_shift_amnt` is a natural number; got -2
         "#]],
     );
 }
@@ -945,7 +966,7 @@ kernel @k(%s: sbuf bf16[128, 128]) -> (%t: psum bf16[128, 128]) {
 fn transpose_rules() {
     check(
         r#"
-kernel @k(%s: sbuf bf16[128, 64], %s3: sbuf bf16[64, 2, 32], %i: sbuf i32[64, 64])
+kernel @k(%s: sbuf bf16[128, 64], %s3: sbuf bf16[64, 2, 32], %i: sbuf i32[64, 64], %wsrc: sbuf bf16[64, 256])
     -> (%t: psum bf16[64, 128], %f: psum f32[64, 128], %wide: psum bf16[64, 2048], %ti: psum i32[64, 64]) {
   // dst is not the src reversed: P305 on the later-written of the two (src)
   TransposeOp { dst = %t[0:32, :], src = %s }
@@ -957,6 +978,8 @@ kernel @k(%s: sbuf bf16[128, 64], %s3: sbuf bf16[64, 2, 32], %i: sbuf i32[64, 64
   TransposeOp { dst = %wide[:, 0:128], src = %s }
   // i32 is not a PE dtype: P407 on the src
   TransposeOp { dst = %ti, src = %i }
+  // more than 128 columns: P406 on the src
+  TransposeOp { dst = %t, src = %wsrc }
 }
 "#,
         expect![[r#"
@@ -980,11 +1003,16 @@ kernel @k(%s: sbuf bf16[128, 64], %s3: sbuf bf16[64, 2, 32], %i: sbuf i32[64, 64
               in moving: physical_ap int32 ap=[[64,64],[1,64]] offset=0 %i start_partition=0
               out dst: physical_ap int32 ap=[[64,64],[1,64]] offset=0 %ti start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":64,"psum_buf_shape":[64,64],"is_accumulate":false}
+            15: Matmult PE I-6-0 errors=["P406"]
+              in moving: physical_ap bfloat16 ap=[[256,64],[1,256]] offset=0 %wsrc start_partition=0
+              out dst: physical_ap bfloat16 ap=[[128,64],[1,128]] offset=0 %t start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":64,"psum_buf_shape":[64,128],"is_accumulate":false}
             P305 error:5:42 `%s`: the dst of a transpose is the src shape reversed, [64, 128]; it is [32, 128]
             P407 error:7:23 `%f`: dst is f32 but a transpose keeps the dtype: it must be bf16
             P305 error:9:33 `%s3`: a transpose takes rank-2 accesses; `src` has rank 3
             P304 error:11:23 `%wide[:, 0:128]`: a matmul dst must fit one PSUM bank (2048 bytes per partition); `%wide` needs 4096
             P407 error:13:34 `%i`: `src` is i32: the PE takes f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2
+            P406 error:15:33 `%wsrc`: a transpose is at most [128, 128]; `src` has 256 elements per partition
         "#]],
     );
 }

@@ -353,6 +353,25 @@ kernel @k(%x: sbuf f32[128, 128]) -> (%y: sbuf f32[128, 128]) {
     );
 }
 
+#[test]
+fn aff_sel_unusable_dst() {
+    // The dst is in hbm (P301): the predicates have no rank to be checked against, and a
+    // huge `$d` must not make the lowering allocate its coefficients.
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 128]) -> (%h: hbm f32[128, 128]) {
+  AffSelTensorScalarOp { dst = %h, src = %x, predicates = [$4000000000 >= 0], fill_value = 0 }
+}
+"#,
+        expect![[r#"
+            3: TensorScalarPtr Pool I-1-0 errors=["P301"]
+              in src: physical_ap float32 ap=[[128,128],[1,128]] offset=0 %x start_partition=0
+              {"op0":"bypass","operand0":0.0,"reverse0":false,"op1":"bypass","reverse1":false,"is_tensor_scalar_addr":false,"is_scalar_tensor_tensor":false,"acc":"Idle","fill_value":0.0}
+            P301 error:3:32 `%h`: `%h` is in hbm, but this operand must be in sbuf|psum
+        "#]],
+    );
+}
+
 // ----- TensorScalarGEPOp -----------------------------------------------------------------
 
 #[test]
@@ -468,6 +487,8 @@ kernel @k(%x: sbuf f32[64, 512], %lo: sbuf bf16[64, 1], %wide: sbuf f32[64, 2]) 
   RangeSelect { dst = %y, on_true = %x, comp_op0 = add, comp_op1 = is_lt, bound0 = 0, bound1 = 8 }
   // a bf16 bound pointer (P407), a [64, 2] one (P305)
   RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = %lo, bound1 = %wide }
+  // reduce_dst not [64, 1]: P305
+  RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = 8, reduce_dst = %wide }
   // on_true not shaped like dst: P305; comp_op1 and bound1 missing: P204
   RangeSelect { dst = %y, on_true = %x[:, 0:8], comp_op0 = is_ge, bound0 = 0 }
 }
@@ -491,7 +512,12 @@ kernel @k(%x: sbuf f32[64, 512], %lo: sbuf bf16[64, 1], %wide: sbuf f32[64, 2]) 
               in bound1: physical_ap float32 ap=[[2,64],[1,2]] offset=0 %wide start_partition=0
               out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y start_partition=0
               {"base":0,"compare_op0":"is_ge","compare_op1":"is_lt","reduce_op":"max","fill_value":-3.4028234663852886e+38,"num_active_channels":64}
-            12: RangeSelect DVE I-5-0 errors=["P204","P305"]
+            12: RangeSelect DVE I-5-0 errors=["P305"]
+              in on_true: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y start_partition=0
+              out reduce_dst: physical_ap float32 ap=[[2,64],[1,2]] offset=0 %wide start_partition=0
+              {"base":0,"compare_op0":"is_ge","compare_op1":"is_lt","bound0":0.0,"bound1":8.0,"reduce_op":"max","fill_value":-3.4028234663852886e+38,"num_active_channels":64}
+            14: RangeSelect DVE I-6-0 errors=["P204","P305"]
               in on_true: physical_ap float32 ap=[[512,64],[1,8]] offset=0 %x start_partition=0
               out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y start_partition=0
               {"base":0,"compare_op0":"is_ge","bound0":0.0,"reduce_op":"max","fill_value":-3.4028234663852886e+38,"num_active_channels":64}
@@ -500,9 +526,10 @@ kernel @k(%x: sbuf f32[64, 512], %lo: sbuf bf16[64, 1], %wide: sbuf f32[64, 2]) 
             P207 error:8:52 `add`: unknown compare value `add`; expected one of is_ge, is_gt, is_le, is_lt, is_equal
             P407 error:10:86 `%lo`: the `bound0` pointer must be f32; it is bf16
             P305 error:10:100 `%wide`: `bound1` must be [64, 1] (one element per partition); it is [64, 2]
-            P204 error:12:3 `RangeSelect`: RangeSelect needs the field `comp_op1`
-            P204 error:12:3 `RangeSelect`: RangeSelect needs the field `bound1`
-            P305 error:12:37 `%x[:, 0:8]`: `on_true` has 64 partitions × 8 elements but `dst` has 64 × 512
+            P305 error:12:114 `%wide`: `reduce_dst` must be [64, 1] (one element per partition); it is [64, 2]
+            P204 error:14:3 `RangeSelect`: RangeSelect needs the field `comp_op1`
+            P204 error:14:3 `RangeSelect`: RangeSelect needs the field `bound1`
+            P305 error:14:37 `%x[:, 0:8]`: `on_true` has 64 partitions × 8 elements but `dst` has 64 × 512
         "#]],
     );
 }

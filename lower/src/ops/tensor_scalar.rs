@@ -636,8 +636,8 @@ fn lower_tensor_scalar_ptr(cx: &mut Cx<'_>) {
 // ----- AffSelTensorScalarOp ------------------------------------------------------------
 
 /// Normalises the predicates of `field` to `Σ c·$d + k CMP 0` over the dims of the dst
-/// access (`rank` of them when known): P303 for a loop variable or a non-affine term, P300
-/// for a `$d` beyond the rank.
+/// access (`rank` of them; none are emitted when the dst is unusable): P303 for a loop
+/// variable or a non-affine term, P300 for a `$d` beyond the rank.
 fn predicates(cx: &mut Cx<'_>, field: &str, rank: Option<usize>) -> Vec<Json> {
     let Some(path) = cx.path(field).filter(|_| cx.index(field).is_some()) else {
         return Vec::new();
@@ -692,10 +692,10 @@ fn predicates(cx: &mut Cx<'_>, field: &str, rank: Option<usize>) -> Vec<Json> {
                 }
             }
         }
-        if !ok {
+        // Without a usable dst (already an error) the coefficients have no length.
+        let Some(len) = rank.filter(|_| ok) else {
             continue;
-        }
-        let len = rank.unwrap_or_else(|| dims.iter().map(|(d, _)| d + 1).max().unwrap_or(0));
+        };
         let mut coeffs = vec![0i64; len];
         for (d, c) in dims {
             if let Some(slot) = coeffs.get_mut(d) {
