@@ -1355,6 +1355,71 @@ mod tests {
         assert_eq!(sb_buf_json(Some(&[4, 5])), json!([4, 5]));
     }
 
+    use std::sync::Arc;
+
+    use crate::model::{Field, OpSettings, ResolvedOp, Tensor, TensorKind};
+    use crate::types::Memory;
+
+    fn hbm(name: &str, dims: &[u64]) -> Value {
+        Value::Access(Access {
+            name: name.into(),
+            target: Target::Tensor(Arc::new(Tensor {
+                name: name.into(),
+                memory: Memory::Hbm,
+                dtype: Dtype::Bf16,
+                dims: dims.to_vec(),
+                kind: TensorKind::Input,
+            })),
+            indices: None,
+        })
+    }
+
+    fn op(class: &str, fields: Vec<(&str, Value)>) -> ResolvedOp {
+        ResolvedOp {
+            class: class.into(),
+            op_id: 1,
+            fields: fields
+                .into_iter()
+                .map(|(name, value)| Field {
+                    name: name.into(),
+                    value,
+                })
+                .collect(),
+            loops: Vec::new(),
+            settings: OpSettings::default(),
+        }
+    }
+
+    #[test]
+    fn mlp_is_tkg_below_the_threshold() {
+        let mlp = |x: Value, threshold: u64| {
+            let mut op = op(
+                "MLPKernel",
+                vec![
+                    ("srcs", Value::List(vec![x])),
+                    ("dsts", Value::List(vec![hbm("out", &[4, 1, 64])])),
+                    ("eps", Value::Float(F64(1e-6))),
+                ],
+            );
+            op.settings.tkg_seqlen_threshold = threshold;
+            let lowered = crate::lower_op(&op);
+            assert!(lowered.diagnostics.is_empty(), "{:?}", lowered.diagnostics);
+            lowered.instructions[0]["kernel_attrs"].clone()
+        };
+        assert_eq!(
+            mlp(hbm("x", &[4, 1, 64]), 0),
+            json!([["eps", "1e-6"], ["is_tkg", "true"]])
+        );
+        assert_eq!(
+            mlp(hbm("x", &[1, 2048, 64]), 0),
+            json!([["eps", "1e-6"], ["is_tkg", "false"]])
+        );
+        assert_eq!(
+            mlp(hbm("x", &[1, 2048, 64]), 4096),
+            json!([["eps", "1e-6"], ["is_tkg", "true"]])
+        );
+    }
+
     #[test]
     fn registry_has_thirteen_keys() {
         assert_eq!(INTERNAL_KERNEL_REGISTRY.len(), 13);
