@@ -1129,18 +1129,19 @@ fn record_attrs(cx: &mut Cx<'_>, field: &str) -> Vec<Json> {
     let path = ValuePath::field(index);
     let mut diags = Vec::new();
     let mut pairs = Vec::new();
-    let mut seen: Vec<&str> = Vec::new();
     for (k, attr) in fields.iter().enumerate() {
         let element = path.element(k);
-        if seen.contains(&attr.name.as_str()) {
-            diags.push(Diag::new(
-                Code::P205,
-                Anchor::Value(element),
-                format!("the attribute `{}` is written twice", attr.name),
-            ));
+        if let Some(first) = fields[..k].iter().position(|f| f.name == attr.name) {
+            diags.push(
+                Diag::new(
+                    Code::P205,
+                    Anchor::Value(element),
+                    format!("the attribute `{}` is written twice", attr.name),
+                )
+                .with_related(Anchor::Value(path.element(first)), "first written here"),
+            );
             continue;
         }
-        seen.push(&attr.name);
         if !check_attr(&attr.value, &element, &mut diags) {
             continue;
         }
@@ -1170,12 +1171,15 @@ fn check_attr(value: &Value, path: &ValuePath, diags: &mut Vec<Diag>) -> bool {
             let mut ok = true;
             for (k, field) in fields.iter().enumerate() {
                 let element = path.element(k);
-                if fields[..k].iter().any(|f| f.name == field.name) {
-                    diags.push(Diag::new(
-                        Code::P205,
-                        Anchor::Value(element),
-                        format!("the key `{}` is written twice", field.name),
-                    ));
+                if let Some(first) = fields[..k].iter().position(|f| f.name == field.name) {
+                    diags.push(
+                        Diag::new(
+                            Code::P205,
+                            Anchor::Value(element),
+                            format!("the key `{}` is written twice", field.name),
+                        )
+                        .with_related(Anchor::Value(path.element(first)), "first written here"),
+                    );
                     ok = false;
                     continue;
                 }
