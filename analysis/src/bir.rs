@@ -16,7 +16,11 @@ use crate::{LineCol, line_col};
 #[salsa::tracked(returns(ref))]
 pub fn file_bir(db: &dyn Db, file: SourceFile) -> Json {
     let items = file_items(db, file);
-    let functions: Vec<Json> = items.kernels.iter().map(|k| function(db, file, k)).collect();
+    let functions: Vec<Json> = items
+        .kernels
+        .iter()
+        .map(|k| function(db, file, k))
+        .collect();
     json!({
         "attributes": {"neuron_core_id": 0},
         "functions": functions,
@@ -73,7 +77,11 @@ pub fn instructions(db: &dyn Db, file: SourceFile, items: &[Item]) -> Vec<Json> 
 /// name starts) and `errors` (every error diagnostic inside the op, sorted, unique).
 pub fn op_instructions(db: &dyn Db, file: SourceFile, op: &OpItem) -> Vec<Json> {
     let lowered = op_lowering(db, op);
-    let LineCol { line, column } = line_col(line_index(db, file), file.text(db), op.syntax.class.range.start());
+    let LineCol { line, column } = line_col(
+        line_index(db, file),
+        file.text(db),
+        op.syntax.class.range.start(),
+    );
     let errors = op_error_codes(diagnostics(db, file), op);
     lowered
         .instructions

@@ -56,7 +56,12 @@ pub fn for_each_op<'a>(items: &'a [Item], f: &mut impl FnMut(&'a OpItem)) {
 
 /// P501 at the first read of a tensor that neither a parameter nor an earlier op wrote;
 /// P500 on declarations no op names.
-fn dataflow(db: &dyn Db, kernel: &KernelItems, items: &crate::resolve::FileItems, out: &mut Vec<Diagnostic>) {
+fn dataflow(
+    db: &dyn Db,
+    kernel: &KernelItems,
+    items: &crate::resolve::FileItems,
+    out: &mut Vec<Diagnostic>,
+) {
     let mut written: HashSet<&str> = kernel
         .allocations
         .iter()
@@ -82,7 +87,12 @@ fn dataflow(db: &dyn Db, kernel: &KernelItems, items: &crate::resolve::FileItems
                 ));
             }
         }
-        for name in lowered.reads.iter().chain(&lowered.writes).chain(&lowered.registers) {
+        for name in lowered
+            .reads
+            .iter()
+            .chain(&lowered.writes)
+            .chain(&lowered.registers)
+        {
             used.insert(name.clone());
         }
         for name in &lowered.writes {
@@ -95,17 +105,21 @@ fn dataflow(db: &dyn Db, kernel: &KernelItems, items: &crate::resolve::FileItems
         }
     });
     // Declarations of this kernel: the definitions whose scope lies within the kernel.
-    let Some(kernel_def) = items
-        .definitions
-        .iter()
-        .find(|d| d.kind == DefKind::Kernel && d.name == kernel.name && kernel_range.is_none_or(|r| d.scope.contains_range(r)))
-    else {
+    let Some(kernel_def) = items.definitions.iter().find(|d| {
+        d.kind == DefKind::Kernel
+            && d.name == kernel.name
+            && kernel_range.is_none_or(|r| d.scope.contains_range(r))
+    }) else {
         return;
     };
     for def in &items.definitions {
         let declared = matches!(def.kind, DefKind::Tensor | DefKind::Register);
         if declared && kernel_def.scope.contains_range(def.range) && !used.contains(&def.name) {
-            let what = if def.kind == DefKind::Tensor { "tensor" } else { "register" };
+            let what = if def.kind == DefKind::Tensor {
+                "tensor"
+            } else {
+                "register"
+            };
             out.push(Diagnostic::new(
                 Code::P500,
                 def.range,

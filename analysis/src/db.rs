@@ -12,8 +12,8 @@
 use std::sync::{Arc, Mutex};
 
 use ::line_index::LineIndex;
-use lower::model::{OpSettings, ResolvedOp};
 use lower::Lowered;
+use lower::model::{OpSettings, ResolvedOp};
 
 use crate::resolve::{self, FileItems, OpItem};
 
@@ -56,7 +56,8 @@ impl salsa::Database for RootDatabase {}
 #[salsa::db]
 impl Db for RootDatabase {
     fn settings(&self) -> Settings {
-        self.settings.expect("RootDatabase::new creates the settings input")
+        self.settings
+            .expect("RootDatabase::new creates the settings input")
     }
 }
 

@@ -47,8 +47,13 @@ pub fn anchor_range(op: &OpItem, anchor: &Anchor) -> TextRange {
     match anchor {
         Anchor::Class => syntax.class.range,
         Anchor::OpId => syntax.id.map_or(syntax.class.range, |(_, r)| r),
-        Anchor::FieldName(i) => syntax.fields.get(*i).map_or(syntax.class.range, |f| f.name.range),
-        Anchor::Value(path) => value_at(syntax, path).map_or_else(|| field_range(syntax, path.field), |v| v.range),
+        Anchor::FieldName(i) => syntax
+            .fields
+            .get(*i)
+            .map_or(syntax.class.range, |f| f.name.range),
+        Anchor::Value(path) => {
+            value_at(syntax, path).map_or_else(|| field_range(syntax, path.field), |v| v.range)
+        }
         Anchor::Index(path, k) => match value_at(syntax, path) {
             Some(ast::Value {
                 kind: ast::ValueKind::Access(access),
@@ -61,7 +66,11 @@ pub fn anchor_range(op: &OpItem, anchor: &Anchor) -> TextRange {
             Some(v) => v.range,
             None => field_range(syntax, path.field),
         },
-        Anchor::Loop(n) => op.loop_ranges.get(*n).copied().unwrap_or(syntax.class.range),
+        Anchor::Loop(n) => op
+            .loop_ranges
+            .get(*n)
+            .copied()
+            .unwrap_or(syntax.class.range),
     }
 }
 

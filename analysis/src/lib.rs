@@ -11,13 +11,14 @@ mod bir;
 mod check;
 pub mod db;
 pub mod diagnostic;
+pub mod ide;
 pub mod resolve;
 
+pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
 pub use bir::file_bir;
 pub use check::{diagnostics, for_each_op};
 pub use db::{Db, RootDatabase, Settings, SourceFile, file_items, line_index, op_lowering, parse};
 pub use diagnostic::Diagnostic;
-pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
 
 /// A 1-based line and a 1-based column counted in Unicode scalar values, as `pir check
 /// --format json` and `debuginfo` report them (SPEC §8, §9).

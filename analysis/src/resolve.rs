@@ -129,8 +129,12 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings) -> FileItems {
             if let Some(&first) = kernel_names.get(&name.text) {
                 let first_range = out.definitions[first].range;
                 out.diagnostics.push(
-                    Diagnostic::new(Code::P201, name.range, format!("kernel `@{}` is defined twice", name.text))
-                        .with_related(first_range, "first defined here"),
+                    Diagnostic::new(
+                        Code::P201,
+                        name.range,
+                        format!("kernel `@{}` is defined twice", name.text),
+                    )
+                    .with_related(first_range, "first defined here"),
                 );
             } else {
                 kernel_names.insert(name.text.clone(), def);
@@ -158,7 +162,11 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings) -> FileItems {
         let body = resolver.block(&kernel.body, body_scope);
         let allocations = std::mem::take(&mut resolver.allocations);
         out.kernels.push(KernelItems {
-            name: kernel.name.as_ref().map(|n| n.text.clone()).unwrap_or_default(),
+            name: kernel
+                .name
+                .as_ref()
+                .map(|n| n.text.clone())
+                .unwrap_or_default(),
             allocations,
             body,
         });
@@ -203,13 +211,20 @@ impl KernelResolver<'_> {
             // sibling loops may reuse a name.
             self.lookup(&name.text).map(|(_, d)| d)
         } else {
-            self.kernel_names.get(&name.text).copied().or_else(|| self.lookup(&name.text).map(|(_, d)| d))
+            self.kernel_names
+                .get(&name.text)
+                .copied()
+                .or_else(|| self.lookup(&name.text).map(|(_, d)| d))
         };
         if let Some(first) = clash {
             let first_range = self.out.definitions[first].range;
             self.out.diagnostics.push(
-                Diagnostic::new(Code::P201, name.range, format!("`%{}` is already defined in this kernel", name.text))
-                    .with_related(first_range, "first defined here"),
+                Diagnostic::new(
+                    Code::P201,
+                    name.range,
+                    format!("`%{}` is already defined in this kernel", name.text),
+                )
+                .with_related(first_range, "first defined here"),
             );
             return;
         }
@@ -230,7 +245,12 @@ impl KernelResolver<'_> {
             .map(|(_, b, d)| (b.clone(), *d))
     }
 
-    fn tensor_type(&mut self, name: &str, ty: Option<&ast::TypeRef>, kind: TensorKind) -> Option<Arc<Tensor>> {
+    fn tensor_type(
+        &mut self,
+        name: &str,
+        ty: Option<&ast::TypeRef>,
+        kind: TensorKind,
+    ) -> Option<Arc<Tensor>> {
         let ty = ty?;
         let memory = match Memory::from_name(&ty.memory.text) {
             Some(Memory::Reg) => {
@@ -243,11 +263,18 @@ impl KernelResolver<'_> {
             }
             Some(m) => m,
             None => {
-                let names = Memory::ALL.iter().filter(|m| **m != Memory::Reg).map(|m| m.name());
+                let names = Memory::ALL
+                    .iter()
+                    .filter(|m| **m != Memory::Reg)
+                    .map(|m| m.name());
                 self.out.diagnostics.push(Diagnostic::new(
                     Code::P207,
                     ty.memory.range,
-                    suggest(format!("unknown memory space `{}`", ty.memory.text), &ty.memory.text, names),
+                    suggest(
+                        format!("unknown memory space `{}`", ty.memory.text),
+                        &ty.memory.text,
+                        names,
+                    ),
                 ));
                 return None;
             }
@@ -264,7 +291,9 @@ impl KernelResolver<'_> {
             kind,
         };
         for (code, message) in lower::check_tensor(&tensor) {
-            self.out.diagnostics.push(Diagnostic::new(code, ty.range, message));
+            self.out
+                .diagnostics
+                .push(Diagnostic::new(code, ty.range, message));
         }
         Some(Arc::new(tensor))
     }
@@ -288,7 +317,12 @@ impl KernelResolver<'_> {
     fn param(&mut self, param: &ast::Param, kind: TensorKind, scope: TextRange) {
         let tensor = self.tensor_type(&param.name.text, param.ty.as_ref(), kind);
         let duplicate = self.kernel_names.contains_key(&param.name.text);
-        self.define(&param.name, DefKind::Param, Binding::Tensor(tensor.clone()), scope);
+        self.define(
+            &param.name,
+            DefKind::Param,
+            Binding::Tensor(tensor.clone()),
+            scope,
+        );
         if let (Some(t), false) = (tensor, duplicate) {
             self.allocations.push(Allocation::Tensor(t));
         }
@@ -300,10 +334,16 @@ impl KernelResolver<'_> {
             match stmt {
                 ast::Stmt::Tensor(decl) => {
                     let Some(name) = &decl.name else { continue };
-                    let tensor = self.tensor_type(&name.text, decl.ty.as_ref(), TensorKind::Internal);
+                    let tensor =
+                        self.tensor_type(&name.text, decl.ty.as_ref(), TensorKind::Internal);
                     let duplicate = self.kernel_names.contains_key(&name.text);
                     let visible = TextRange::new(decl.range.start(), scope.end());
-                    self.define(name, DefKind::Tensor, Binding::Tensor(tensor.clone()), visible);
+                    self.define(
+                        name,
+                        DefKind::Tensor,
+                        Binding::Tensor(tensor.clone()),
+                        visible,
+                    );
                     if let (Some(t), false) = (tensor, duplicate) {
                         self.allocations.push(Allocation::Tensor(t));
                     }
@@ -318,7 +358,12 @@ impl KernelResolver<'_> {
                     });
                     let duplicate = self.kernel_names.contains_key(&name.text);
                     let visible = TextRange::new(decl.range.start(), scope.end());
-                    self.define(name, DefKind::Register, Binding::Register(register.clone()), visible);
+                    self.define(
+                        name,
+                        DefKind::Register,
+                        Binding::Register(register.clone()),
+                        visible,
+                    );
                     if let (Some(r), false) = (register, duplicate) {
                         self.allocations.push(Allocation::Register(r));
                     }
@@ -398,7 +443,8 @@ impl KernelResolver<'_> {
             self.define(name, DefKind::LoopVar, Binding::Loop, lp.range);
         }
         self.loops.push(var.clone());
-        self.loop_ranges.push(lp.var.as_ref().map_or(lp.range, |v| v.range));
+        self.loop_ranges
+            .push(lp.var.as_ref().map_or(lp.range, |v| v.range));
         let body = self.block(&lp.body, body_scope);
         self.loops.pop();
         self.loop_ranges.pop();
@@ -419,8 +465,12 @@ impl KernelResolver<'_> {
         };
         if let Some(first) = self.op_ids.get(&op_id) {
             self.out.diagnostics.push(
-                Diagnostic::new(Code::P208, id_range, format!("op id {op_id} is already used in this kernel"))
-                    .with_related(*first, "first used here"),
+                Diagnostic::new(
+                    Code::P208,
+                    id_range,
+                    format!("op id {op_id} is already used in this kernel"),
+                )
+                .with_related(*first, "first used here"),
             );
         } else {
             self.op_ids.insert(op_id, id_range);
@@ -430,10 +480,16 @@ impl KernelResolver<'_> {
             .iter()
             .map(|f| model::Field {
                 name: f.name.text.clone(),
-                value: f.value.as_ref().map_or(model::Value::Error, |v| self.value(v)),
+                value: f
+                    .value
+                    .as_ref()
+                    .map_or(model::Value::Error, |v| self.value(v)),
             })
             .collect();
-        let settings = if matches!(op.class.text.as_str(), "MLPKernel" | "NormQKV" | "TiledMLPKernel" | "TiledNormQKV") {
+        let settings = if matches!(
+            op.class.text.as_str(),
+            "MLPKernel" | "NormQKV" | "TiledMLPKernel" | "TiledNormQKV"
+        ) {
             self.settings
         } else {
             OpSettings::default()
@@ -458,11 +514,21 @@ impl KernelResolver<'_> {
                 Some(binding)
             }
             None => {
-                self.out.diagnostics.push(Diagnostic::new(
-                    Code::P200,
-                    name.range,
-                    format!("`%{}` is not defined here", name.text),
-                ));
+                let visible: Vec<&str> = self
+                    .scopes
+                    .iter()
+                    .flatten()
+                    .map(|(n, _, _)| n.as_str())
+                    .collect();
+                let message = match lower::diag::did_you_mean(&name.text, visible) {
+                    Some(s) => {
+                        format!("`%{}` is not defined here; did you mean `%{s}`?", name.text)
+                    }
+                    None => format!("`%{}` is not defined here", name.text),
+                };
+                self.out
+                    .diagnostics
+                    .push(Diagnostic::new(Code::P200, name.range, message));
                 None
             }
         }
@@ -566,7 +632,11 @@ pub fn const_eval(expr: &ast::Expr) -> Option<i64> {
     }
 }
 
-fn suggest<'a>(message: String, name: &str, candidates: impl IntoIterator<Item = &'a str>) -> String {
+fn suggest<'a>(
+    message: String,
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> String {
     match lower::diag::did_you_mean(name, candidates) {
         Some(s) => format!("{message}; did you mean `{s}`?"),
         None => message,

@@ -38,7 +38,10 @@ fn load(db: &RootDatabase, path: &Path) -> std::io::Result<Loaded> {
 fn file_diagnostics(db: &RootDatabase, loaded: &Loaded) -> Vec<Diagnostic> {
     let mut all: Vec<Diagnostic> = analysis::diagnostics(db, loaded.file).clone();
     for d in &loaded.decoding {
-        if !all.iter().any(|a| a.code == Code::P103 && a.range.contains_range(d.range)) {
+        if !all
+            .iter()
+            .any(|a| a.code == Code::P103 && a.range.contains_range(d.range))
+        {
             all.push(d.clone());
         }
     }
@@ -54,8 +57,13 @@ fn collect(paths: &[PathBuf], out: &mut Vec<PathBuf>) -> std::io::Result<()> {
                 .map(|e| e.map(|e| e.path()))
                 .collect::<Result<_, _>>()?;
             entries.sort();
-            let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) = entries.into_iter().partition(|p| p.is_dir());
-            out.extend(files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "pir")));
+            let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
+                entries.into_iter().partition(|p| p.is_dir());
+            out.extend(
+                files
+                    .into_iter()
+                    .filter(|p| p.extension().is_some_and(|e| e == "pir")),
+            );
             collect(&dirs, out)?;
         } else {
             out.push(path.clone());
@@ -132,7 +140,11 @@ fn position(db: &RootDatabase, file: SourceFile, offset: analysis::TextSize) -> 
 
 /// One file of `pir check --format json` (SPEC §9): 1-based lines, 1-based columns in
 /// Unicode scalar values.
-fn json_report(db: &RootDatabase, loaded: &Loaded, diagnostics: &[Diagnostic]) -> serde_json::Value {
+fn json_report(
+    db: &RootDatabase,
+    loaded: &Loaded,
+    diagnostics: &[Diagnostic],
+) -> serde_json::Value {
     let diagnostics: Vec<serde_json::Value> = diagnostics
         .iter()
         .map(|d| {
@@ -155,8 +167,11 @@ fn print_human(db: &RootDatabase, loaded: &Loaded, diagnostics: &[Diagnostic]) {
     use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
     let text = loaded.file.text(db);
     let name = loaded.path.display().to_string();
-    let color = std::env::var_os("NO_COLOR").is_none() && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let config = Config::default().with_index_type(IndexType::Byte).with_color(color);
+    let color = std::env::var_os("NO_COLOR").is_none()
+        && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let config = Config::default()
+        .with_index_type(IndexType::Byte)
+        .with_color(color);
     let mut stderr = std::io::stderr().lock();
     for d in diagnostics {
         let range = usize::from(d.range.start())..usize::from(d.range.end());
@@ -173,6 +188,48 @@ fn print_human(db: &RootDatabase, loaded: &Loaded, diagnostics: &[Diagnostic]) {
             let range = usize::from(range.start())..usize::from(range.end());
             report = report.with_label(Label::new((name.as_str(), range)).with_message(note));
         }
-        let _ = report.finish().write((name.as_str(), Source::from(text)), &mut stderr);
+        let _ = report
+            .finish()
+            .write((name.as_str(), Source::from(text)), &mut stderr);
     }
+}
+
+/// `pir fmt [--check]`: formats in place; with `--check`, lists the files that would
+/// change and exits 1 if any. A file with syntax errors is reported and left alone (exit 1).
+pub fn fmt(paths: &[PathBuf], check: bool) -> u8 {
+    let mut files = Vec::new();
+    if let Err(e) = collect(paths, &mut files) {
+        eprintln!("pir: {e}");
+        return 2;
+    }
+    let mut status = 0;
+    for path in &files {
+        let text = match std::fs::read(path) {
+            Ok(bytes) => syntax::decode(&bytes).0,
+            Err(e) => {
+                eprintln!("pir: {}: {e}", path.display());
+                status = 2;
+                continue;
+            }
+        };
+        let Some(formatted) = analysis::ide::format(&text) else {
+            eprintln!(
+                "pir: {}: not formatted: the file has syntax errors (see `pir check`)",
+                path.display()
+            );
+            status = status.max(1);
+            continue;
+        };
+        if formatted == text {
+            continue;
+        }
+        if check {
+            println!("{}", path.display());
+            status = status.max(1);
+        } else if let Err(e) = std::fs::write(path, formatted) {
+            eprintln!("pir: {}: {e}", path.display());
+            status = 2;
+        }
+    }
+    status
 }

@@ -10,7 +10,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 /// The `pir` command line.
 #[derive(Parser, Debug)]
-#[command(name = "pir", version, about = "Check, lower and serve the Penguin text IR (pir-spec/1)")]
+#[command(
+    name = "pir",
+    version,
+    about = "Check, lower and serve the Penguin text IR (pir-spec/1)"
+)]
 struct Args {
     #[command(subcommand)]
     command: Command,
@@ -24,6 +28,17 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Files or folders.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
+    /// Serve the language server protocol on stdin/stdout (exit 0 after shutdown).
+    Lsp,
+    /// Format files in place (or only report with --check: exit 1 when a file would change).
+    Fmt {
+        /// Do not write; exit 1 when a file is not formatted.
+        #[arg(long)]
+        check: bool,
         /// Files or folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -59,6 +74,8 @@ fn main() -> ExitCode {
     let code = match args.command {
         Command::Check { format, paths } => cli::check(&paths, format),
         Command::Lower { path, output } => cli::lower(&path, output.as_deref()),
+        Command::Lsp => u8::try_from(pir_lsp::server::run()).unwrap_or(1),
+        Command::Fmt { check, paths } => cli::fmt(&paths, check),
     };
     ExitCode::from(code)
 }

@@ -82,6 +82,18 @@ pub enum Stmt {
     Op(Op),
 }
 
+impl Stmt {
+    /// The statement's whole range (see each variant's `range`).
+    pub fn range(&self) -> TextRange {
+        match self {
+            Stmt::Tensor(t) => t.range,
+            Stmt::Reg(r) => r.range,
+            Stmt::Loop(l) => l.range,
+            Stmt::Op(o) => o.range,
+        }
+    }
+}
+
 /// `tensor %name : type`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorDecl {

@@ -1,8 +1,495 @@
-//! Placeholder lexer (the real one lands with the parser).
+//! The lexer (SPEC §2): text → tokens with UTF-8 byte ranges, plus lexical errors.
+//!
+//! Lexing never fails. [`logos`] does the raw tokenization into a private [`Raw`] kind; a
+//! post-pass then classifies numbers, validates literals and coalesces unknown characters,
+//! so that the public [`Token`] stays a plain `Copy` kind (the parser reads literal values
+//! back from the token's text, see `literal.rs`; so can the language server).
+//!
+//! Lexical errors (SPEC §7):
+//! * P103 — a run of unknown characters, one error per run (characters separated only by
+//!   spaces or tabs count as one run). U+FFFD, which [`decode`](crate::decode) puts in place
+//!   of invalid UTF-8, is reported as "invalid UTF-8" when it appears outside a comment or
+//!   string. A lone sigil (`%`, `@`, `#`, `$` with no name or number after it) is a P103 too.
+//! * P102 — a malformed number (`12ab`, `0x`, an `i64` overflow, an op id or dim var that
+//!   does not fit `u32`), and a malformed bytes literal (a non-hex character, or an odd
+//!   number of hex digits): one error per literal.
+//! * P101 — an unterminated string or bytes literal (strings end at the end of their line).
+//! * P100 — an unknown escape in a string (`\q`): "expected an escape …, found `\q`".
+//!
+//! A token with a lexical error keeps its kind (an unterminated string is still a
+//! [`Token::Str`], useful for highlighting), but the parser sees it as [`Token::Error`]
+//! (an op id excepted), so that its value becomes an error node without a second
+//! diagnostic.
 
-/// A token (placeholder).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Token {}
+use std::fmt;
 
-/// Lexes nothing yet (placeholder).
-pub fn lex(_text: &str) {}
+use logos::Logos;
+use text_size::{TextRange, TextSize};
+
+use crate::literal::{bad_escape, bytes_error, float_value, index_value, int_value, number_kind};
+use crate::{SyntaxError, SyntaxErrorCode};
+
+/// A token kind (SPEC §2). Values are read back from the text of the token's range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Token {
+    /// `// …` up to (not including) the end of the line. Never reaches the parser.
+    Comment,
+    /// A line end (`\n`; a preceding `\r` is whitespace). Significant only inside op and
+    /// record bodies (SPEC §2 "Newlines").
+    Newline,
+    /// `kernel`
+    Kernel,
+    /// `tensor`
+    Tensor,
+    /// `for`
+    For,
+    /// `in`
+    In,
+    /// `step`
+    Step,
+    /// `true`
+    True,
+    /// `false`
+    False,
+    /// An identifier `[A-Za-z_][A-Za-z0-9_]*`, including the word `reg`, which is a keyword
+    /// only at the start of a statement (the parser decides; use the AST's
+    /// [`RegDecl`](crate::RegDecl) range to highlight it).
+    Ident,
+    /// `%name`
+    Local,
+    /// `@name`
+    Global,
+    /// `#N`, an op id.
+    OpId,
+    /// `$N`, a dim variable.
+    DimVar,
+    /// An integer: decimal or `0x` hex, `_` separators allowed.
+    Int,
+    /// A float: `1.0`, `1e-6`, `inf`, `nan` (a sign is a separate [`Token::Minus`]).
+    Float,
+    /// `"…"` (possibly unterminated, then with a P101).
+    Str,
+    /// `x"de ad"` (possibly unterminated or malformed, then with an error).
+    Bytes,
+    /// `{`
+    LBrace,
+    /// `}`
+    RBrace,
+    /// `[`
+    LBracket,
+    /// `]`
+    RBracket,
+    /// `(`
+    LParen,
+    /// `)`
+    RParen,
+    /// `,`
+    Comma,
+    /// `:`
+    Colon,
+    /// `=`
+    Eq,
+    /// `..`
+    DotDot,
+    /// `->`
+    Arrow,
+    /// `+`
+    Plus,
+    /// `-`
+    Minus,
+    /// `*`
+    Star,
+    /// `>=`
+    Ge,
+    /// `>`
+    Gt,
+    /// `<=`
+    Le,
+    /// `<`
+    Lt,
+    /// `==`
+    EqEq,
+    /// `!=`
+    Ne,
+    /// A run of unknown characters (or, in the parser's input, any token with a lexical
+    /// error or a region nested too deeply). Its error has already been reported.
+    Error,
+}
+
+impl Token {
+    /// Keywords: usable as field names (SPEC §3 `field`).
+    pub fn is_keyword(self) -> bool {
+        matches!(
+            self,
+            Token::Kernel
+                | Token::Tensor
+                | Token::For
+                | Token::In
+                | Token::Step
+                | Token::True
+                | Token::False
+        )
+    }
+
+    /// The fixed spelling of punctuation and keywords; `None` for the other kinds.
+    pub fn as_str(self) -> Option<&'static str> {
+        Some(match self {
+            Token::Kernel => "kernel",
+            Token::Tensor => "tensor",
+            Token::For => "for",
+            Token::In => "in",
+            Token::Step => "step",
+            Token::True => "true",
+            Token::False => "false",
+            Token::LBrace => "{",
+            Token::RBrace => "}",
+            Token::LBracket => "[",
+            Token::RBracket => "]",
+            Token::LParen => "(",
+            Token::RParen => ")",
+            Token::Comma => ",",
+            Token::Colon => ":",
+            Token::Eq => "=",
+            Token::DotDot => "..",
+            Token::Arrow => "->",
+            Token::Plus => "+",
+            Token::Minus => "-",
+            Token::Star => "*",
+            Token::Ge => ">=",
+            Token::Gt => ">",
+            Token::Le => "<=",
+            Token::Lt => "<",
+            Token::EqEq => "==",
+            Token::Ne => "!=",
+            _ => return None,
+        })
+    }
+}
+
+/// How a token kind is named in "expected …" messages: "`=`", "identifier", "newline".
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(s) = self.as_str() {
+            return write!(f, "`{s}`");
+        }
+        f.write_str(match self {
+            Token::Comment => "comment",
+            Token::Newline => "newline",
+            Token::Ident => "identifier",
+            Token::Local => "`%name`",
+            Token::Global => "`@name`",
+            Token::OpId => "op id `#N`",
+            Token::DimVar => "dim variable `$N`",
+            Token::Int => "integer",
+            Token::Float => "float",
+            Token::Str => "string",
+            Token::Bytes => "bytes literal",
+            _ => "invalid token",
+        })
+    }
+}
+
+/// The raw logos tokens. Numbers are matched loosely (`[0-9][0-9A-Za-z_]*` with an optional
+/// fraction and signed exponent) and classified afterwards, so that `12ab` is one malformed
+/// number rather than `12` followed by `ab`.
+#[derive(Logos, Clone, Copy, Debug, PartialEq, Eq)]
+// U+FEFF: a byte-order mark some editors put first; harmless anywhere as whitespace.
+#[logos(skip r"[ \t\r\f\u{FEFF}]+")]
+enum Raw {
+    #[regex(r"//[^\n]*", allow_greedy = true)]
+    Comment,
+    #[token("\n")]
+    Newline,
+    #[token("kernel")]
+    Kernel,
+    #[token("tensor")]
+    Tensor,
+    #[token("for")]
+    For,
+    #[token("in")]
+    In,
+    #[token("step")]
+    Step,
+    #[token("true")]
+    True,
+    #[token("false")]
+    False,
+    #[token("inf")]
+    #[token("nan")]
+    FloatWord,
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
+    Ident,
+    #[regex(r"%[A-Za-z_][A-Za-z0-9_]*")]
+    Local,
+    #[regex(r"@[A-Za-z_][A-Za-z0-9_]*")]
+    Global,
+    #[regex(r"#[0-9][0-9A-Za-z_]*")]
+    OpId,
+    #[regex(r"\$[0-9][0-9A-Za-z_]*")]
+    DimVar,
+    #[regex(r"[0-9][0-9A-Za-z_]*(\.[0-9][0-9A-Za-z_]*)?")]
+    #[regex(r"[0-9][0-9_]*(\.[0-9][0-9A-Za-z_]*)?[eE][+-][0-9A-Za-z_]*")]
+    Number,
+    #[regex(r#""([^"\\\n]|\\[^\n])*""#)]
+    Str,
+    #[regex(r#""([^"\\\n]|\\[^\n])*\\?"#)]
+    StrUnterminated,
+    #[regex(r#"x"[^"\n]*""#)]
+    Bytes,
+    #[regex(r#"x"[^"\n]*"#)]
+    BytesUnterminated,
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token(",")]
+    Comma,
+    #[token(":")]
+    Colon,
+    #[token("=")]
+    Eq,
+    #[token("..")]
+    DotDot,
+    #[token("->")]
+    Arrow,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("*")]
+    Star,
+    #[token(">=")]
+    Ge,
+    #[token(">")]
+    Gt,
+    #[token("<=")]
+    Le,
+    #[token("<")]
+    Lt,
+    #[token("==")]
+    EqEq,
+    #[token("!=")]
+    Ne,
+}
+
+/// One token of [`lex_detailed`]: its kind, its range, and whether it carries a lexical
+/// error (then the parser treats it as [`Token::Error`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Lexed {
+    pub kind: Token,
+    pub range: TextRange,
+    pub bad: bool,
+}
+
+/// Lexes a whole text: every token in order, comments and newlines included, and the
+/// lexical errors (P100–P103, see the module docs) in source order. Never fails.
+///
+/// Ranges are UTF-8 byte offsets. Whitespace other than `\n` is skipped; a run of unknown
+/// characters is one [`Token::Error`] with one P103.
+pub fn lex(text: &str) -> (Vec<(Token, TextRange)>, Vec<SyntaxError>) {
+    let (tokens, errors) = lex_detailed(text);
+    (
+        tokens.into_iter().map(|t| (t.kind, t.range)).collect(),
+        errors,
+    )
+}
+
+/// [`lex`], keeping for each token whether it had a lexical error.
+pub(crate) fn lex_detailed(text: &str) -> (Vec<Lexed>, Vec<SyntaxError>) {
+    let mut out: Vec<Lexed> = Vec::new();
+    let mut errors = Vec::new();
+    let mut lexer = Raw::lexer(text);
+    while let Some(raw) = lexer.next() {
+        let span = lexer.span();
+        let mut range = TextRange::new(to_size(span.start), to_size(span.end));
+        if raw == Ok(Raw::Comment) && text[span.clone()].ends_with('\r') {
+            // A CRLF line end is not part of the comment.
+            range = TextRange::new(range.start(), range.end() - TextSize::of('\r'));
+        }
+        let slice = lexer.slice();
+        let Ok(raw) = raw else {
+            // Coalesce with the previous error token when only spaces or tabs separate them.
+            if let Some(last) = out.last_mut()
+                && last.kind == Token::Error
+                && text[usize::from(last.range.end())..span.start]
+                    .bytes()
+                    .all(|b| b == b' ' || b == b'\t')
+            {
+                last.range = last.range.cover(range);
+            } else {
+                out.push(Lexed {
+                    kind: Token::Error,
+                    range,
+                    bad: true,
+                });
+            }
+            continue;
+        };
+        let (kind, error) = classify(raw, slice);
+        let mut bad = false;
+        if let Some((code, message, at)) = error {
+            // A bad escape leaves the string readable; other errors make the token unreadable.
+            bad = code != SyntaxErrorCode::P100;
+            let at = at.map_or(range, |r| r + range.start());
+            errors.push(SyntaxError {
+                code,
+                range: at,
+                message,
+            });
+        }
+        out.push(Lexed { kind, range, bad });
+    }
+    // One P103 per error run, now that runs are complete.
+    for t in out.iter().filter(|t| t.kind == Token::Error) {
+        errors.push(unknown_error(&text[t.range], t.range));
+    }
+    errors.sort_by_key(|e| (e.range.start(), e.range.end()));
+    (out, errors)
+}
+
+/// A byte offset as a [`TextSize`].
+pub(crate) fn to_size(offset: usize) -> TextSize {
+    // Texts over 4 GiB are not supported by `text-size`; saturate rather than panic.
+    TextSize::new(u32::try_from(offset).unwrap_or(u32::MAX))
+}
+
+/// A lexical error found in one token: code, message, and its range relative to the token
+/// (`None`: the whole token).
+pub(crate) type TokenError = (SyntaxErrorCode, String, Option<TextRange>);
+
+/// Maps a raw token to its public kind and validates literals.
+fn classify(raw: Raw, slice: &str) -> (Token, Option<TokenError>) {
+    use SyntaxErrorCode::*;
+    let simple = |t| (t, None);
+    match raw {
+        Raw::Comment => simple(Token::Comment),
+        Raw::Newline => simple(Token::Newline),
+        Raw::Kernel => simple(Token::Kernel),
+        Raw::Tensor => simple(Token::Tensor),
+        Raw::For => simple(Token::For),
+        Raw::In => simple(Token::In),
+        Raw::Step => simple(Token::Step),
+        Raw::True => simple(Token::True),
+        Raw::False => simple(Token::False),
+        Raw::FloatWord => simple(Token::Float),
+        Raw::Ident => simple(Token::Ident),
+        Raw::Local => simple(Token::Local),
+        Raw::Global => simple(Token::Global),
+        Raw::OpId | Raw::DimVar => {
+            let kind = if raw == Raw::OpId {
+                Token::OpId
+            } else {
+                Token::DimVar
+            };
+            let error = index_value(slice)
+                .is_none()
+                .then(|| (P102, format!("malformed number `{}`", shorten(slice)), None));
+            (kind, error)
+        }
+        Raw::Number => match number_kind(slice) {
+            Some(kind) => {
+                let ok = match kind {
+                    Token::Int => int_value(slice).is_some(),
+                    _ => float_value(slice).is_some(),
+                };
+                let error = (!ok).then(|| {
+                    let what = if kind == Token::Int {
+                        "integer out of range"
+                    } else {
+                        "malformed number"
+                    };
+                    (P102, format!("{what} `{}`", shorten(slice)), None)
+                });
+                (kind, error)
+            }
+            None => (
+                Token::Int,
+                Some((P102, format!("malformed number `{}`", shorten(slice)), None)),
+            ),
+        },
+        Raw::Str => (Token::Str, bad_escape(slice)),
+        Raw::StrUnterminated => (
+            Token::Str,
+            Some((
+                P101,
+                "unterminated string: expected `\"` before the end of the line".into(),
+                None,
+            )),
+        ),
+        Raw::Bytes => (Token::Bytes, bytes_error(slice)),
+        Raw::BytesUnterminated => (
+            Token::Bytes,
+            Some((
+                P101,
+                "unterminated bytes literal: expected `\"` before the end of the line".into(),
+                None,
+            )),
+        ),
+        Raw::LBrace => simple(Token::LBrace),
+        Raw::RBrace => simple(Token::RBrace),
+        Raw::LBracket => simple(Token::LBracket),
+        Raw::RBracket => simple(Token::RBracket),
+        Raw::LParen => simple(Token::LParen),
+        Raw::RParen => simple(Token::RParen),
+        Raw::Comma => simple(Token::Comma),
+        Raw::Colon => simple(Token::Colon),
+        Raw::Eq => simple(Token::Eq),
+        Raw::DotDot => simple(Token::DotDot),
+        Raw::Arrow => simple(Token::Arrow),
+        Raw::Plus => simple(Token::Plus),
+        Raw::Minus => simple(Token::Minus),
+        Raw::Star => simple(Token::Star),
+        Raw::Ge => simple(Token::Ge),
+        Raw::Gt => simple(Token::Gt),
+        Raw::Le => simple(Token::Le),
+        Raw::Lt => simple(Token::Lt),
+        Raw::EqEq => simple(Token::EqEq),
+        Raw::Ne => simple(Token::Ne),
+    }
+}
+
+/// The P103 of a run of unknown characters.
+fn unknown_error(run: &str, range: TextRange) -> SyntaxError {
+    let message = if run.contains('\u{FFFD}') {
+        if run
+            .chars()
+            .all(|c| c == '\u{FFFD}' || c == ' ' || c == '\t')
+        {
+            "invalid UTF-8".to_string()
+        } else {
+            format!("invalid UTF-8 and unknown characters `{}`", shorten(run))
+        }
+    } else if matches!(run, "%" | "@" | "#" | "$") {
+        let what = if matches!(run, "%" | "@") {
+            "a name"
+        } else {
+            "a number"
+        };
+        format!("unknown character `{run}`: expected {what} right after it")
+    } else if run.chars().count() == 1 {
+        format!("unknown character `{run}`")
+    } else {
+        format!("unknown characters `{}`", shorten(run))
+    };
+    SyntaxError {
+        code: SyntaxErrorCode::P103,
+        range,
+        message,
+    }
+}
+
+/// At most 24 characters of `s`, for messages.
+pub(crate) fn shorten(s: &str) -> String {
+    match s.char_indices().nth(24) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}

@@ -3,10 +3,23 @@
 //! [`parse`] never fails: it returns the tree and the syntax errors (P100–P103). Ranges are
 //! UTF-8 byte offsets into the parsed text. This crate knows nothing of the op catalog,
 //! salsa or LSP.
+//!
+//! The pipeline: [`lex`] (logos; comments and newlines are tokens, lexical errors are
+//! reported there) → a layout pass (newline significance of SPEC §2 and a bracket nesting
+//! limit of 32) → a chumsky parser with error recovery (see `parser.rs` for the recovery
+//! rules) → the [`ast`].
+//!
+//! Error policy: errors are in source order, at most one per start offset (a cascade at one
+//! token is one mistake), and at most 100 per file, followed then by one P100 "too many
+//! syntax errors: N more not reported" at the first error left out.
 
 pub mod ast;
+mod layout;
 mod lexer;
+mod literal;
 mod parser;
+mod recover;
+mod value;
 
 pub use ast::*;
 pub use lexer::{Token, lex};
@@ -57,15 +70,31 @@ pub struct Parse {
     pub errors: Vec<SyntaxError>,
 }
 
-/// Parses a whole file. Never panics, whatever the input.
+/// Parses a whole file. Never panics, whatever the input; deep nesting and long operator
+/// chains are cut off with an error rather than recursed into, so any thread stack of a
+/// few hundred KiB (release build) is enough.
+///
+/// A U+FFFD outside comments and strings is reported as P103 "invalid UTF-8" (it is what
+/// [`decode`] puts for invalid bytes); use [`parse_bytes`] to also report invalid bytes
+/// inside comments and strings.
 pub fn parse(text: &str) -> Parse {
-    parser::parse(text)
+    parser::parse(text, &[])
+}
+
+/// Decodes file bytes with [`decode`] and parses them: every run of invalid UTF-8 is one
+/// P103 (SPEC §7), wherever it is. Returns the decoded text, which the ranges refer to.
+pub fn parse_bytes(bytes: &[u8]) -> (String, Parse) {
+    let (text, invalid) = decode(bytes);
+    let parse = parser::parse(&text, &invalid);
+    (text, parse)
 }
 
 /// Decodes file bytes as UTF-8, replacing each run of invalid bytes with one U+FFFD.
 ///
 /// Returns the text and the ranges (in the returned text, UTF-8 bytes) of the
 /// replacement characters, each of which is one P103 "invalid UTF-8" (SPEC §7).
+/// [`parse`] reports those outside comments and strings itself; [`parse_bytes`] reports
+/// them all, once each.
 pub fn decode(bytes: &[u8]) -> (String, Vec<TextRange>) {
     let mut text = String::with_capacity(bytes.len());
     let mut bad = Vec::new();
@@ -88,6 +117,20 @@ pub fn decode(bytes: &[u8]) -> (String, Vec<TextRange>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parse_bytes_reports_each_invalid_run_once() {
+        let (text, parse) = parse_bytes(b"// \xff\nkernel @k() { Op { s = \"\xfe\", a = \xfd } }");
+        assert!(text.contains('\u{FFFD}'));
+        let codes: Vec<_> = parse
+            .errors
+            .iter()
+            .map(|e| (e.code, e.message.as_str()))
+            .collect();
+        assert_eq!(codes, vec![(SyntaxErrorCode::P103, "invalid UTF-8"); 3]);
+        let ops = &parse.file.kernels[0].body;
+        assert_eq!(ops.len(), 1);
+    }
 
     #[test]
     fn decode_coalesces_invalid_runs() {

@@ -1,5 +1,407 @@
-//! Placeholder parser (the real one lands with the lexer).
+//! The parser (SPEC §3): a chumsky 0.13 parser over the pre-processed tokens of
+//! [`layout`](crate::layout), producing the [`ast`](crate::ast) and P100 errors.
+//!
+//! Phrase-level syntax (expressions, values, types, headers of kernels, loops and
+//! declarations) is written with chumsky combinators; the four repetitions that must never
+//! fail — the kernels of a file, the statements of a block, the fields of an op or record
+//! body, and comma lists — are hand-written loops in [`chumsky::primitive::custom`]
+//! parsers (see [`recover`](crate::recover)), because they carry the error recovery and
+//! must make progress on any input.
+//!
+//! Recovery, innermost first:
+//! * a missing piece of a header (`@name`, `:`, `in`, `..`, a type) is reported ("expected
+//!   `:`, found `hbm`") and left `None` (`or_expected`: `recover_with(via_parser(empty()))`);
+//! * a parenthesised expression that does not parse is skipped with
+//!   `nested_delimiters` and becomes [`ExprKind::Error`];
+//! * a bad value skips to the next `,`, newline or closing bracket and becomes
+//!   [`ValueKind::Error`]; a missing value leaves the field's value `None`; tokens after a
+//!   complete field are reported once and skipped to the next separator;
+//! * a bad list item, parameter or index skips to the next `,` or the closing bracket;
+//! * anything that does not start a statement skips to the next statement start or `}`;
+//! * a missing `}` ends the block at a statement start that cannot be a field (`Op {`,
+//!   `tensor %t`, …), at `kernel @k`, or at the end of the file, keeping what was read.
+//!
+//! Every skipped run is reported once, at its first token. Tokens that are lexical errors
+//! are skipped without a second report (their error came from the lexer).
 
-pub(crate) fn parse(_text: &str) -> crate::Parse {
-    crate::Parse { file: crate::SourceFile::default(), errors: Vec::new() }
+use chumsky::input::{Input as _, InputRef, MappedInput};
+use chumsky::prelude::*;
+
+use crate::ast::*;
+use crate::layout::layout;
+use crate::lexer::{Token, lex_detailed};
+use crate::literal::{index_value, int_value};
+use crate::recover::{
+    Exp, Group, Stop, comma_list, emit_expected, field_block, range, skip_junk, stmt_block,
+};
+use crate::value::{expr_parser, value_parser};
+use crate::{Parse, SyntaxError, SyntaxErrorCode};
+
+/// Chumsky's span: UTF-8 byte offsets.
+pub(crate) type Span = SimpleSpan;
+/// The parser's input: the layout's tokens with their spans.
+pub(crate) type In<'a> = MappedInput<'a, Token, Span, &'a [(Token, Span)]>;
+/// Chumsky's error type for this parser.
+pub(crate) type PError<'a> = Rich<'a, Token, Span>;
+/// Parser extras: just the error type.
+pub(crate) type Extra<'a> = extra::Err<PError<'a>>;
+/// The input as seen by `custom` parsers.
+pub(crate) type Inp<'a, 'p> = InputRef<'a, 'p, In<'a>, Extra<'a>>;
+
+/// At most this many errors are reported per file; a final P100 says how many were left
+/// out (SPEC §7 does not bound them; a language server must).
+pub(crate) const MAX_ERRORS: usize = 100;
+
+/// Lexes, lays out and parses `text`. See [`crate::parse`]; `invalid_utf8` are the ranges
+/// of [`crate::decode`]'s replacement characters, each a P103 unless the lexer reported it.
+pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange]) -> Parse {
+    let (lexed, mut errors) = lex_detailed(text);
+    // Both lists are in source order: one merge pass (files may hold many bad runs).
+    let mut lexer_p103 = errors
+        .iter()
+        .filter(|e| e.code == SyntaxErrorCode::P103)
+        .map(|e| e.range)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .peekable();
+    for &r in invalid_utf8 {
+        while lexer_p103.next_if(|e| e.end() <= r.start()).is_some() {}
+        if !lexer_p103.peek().is_some_and(|e| e.contains_range(r)) {
+            errors.push(SyntaxError {
+                code: SyntaxErrorCode::P103,
+                range: r,
+                message: "invalid UTF-8".to_string(),
+            });
+        }
+    }
+    let (tokens, layout_errors) = layout(text, &lexed);
+    errors.extend(layout_errors);
+    let spanned: Vec<(Token, Span)> = tokens
+        .iter()
+        .map(|&(t, r)| (t, Span::from(usize::from(r.start())..usize::from(r.end()))))
+        .collect();
+    let eoi = Span::from(text.len()..text.len());
+    let (file, parse_errors) = file_parser(text)
+        .parse(spanned.as_slice().split_token_span(eoi))
+        .into_output_errors();
+    errors.extend(
+        parse_errors
+            .into_iter()
+            .filter_map(|e| convert_error(text, e)),
+    );
+    Parse {
+        file: file.unwrap_or_default(),
+        errors: finish_errors(errors),
+    }
+}
+
+/// Turns a chumsky error into a P100, or `None` when it is about a token that already has
+/// a lexical error.
+fn convert_error(text: &str, err: PError<'_>) -> Option<SyntaxError> {
+    use chumsky::error::{RichPattern, RichReason};
+    let at = range(*err.span());
+    let message = match err.reason() {
+        RichReason::ExpectedFound { expected, found } => {
+            if found.as_deref() == Some(&Token::Error) {
+                return None;
+            }
+            let mut names: Vec<String> = Vec::new();
+            for pattern in expected {
+                let name = match pattern {
+                    RichPattern::Token(t) => t.to_string(),
+                    RichPattern::Label(l) => l.to_string(),
+                    RichPattern::Identifier(i) => format!("`{i}`"),
+                    RichPattern::EndOfInput => "end of file".to_string(),
+                    _ => "something else".to_string(),
+                };
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+            let found = match found.as_deref() {
+                None => "end of file".to_string(),
+                Some(Token::Newline) => "newline".to_string(),
+                Some(_) => format!("`{}`", crate::lexer::shorten(&text[at])),
+            };
+            if names.is_empty() {
+                format!("unexpected {found}")
+            } else {
+                format!("expected {}, found {found}", join_or(&names))
+            }
+        }
+        RichReason::Custom(message) => message.clone(),
+    };
+    Some(SyntaxError {
+        code: SyntaxErrorCode::P100,
+        range: at,
+        message,
+    })
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn join_or(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// Source order, one error per start offset (the first reported: a cascade at one token
+/// is one mistake), and the [`MAX_ERRORS`] cap.
+fn finish_errors(mut errors: Vec<SyntaxError>) -> Vec<SyntaxError> {
+    errors.sort_by_key(|e| e.range.start());
+    errors.dedup_by(|later, earlier| later.range.start() == earlier.range.start());
+    if errors.len() > MAX_ERRORS {
+        let left_out = errors.len() - MAX_ERRORS;
+        let at = errors[MAX_ERRORS].range;
+        errors.truncate(MAX_ERRORS);
+        errors.push(SyntaxError {
+            code: SyntaxErrorCode::P100,
+            range: at,
+            message: format!("too many syntax errors: {left_out} more not reported"),
+        });
+    }
+    errors
+}
+
+/// A name token: `%x` and `@x` lose their sigil in [`Name::text`].
+pub(crate) fn name(text: &str, span: Span) -> Name {
+    let r = range(span);
+    let s = &text[r];
+    let s = s.strip_prefix(['%', '@']).unwrap_or(s);
+    Name {
+        text: s.to_string(),
+        range: r,
+    }
+}
+
+/// One token of kind `kind`, as a [`Name`].
+pub(crate) fn named<'a>(
+    text: &'a str,
+    kind: Token,
+) -> impl Parser<'a, In<'a>, Name, Extra<'a>> + Clone {
+    just(kind).map_with(move |_, e| name(text, e.span()))
+}
+
+/// `p`, or — reporting what was expected — nothing.
+pub(crate) fn or_expected<'a, O: 'a>(
+    p: impl Parser<'a, In<'a>, O, Extra<'a>> + Clone,
+) -> impl Parser<'a, In<'a>, Option<O>, Extra<'a>> + Clone {
+    p.map(Some).recover_with(via_parser(empty().map(|()| None)))
+}
+
+/// The whole file: kernels, with anything else between them reported and skipped.
+fn file_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, SourceFile, Extra<'a>> {
+    let kernel = kernel_parser(text);
+    custom(move |inp: &mut Inp<'a, '_>| {
+        let mut kernels = Vec::new();
+        while let Some(tok) = inp.peek() {
+            match tok {
+                Token::Kernel => {
+                    let save = inp.save();
+                    match inp.parse(&kernel) {
+                        Ok(k) => kernels.push(k),
+                        Err(e) => {
+                            inp.rewind(save);
+                            inp.emit(e);
+                            inp.skip();
+                        }
+                    }
+                }
+                Token::Newline => inp.skip(),
+                _ => {
+                    emit_expected(inp, &[Exp::Tok(Token::Kernel)]);
+                    skip_junk(inp, text, Stop::TopLevel, true);
+                }
+            }
+        }
+        Ok(SourceFile { kernels })
+    })
+}
+
+/// `kernel @name(params) [-> (params)] { stmts }`.
+fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>> + Clone {
+    let params = comma_list(
+        text,
+        Token::LParen,
+        Token::RParen,
+        param_parser(text),
+        "parameter",
+        false,
+        |_| None,
+    );
+    let body = stmt_block(text, stmt_parser(text));
+    just(Token::Kernel)
+        .ignore_then(or_expected(named(text, Token::Global)))
+        .then(or_expected(params.clone()))
+        .then(just(Token::Arrow).ignore_then(or_expected(params)).or_not())
+        .then(body_after_header(
+            text,
+            body,
+            &[Exp::Tok(Token::Arrow), Exp::Tok(Token::LBrace)],
+        ))
+        .map_with(|(((name, params), outputs), body), e| Kernel {
+            range: range(e.span()),
+            name,
+            params: params.map(|g| g.items).unwrap_or_default(),
+            outputs: outputs.flatten().map(|g| g.items).unwrap_or_default(),
+            body_range: body.as_ref().map(|b| range(b.span)),
+            body: body.map(|b| b.items).unwrap_or_default(),
+        })
+}
+
+/// The `{ … }` after a kernel or loop header. Tokens before the `{` are reported once
+/// (expecting `expected`) and skipped; a missing body is `None`.
+fn body_after_header<'a>(
+    text: &'a str,
+    block: impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>> + Clone + 'a,
+    expected: &'static [Exp],
+) -> impl Parser<'a, In<'a>, Option<Group<Stmt>>, Extra<'a>> + Clone {
+    custom(move |inp: &mut Inp<'a, '_>| {
+        if inp.peek() != Some(Token::LBrace) {
+            emit_expected(inp, expected);
+            skip_junk(inp, text, Stop::Header, false);
+            if inp.peek() != Some(Token::LBrace) {
+                return Ok(None);
+            }
+        }
+        let save = inp.save();
+        match inp.parse(&block) {
+            Ok(b) => Ok(Some(b)),
+            Err(e) => {
+                inp.rewind(save);
+                inp.emit(e);
+                Ok(None)
+            }
+        }
+    })
+}
+
+/// `%name: type`.
+fn param_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Param, Extra<'a>> + Clone {
+    named(text, Token::Local)
+        .then_ignore(or_expected(just(Token::Colon)))
+        .then(or_expected(type_parser(text)))
+        .map_with(|(name, ty), e| Param {
+            range: range(e.span()),
+            name,
+            ty,
+        })
+        .labelled("parameter `%name: type`")
+}
+
+/// `memory dtype[d0, …]`.
+fn type_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, TypeRef, Extra<'a>> + Clone {
+    let dim = choice((
+        just(Token::Int).map_with(move |_, e| {
+            let r = range(e.span());
+            int_value(&text[r])
+                .and_then(|v| u64::try_from(v).ok())
+                .map(|v| (v, r))
+        }),
+        just(Token::Error).to(None),
+    ))
+    .labelled("dimension");
+    named(text, Token::Ident)
+        .labelled("memory space")
+        .then(or_expected(named(text, Token::Ident).labelled("dtype")))
+        .then(or_expected(comma_list(
+            text,
+            Token::LBracket,
+            Token::RBracket,
+            dim,
+            "dimension",
+            false,
+            |_| None,
+        )))
+        .map_with(|((memory, dtype), dims), e| TypeRef {
+            range: range(e.span()),
+            memory,
+            dtype,
+            dims: dims
+                .map(|g| g.items.into_iter().flatten().collect())
+                .unwrap_or_default(),
+        })
+}
+
+/// One statement (the statement loop has already checked how it starts).
+fn stmt_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Stmt, Extra<'a>> + Clone {
+    let value = value_parser(text);
+    let expr = expr_parser(text);
+    recursive(move |stmt| {
+        let block = stmt_block(text, stmt);
+        let tensor = just(Token::Tensor)
+            .ignore_then(or_expected(named(text, Token::Local)))
+            .then_ignore(or_expected(just(Token::Colon)))
+            .then(or_expected(type_parser(text)))
+            .map_with(|(name, ty), e| {
+                Stmt::Tensor(TensorDecl {
+                    range: range(e.span()),
+                    name,
+                    ty,
+                })
+            });
+        let reg = just(Token::Ident)
+            .try_map(move |_, span| {
+                if &text[range(span)] == "reg" {
+                    Ok(())
+                } else {
+                    Err(Rich::custom(span, "expected `reg`"))
+                }
+            })
+            .ignore_then(or_expected(named(text, Token::Local)))
+            .then_ignore(or_expected(just(Token::Colon)))
+            .then(or_expected(named(text, Token::Ident).labelled("dtype")))
+            .map_with(|(name, dtype), e| {
+                Stmt::Reg(RegDecl {
+                    range: range(e.span()),
+                    name,
+                    dtype,
+                })
+            });
+        let step = just(Token::Step)
+            .ignore_then(or_expected(expr.clone()))
+            .or_not()
+            .map(Option::flatten);
+        let for_loop = just(Token::For)
+            .ignore_then(or_expected(named(text, Token::Local)))
+            .then_ignore(or_expected(just(Token::In)))
+            .then(or_expected(expr.clone()))
+            .then_ignore(or_expected(just(Token::DotDot)))
+            .then(or_expected(expr.clone()))
+            .then(step)
+            .then(body_after_header(text, block, &[Exp::Tok(Token::LBrace)]))
+            .map_with(|((((var, start), end), step), body), e| {
+                Stmt::Loop(Loop {
+                    range: range(e.span()),
+                    var,
+                    start,
+                    end,
+                    step,
+                    body_range: body.as_ref().map(|b| range(b.span)),
+                    body: body.map(|b| b.items).unwrap_or_default(),
+                })
+            });
+        let op_id = choice((
+            just(Token::OpId).map_with(move |_, e| {
+                let r = range(e.span());
+                index_value(&text[r]).map(|id| (id, r))
+            }),
+            just(Token::Error).to(None),
+        ));
+        let op = named(text, Token::Ident)
+            .then(op_id.or_not().map(Option::flatten))
+            .then(or_expected(field_block(text, value.clone())))
+            .map_with(|((class, id), body), e| {
+                Stmt::Op(Op {
+                    range: range(e.span()),
+                    class,
+                    id,
+                    body_range: body.as_ref().map(|b| range(b.span)),
+                    fields: body.map(|b| b.items).unwrap_or_default(),
+                })
+            });
+        choice((tensor, reg, for_loop, op))
+    })
 }

@@ -1,0 +1,630 @@
+//! Completion (SPEC §10): op classes and statement keywords at a statement start, the
+//! op's remaining fields in its body, enum values, dtypes, booleans and the tensors in
+//! scope after `field =`, loop variables inside an access's brackets, memory spaces and
+//! dtypes in types. Context comes from the tokens before the cursor (robust in half-typed
+//! text) and from the tree for the enclosing op and scopes.
+
+use lower::catalog::{self, Kind, Mems};
+use lower::types::{Dtype, Memory};
+use syntax::Token;
+use syntax::ast::{TextRange, TextSize};
+
+use crate::db::{Db, SourceFile, file_items, parse};
+use crate::resolve::{Allocation, DefKind};
+
+/// What a completion inserts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    /// An op class.
+    OpClass,
+    /// A field name.
+    Field,
+    /// An enum value or boolean.
+    EnumValue,
+    /// A dtype.
+    Dtype,
+    /// A memory space.
+    Memory,
+    /// A tensor or parameter.
+    Tensor,
+    /// A register.
+    Register,
+    /// A loop variable.
+    LoopVar,
+    /// A keyword.
+    Keyword,
+}
+
+/// One completion.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompletionItem {
+    /// What the list shows.
+    pub label: String,
+    /// Its kind.
+    pub kind: CompletionKind,
+    /// A short detail (a kind, a type).
+    pub detail: Option<String>,
+    /// Markdown documentation.
+    pub documentation: Option<String>,
+    /// The text to insert (the label when `None`).
+    pub insert: Option<String>,
+    /// Sorts before others when true (e.g. tensors in the right memory).
+    pub preferred: bool,
+    /// The range the insertion replaces (the partly typed word).
+    pub replace: TextRange,
+}
+
+/// The completions at `offset`.
+pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<CompletionItem> {
+    let text = file.text(db);
+    let (tokens, _) = syntax::lex(text);
+    // The word being typed: a name token that ends at (or contains) the cursor.
+    let word = tokens.iter().find(|(t, r)| {
+        matches!(
+            t,
+            Token::Ident
+                | Token::Local
+                | Token::Global
+                | Token::Kernel
+                | Token::Tensor
+                | Token::For
+                | Token::True
+                | Token::False
+        ) && r.start() < offset
+            && offset <= r.end()
+    });
+    let replace = word.map_or(TextRange::empty(offset), |(_, r)| {
+        TextRange::new(r.start(), offset)
+    });
+    let before: Vec<(Token, TextRange)> = tokens
+        .iter()
+        .copied()
+        .filter(|(t, r)| r.end() <= replace.start() && *t != Token::Comment)
+        .collect();
+    let item = |label: String,
+                kind,
+                detail: Option<String>,
+                documentation: Option<String>,
+                insert: Option<String>| CompletionItem {
+        label,
+        kind,
+        detail,
+        documentation,
+        insert,
+        preferred: false,
+        replace,
+    };
+    let slice = |r: TextRange| &text[usize::from(r.start())..usize::from(r.end())];
+
+    match context(&before, |r| slice(r)) {
+        Context::TopLevel => vec![item(
+            "kernel".into(),
+            CompletionKind::Keyword,
+            Some("a kernel".into()),
+            None,
+            None,
+        )],
+        Context::Statement => {
+            let mut out: Vec<CompletionItem> = catalog::CATALOG
+                .iter()
+                .map(|spec| {
+                    item(
+                        spec.class.to_string(),
+                        CompletionKind::OpClass,
+                        Some(if spec.opcode.is_empty() {
+                            "no BIR".to_string()
+                        } else {
+                            format!("→ {}", spec.opcode)
+                        }),
+                        Some(spec.doc.to_string()),
+                        None,
+                    )
+                })
+                .collect();
+            for kw in ["tensor", "reg", "for"] {
+                out.push(item(kw.into(), CompletionKind::Keyword, None, None, None));
+            }
+            out
+        }
+        Context::FieldName { class } => {
+            let Some(spec) = catalog::lookup(&class) else {
+                return Vec::new();
+            };
+            let written = written_fields(db, file, offset);
+            spec.fields
+                .iter()
+                .filter(|f| !written.contains(&f.name.to_string()))
+                .map(|f| {
+                    let mut it = item(
+                        f.name.to_string(),
+                        CompletionKind::Field,
+                        Some(format!("{} = {}", f.kind.describe(), f.default.describe())),
+                        Some(format!("{}\n\nBIR: {}", f.doc, f.bir)),
+                        Some(format!("{} = ", f.name)),
+                    );
+                    it.preferred = f.is_required();
+                    it
+                })
+                .collect()
+        }
+        Context::FieldValue { class, field } => {
+            let kind = catalog::lookup(&class)
+                .and_then(|s| s.field(&field))
+                .map(|f| f.kind);
+            let Some(kind) = kind else { return Vec::new() };
+            value_completions(db, file, offset, kind, &item)
+        }
+        Context::Index => names_in_scope(db, file, offset)
+            .into_iter()
+            .filter(|(_, kind, _)| *kind == DefKind::LoopVar)
+            .map(|(name, _, _)| {
+                item(
+                    format!("%{name}"),
+                    CompletionKind::LoopVar,
+                    Some("loop variable".into()),
+                    None,
+                    None,
+                )
+            })
+            .collect(),
+        Context::Memory => Memory::ALL
+            .iter()
+            .filter(|m| **m != Memory::Reg)
+            .map(|m| {
+                item(
+                    m.name().into(),
+                    CompletionKind::Memory,
+                    None,
+                    Some(m.doc().into()),
+                    None,
+                )
+            })
+            .collect(),
+        Context::Dtype => dtype_items(&item),
+        Context::None => Vec::new(),
+    }
+}
+
+fn dtype_items(
+    item: &impl Fn(
+        String,
+        CompletionKind,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    ) -> CompletionItem,
+) -> Vec<CompletionItem> {
+    Dtype::ALL
+        .iter()
+        .map(|d| {
+            item(
+                d.name().into(),
+                CompletionKind::Dtype,
+                Some(d.bir_name().into()),
+                Some(d.doc()),
+                None,
+            )
+        })
+        .collect()
+}
+
+fn value_completions(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    kind: Kind,
+    item: &impl Fn(
+        String,
+        CompletionKind,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    ) -> CompletionItem,
+) -> Vec<CompletionItem> {
+    let kind = match kind {
+        Kind::List(inner) => *inner,
+        k => k,
+    };
+    match kind {
+        Kind::Enum(e) => e
+            .values
+            .iter()
+            .map(|v| {
+                item(
+                    v.text.into(),
+                    CompletionKind::EnumValue,
+                    Some(format!("BIR {}", v.bir)),
+                    Some(v.doc.into()),
+                    None,
+                )
+            })
+            .collect(),
+        Kind::Dtype => dtype_items(item),
+        Kind::Bool => ["true", "false"]
+            .into_iter()
+            .map(|b| item(b.into(), CompletionKind::EnumValue, None, None, None))
+            .collect(),
+        Kind::Acc(mems, _) | Kind::Imm(mems) => tensors(db, file, offset, Some(mems), item),
+        Kind::KernelOperand(_) | Kind::IntAccReg => tensors(db, file, offset, None, item),
+        Kind::Reg => names_in_scope(db, file, offset)
+            .into_iter()
+            .filter(|(_, kind, _)| *kind == DefKind::Register)
+            .map(|(name, _, _)| {
+                item(
+                    format!("%{name}"),
+                    CompletionKind::Register,
+                    Some("register".into()),
+                    None,
+                    None,
+                )
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Tensors in scope, those in `mems` preferred.
+fn tensors(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    mems: Option<Mems>,
+    item: &impl Fn(
+        String,
+        CompletionKind,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    ) -> CompletionItem,
+) -> Vec<CompletionItem> {
+    names_in_scope(db, file, offset)
+        .into_iter()
+        .filter(|(_, kind, _)| matches!(kind, DefKind::Tensor | DefKind::Param))
+        .map(|(name, _, tensor)| {
+            let detail = tensor.as_ref().map(|t| {
+                let dims: Vec<String> = t.dims.iter().map(u64::to_string).collect();
+                format!(
+                    "{} {}[{}]",
+                    t.memory.name(),
+                    t.dtype.name(),
+                    dims.join(", ")
+                )
+            });
+            let mut it = item(
+                format!("%{name}"),
+                CompletionKind::Tensor,
+                detail,
+                None,
+                None,
+            );
+            it.preferred = match (mems, &tensor) {
+                (Some(m), Some(t)) => m.contains(t.memory),
+                _ => false,
+            };
+            it
+        })
+        .collect()
+}
+
+/// Names visible at `offset`: `(name, kind, the tensor if it is one)`.
+fn names_in_scope(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+) -> Vec<(
+    String,
+    DefKind,
+    Option<std::sync::Arc<lower::model::Tensor>>,
+)> {
+    let items = file_items(db, file);
+    let kernels = &parse(db, file).file.kernels;
+    let kernel = kernels.iter().position(|k| k.range.contains(offset));
+    items
+        .definitions
+        .iter()
+        .filter(|d| {
+            d.kind != DefKind::Kernel
+                && d.scope.contains_inclusive(offset)
+                && d.range.end() <= offset
+        })
+        .map(|d| {
+            let tensor = kernel.and_then(|k| items.kernels.get(k)).and_then(|k| {
+                k.allocations.iter().find_map(|a| match a {
+                    Allocation::Tensor(t) if t.name == d.name => Some(t.clone()),
+                    _ => None,
+                })
+            });
+            (d.name.clone(), d.kind, tensor)
+        })
+        .collect()
+}
+
+/// The fields already written in the op whose body holds `offset`.
+fn written_fields(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<String> {
+    fn find(stmts: &[syntax::ast::Stmt], offset: TextSize) -> Option<&syntax::ast::Op> {
+        stmts.iter().find_map(|s| match s {
+            syntax::ast::Stmt::Op(op)
+                if op.body_range.is_some_and(|b| b.contains_inclusive(offset)) =>
+            {
+                Some(op)
+            }
+            syntax::ast::Stmt::Loop(l) => find(&l.body, offset),
+            _ => None,
+        })
+    }
+    parse(db, file)
+        .file
+        .kernels
+        .iter()
+        .find_map(|k| find(&k.body, offset))
+        .map(|op| op.fields.iter().map(|f| f.name.text.clone()).collect())
+        .unwrap_or_default()
+}
+
+/// Where the cursor stands.
+#[derive(Debug, PartialEq, Eq)]
+enum Context {
+    TopLevel,
+    Statement,
+    FieldName { class: String },
+    FieldValue { class: String, field: String },
+    Index,
+    Memory,
+    Dtype,
+    None,
+}
+
+/// Reads the context off the tokens before the cursor: a backward scan that tracks
+/// brackets to find the innermost open one and what precedes it.
+fn context<'t>(before: &[(Token, TextRange)], slice: impl Fn(TextRange) -> &'t str) -> Context {
+    let significant: Vec<(Token, TextRange)> = before
+        .iter()
+        .copied()
+        .filter(|(t, _)| *t != Token::Newline)
+        .collect();
+    let last = significant.last().map(|(t, _)| *t);
+    // Types: `%x :` → memory; `%x : sbuf` → dtype; `reg %r :` → dtype.
+    if let [.., (Token::Local, _), (Token::Colon, _)] = significant.as_slice() {
+        let reg = significant.len() >= 3
+            && matches!(significant[significant.len() - 3], (Token::Ident, r) if slice(r) == "reg");
+        return if reg { Context::Dtype } else { Context::Memory };
+    }
+    if let [.., (Token::Local, _), (Token::Colon, _), (Token::Ident, m)] = significant.as_slice() {
+        if Memory::from_name(slice(*m)).is_some() {
+            return Context::Dtype;
+        }
+    }
+    // The innermost open bracket.
+    let mut depth = 0i32;
+    let mut open: Option<usize> = None;
+    for (i, (t, _)) in significant.iter().enumerate().rev() {
+        match t {
+            Token::RBrace | Token::RBracket | Token::RParen => depth += 1,
+            Token::LBrace | Token::LBracket | Token::LParen => {
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+                depth -= 1;
+            }
+            _ => {}
+        }
+    }
+    let Some(open) = open else {
+        return Context::TopLevel;
+    };
+    let (open_token, _) = significant[open];
+    let prev = open.checked_sub(1).map(|i| significant[i]);
+    match open_token {
+        Token::LBracket => {
+            // `%t[` … an access; `= [` … a list value.
+            if let Some((Token::Local, _)) = prev {
+                return Context::Index;
+            }
+            field_value_context(&significant, open, &slice)
+        }
+        Token::LBrace => {
+            // An op body: `Class {` or `Class #N {`.
+            let class = match (prev, open.checked_sub(2).map(|i| significant[i])) {
+                (Some((Token::Ident, r)), _) => Some(slice(r).to_string()),
+                (Some((Token::OpId, _)), Some((Token::Ident, r))) => Some(slice(r).to_string()),
+                _ => None,
+            };
+            match class {
+                Some(class)
+                    if catalog::lookup(&class).is_some()
+                        || !matches!(prev, Some((Token::Eq, _))) =>
+                {
+                    // Is there an `=` after the last separator?
+                    let after_open = &before[before
+                        .iter()
+                        .position(|(_, r)| *r == significant[open].1)
+                        .map_or(0, |p| p + 1)..];
+                    let since_sep = after_open
+                        .iter()
+                        .rposition(|(t, _)| matches!(t, Token::Comma | Token::Newline))
+                        .map_or(after_open, |p| &after_open[p + 1..]);
+                    let nested = since_sep
+                        .iter()
+                        .any(|(t, _)| matches!(t, Token::LBracket | Token::LParen | Token::LBrace));
+                    match since_sep.iter().position(|(t, _)| *t == Token::Eq) {
+                        Some(eq) if eq >= 1 && !nested => {
+                            let (t, r) = since_sep[eq - 1];
+                            if eq + 1 < since_sep.len() || t == Token::Comma {
+                                return Context::None;
+                            }
+                            Context::FieldValue {
+                                class,
+                                field: slice(r).to_string(),
+                            }
+                        }
+                        Some(_) => Context::None,
+                        None if since_sep.is_empty() => Context::FieldName { class },
+                        None => Context::None,
+                    }
+                }
+                _ => match last {
+                    None
+                    | Some(
+                        Token::LBrace
+                        | Token::RBrace
+                        | Token::RBracket
+                        | Token::Int
+                        | Token::Float
+                        | Token::Str
+                        | Token::Ident
+                        | Token::Local
+                        | Token::Bytes
+                        | Token::True
+                        | Token::False
+                        | Token::RParen,
+                    ) => Context::Statement,
+                    _ => Context::None,
+                },
+            }
+        }
+        Token::LParen => match prev {
+            // Kernel signature parameters: `(` or `,` then a name.
+            Some((Token::Global, _)) | Some((Token::Arrow, _)) => Context::None,
+            _ => field_value_context(&significant, open, &slice),
+        },
+        _ => Context::None,
+    }
+}
+
+/// Inside a list or call that is a field's value: the field is the name before the `=`
+/// that precedes the outermost bracket of the value.
+fn field_value_context<'t>(
+    significant: &[(Token, TextRange)],
+    open: usize,
+    slice: &impl Fn(TextRange) -> &'t str,
+) -> Context {
+    let mut depth = 0i32;
+    for i in (0..open).rev() {
+        match significant[i].0 {
+            Token::RBrace | Token::RBracket | Token::RParen => depth += 1,
+            Token::LBracket | Token::LParen => {
+                if depth > 0 {
+                    depth -= 1;
+                }
+            }
+            Token::LBrace => {
+                if depth == 0 {
+                    return Context::None;
+                }
+                depth -= 1;
+            }
+            Token::Eq if depth == 0 => {
+                let Some((Token::Ident | Token::Step, field)) =
+                    i.checked_sub(1).map(|j| significant[j])
+                else {
+                    return Context::None;
+                };
+                // The op class: the name before the `{` that opens the body.
+                let mut d = 0i32;
+                for j in (0..i).rev() {
+                    match significant[j].0 {
+                        Token::RBrace | Token::RBracket | Token::RParen => d += 1,
+                        Token::LBracket | Token::LParen => d -= 1,
+                        Token::LBrace if d == 0 => {
+                            let class = match (
+                                j.checked_sub(1).map(|k| significant[k]),
+                                j.checked_sub(2).map(|k| significant[k]),
+                            ) {
+                                (Some((Token::Ident, r)), _)
+                                | (Some((Token::OpId, _)), Some((Token::Ident, r))) => {
+                                    slice(r).to_string()
+                                }
+                                _ => return Context::None,
+                            };
+                            return Context::FieldValue {
+                                class,
+                                field: slice(field).to_string(),
+                            };
+                        }
+                        Token::LBrace => d -= 1,
+                        _ => {}
+                    }
+                }
+                return Context::None;
+            }
+            _ => {}
+        }
+    }
+    Context::None
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ide::fixture::with_cursor;
+
+    fn labels(fixture: &str) -> Vec<String> {
+        let (db, file, offset) = with_cursor(fixture);
+        super::completions(&db, file, offset)
+            .into_iter()
+            .map(|c| c.label)
+            .collect()
+    }
+
+    const HEAD: &str = "kernel @k(%x: hbm f32[128, 512]) {\n  tensor %t : sbuf f32[128, 512]\n  tensor %p : psum f32[128, 512]\n";
+
+    #[test]
+    fn op_classes_at_a_statement_start() {
+        let got = labels(&format!("{HEAD}  Mat$0\n}}\n"));
+        assert!(
+            got.contains(&"MatMulOp".to_string()) && got.contains(&"tensor".to_string()),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn remaining_fields_in_an_op_body() {
+        let got = labels(&format!("{HEAD}  MatMulOp {{ dst = %p, $0 }}\n}}\n"));
+        assert!(
+            got.contains(&"stationary".to_string()) && !got.contains(&"dst".to_string()),
+            "{got:?}"
+        );
+        let got = labels(&format!(
+            "{HEAD}  MatMulOp {{\n    dst = %p\n    mov$0\n  }}\n}}\n"
+        ));
+        assert!(got.contains(&"moving".to_string()), "{got:?}");
+    }
+
+    #[test]
+    fn enum_values_and_tensors_after_equals() {
+        let got = labels(&format!("{HEAD}  MatMulOp {{ perf_mode = $0 }}\n}}\n"));
+        assert_eq!(got, ["none", "double_row"]);
+        let got = labels(&format!("{HEAD}  ActivationOp {{ func = ex$0 }}\n}}\n"));
+        assert!(got.contains(&"exp".to_string()), "{got:?}");
+        let (db, file, offset) = with_cursor(&format!("{HEAD}  MatMulOp {{ dst = $0 }}\n}}\n"));
+        let items = super::completions(&db, file, offset);
+        let preferred: Vec<&str> = items
+            .iter()
+            .filter(|c| c.preferred)
+            .map(|c| c.label.as_str())
+            .collect();
+        assert_eq!(preferred, ["%p"]);
+        assert_eq!(items.len(), 3);
+    }
+
+    #[test]
+    fn list_values_and_indices() {
+        let got = labels(&format!(
+            "{HEAD}  ActivationOp {{ func_outs = [%p, $0] }}\n}}\n"
+        ));
+        assert!(got.contains(&"%t".to_string()), "{got:?}");
+        let got = labels(&format!(
+            "{HEAD}  for %i in 0..2 {{\n    DmaCopyOp {{ dst = %t, src = %x[$0] }}\n  }}\n}}\n"
+        ));
+        assert_eq!(got, ["%i"]);
+    }
+
+    #[test]
+    fn memory_and_dtype_in_types() {
+        let got = labels("kernel @k(%x: hbm f32[4]) {\n  tensor %t : $0\n}\n");
+        assert_eq!(got, ["hbm", "sbuf", "psum"]);
+        let got = labels("kernel @k(%x: hbm f32[4]) {\n  tensor %t : sbuf b$0\n}\n");
+        assert!(got.contains(&"bf16".to_string()), "{got:?}");
+        assert_eq!(labels("$0"), ["kernel"]);
+    }
+}

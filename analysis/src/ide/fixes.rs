@@ -1,0 +1,204 @@
+//! Quick fixes for diagnostics (SPEC §10 `codeAction`): did-you-mean replacements (P200,
+//! P202, P203, P207, P408), inserting a missing required field (P204), `scale = 1.0`
+//! (P402) and adding `op1` (P404).
+
+use lower::Code;
+use lower::catalog::{self, Default, Kind};
+use syntax::ast::{self, TextRange, TextSize};
+
+use crate::db::{Db, SourceFile, parse};
+use crate::diagnostic::Diagnostic;
+
+/// One quick fix: a title, the diagnostic it fixes, and text edits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// The action's title.
+    pub title: String,
+    /// The diagnostic it fixes.
+    pub diagnostic: Diagnostic,
+    /// `(range, replacement)` edits, non-overlapping.
+    pub edits: Vec<(TextRange, String)>,
+}
+
+/// The fixes for the diagnostics that overlap `range`.
+pub fn fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<Fix> {
+    let text = file.text(db);
+    let mut out = Vec::new();
+    for d in crate::diagnostics(db, file) {
+        if d.range.intersect(range).is_none()
+            && !range.contains_range(d.range)
+            && !d.range.contains_range(range)
+        {
+            continue;
+        }
+        let fix = |title: String, edits: Vec<(TextRange, String)>| Fix {
+            title,
+            diagnostic: d.clone(),
+            edits,
+        };
+        if let Some(suggestion) = suggestion(&d.message) {
+            let covered = &text[usize::from(d.range.start())..usize::from(d.range.end())];
+            let replacement = if covered.starts_with('"') {
+                format!("\"{suggestion}\"")
+            } else {
+                suggestion.to_string()
+            };
+            out.push(fix(
+                format!("Replace with `{replacement}`"),
+                vec![(d.range, replacement)],
+            ));
+            continue;
+        }
+        match d.code {
+            Code::P204 => {
+                let Some(field) = backticked(&d.message) else {
+                    continue;
+                };
+                let Some(op) = op_with_class_at(&parse(db, file).file, d.range.start()) else {
+                    continue;
+                };
+                let Some(edit) = insert_field(
+                    text,
+                    op,
+                    &format!("{field} = {}", placeholder(&op.class.text, field)),
+                ) else {
+                    continue;
+                };
+                out.push(fix(format!("Add the field `{field}`"), vec![edit]));
+            }
+            Code::P402 => out.push(fix(
+                "Set `scale = 1.0`".into(),
+                vec![(d.range, "1.0".into())],
+            )),
+            Code::P404 => {
+                let Some(op) = op_with_class_at(&parse(db, file).file, d.range.start()) else {
+                    continue;
+                };
+                let Some(edit) = insert_field(text, op, "op1 = add") else {
+                    continue;
+                };
+                out.push(fix("Add `op1 = add`".into(), vec![edit]));
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The `X` of "did you mean `X`?" in a message.
+fn suggestion(message: &str) -> Option<&str> {
+    let rest = &message[message.find("did you mean `")? + "did you mean `".len()..];
+    Some(&rest[..rest.find('`')?])
+}
+
+/// The last backticked word of a message ("needs the field `dst`" → `dst`).
+fn backticked(message: &str) -> Option<&str> {
+    let end = message.rfind('`')?;
+    let start = message[..end].rfind('`')? + 1;
+    Some(&message[start..end])
+}
+
+/// A value to start from for a missing field of `class`.
+fn placeholder(class: &str, field: &str) -> String {
+    let Some(spec) = catalog::lookup(class).and_then(|s| s.field(field)) else {
+        return "?".into();
+    };
+    match spec.kind {
+        Kind::Enum(e) => e.values.first().map_or("?", |v| v.text).to_string(),
+        Kind::Bool => "false".into(),
+        Kind::Int => "0".into(),
+        Kind::Float | Kind::Imm(_) => match spec.default {
+            Default::Float(f) => format!("{f:?}"),
+            _ => "1.0".into(),
+        },
+        Kind::Str => "\"\"".into(),
+        Kind::Bytes => "x\"00\"".into(),
+        Kind::Dtype => "f32".into(),
+        Kind::List(_) => "[]".into(),
+        Kind::Record => "{}".into(),
+        Kind::Pred => "$0 >= 0".into(),
+        Kind::Acc(..) | Kind::Reg | Kind::IntAccReg | Kind::KernelOperand(_) => format!("%{field}"),
+    }
+}
+
+/// The op whose class name or body contains `offset`.
+fn op_with_class_at(file: &ast::SourceFile, offset: TextSize) -> Option<&ast::Op> {
+    fn find(stmts: &[ast::Stmt], offset: TextSize) -> Option<&ast::Op> {
+        stmts.iter().find_map(|s| match s {
+            ast::Stmt::Op(op) if op.range.contains_inclusive(offset) => Some(op),
+            ast::Stmt::Loop(l) => find(&l.body, offset),
+            _ => None,
+        })
+    }
+    file.kernels.iter().find_map(|k| find(&k.body, offset))
+}
+
+/// An edit adding `field_text` as the op's last field: on its own line in a multi-line
+/// body, else `, field` before the closing brace.
+fn insert_field(text: &str, op: &ast::Op, field_text: &str) -> Option<(TextRange, String)> {
+    let body = op.body_range?;
+    let close = body.end() - TextSize::from(1);
+    let inside = &text[usize::from(body.start()) + 1..usize::from(close)];
+    if inside.contains('\n') {
+        // After the last field's line, with that line's indentation.
+        let last = op.fields.last()?;
+        let line_start = text[..usize::from(last.range.start())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let indent = &text[line_start..usize::from(last.range.start())];
+        let line_end = text[usize::from(last.range.end())..]
+            .find('\n')
+            .map_or(text.len(), |i| usize::from(last.range.end()) + i);
+        let at = TextSize::from(line_end as u32);
+        return Some((TextRange::empty(at), format!("\n{indent}{field_text}")));
+    }
+    match op.fields.last() {
+        Some(last) => Some((
+            TextRange::empty(last.range.end()),
+            format!(", {field_text}"),
+        )),
+        None => Some((
+            TextRange::new(body.start() + TextSize::from(1), close),
+            format!(" {field_text} "),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::db::{RootDatabase, SourceFile};
+    use syntax::ast::TextRange;
+
+    fn apply(text: &str) -> Vec<(String, String)> {
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, text.to_string());
+        let all = TextRange::up_to(syntax::ast::TextSize::of(text));
+        super::fixes(&db, file, all)
+            .into_iter()
+            .map(|f| {
+                let mut t = text.to_string();
+                for (r, new) in f.edits.iter().rev() {
+                    t.replace_range(usize::from(r.start())..usize::from(r.end()), new);
+                }
+                (f.title, t)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn did_you_mean_and_missing_field() {
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOpp { dst = %t, src = %x }\n  ActivationOp { dst = %t, src = %t }\n}\n";
+        let got = apply(text);
+        assert!(
+            got.iter()
+                .any(|(title, t)| title == "Replace with `DmaCopyOp`"
+                    && t.contains("  DmaCopyOp { dst")),
+            "{got:?}"
+        );
+        assert!(
+            got.iter().any(|(title, t)| title == "Add the field `func`"
+                && t.contains("src = %t, func = identity }")),
+            "{got:?}"
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! Canonical formatting (`pir fmt`, `textDocument/formatting`; SPEC §9–§10).
+//!
+//! A token-level formatter that never moves a token to another line and never drops one,
+//! so comments and meaning are always kept. It fixes the indentation of statement and field
+//! lines (two spaces per enclosing `{`), the spacing inside lines, trailing whitespace, runs
+//! of blank lines (at most one), the colons of consecutive `tensor` declarations (aligned)
+//! and the final newline. Continuation lines inside `( )` or `[ ]`, and `->` lines of a
+//! signature, keep their indentation, so hand-aligned parameters stay aligned. A file with
+//! syntax errors is not formatted. See `docs/decisions.md` for the style.
+
+use syntax::{TextRange, Token};
+
+/// The formatted text, or `None` when the text has syntax errors (formatting a broken file
+/// could only guess).
+pub fn format(text: &str) -> Option<String> {
+    if !syntax::parse(text).errors.is_empty() {
+        return None;
+    }
+    let (tokens, _) = syntax::lex(text);
+    let mut lines: Vec<Vec<(Token, TextRange)>> = vec![Vec::new()];
+    for (t, r) in tokens {
+        if t == Token::Newline {
+            lines.push(Vec::new());
+        } else if let Some(line) = lines.last_mut() {
+            line.push((t, r));
+        }
+    }
+    let slice = |r: TextRange| &text[usize::from(r.start())..usize::from(r.end())];
+    let mut out: Vec<String> = Vec::new();
+    // The open brackets, each with whether it is an access's `[` (slices inside).
+    let mut stack: Vec<(Token, bool)> = Vec::new();
+    let mut blank = false;
+    for line in &lines {
+        let Some(&(first, first_range)) = line.first() else {
+            blank = true;
+            continue;
+        };
+        if blank && !out.is_empty() && !matches!(first, Token::RBrace) {
+            out.push(String::new());
+        }
+        blank = false;
+        let inside_parens = matches!(stack.last(), Some((Token::LParen | Token::LBracket, _)));
+        let indent = if inside_parens || first == Token::Arrow {
+            // A continuation line: keep the author's alignment.
+            let line_start = text[..usize::from(first_range.start())]
+                .rfind('\n')
+                .map_or(0, |i| i + 1);
+            text[line_start..usize::from(first_range.start())].replace('\t', "    ")
+        } else {
+            let closing = usize::from(first == Token::RBrace);
+            let depth = stack
+                .iter()
+                .filter(|(t, _)| *t == Token::LBrace)
+                .count()
+                .saturating_sub(closing);
+            "  ".repeat(depth)
+        };
+        let mut s = indent;
+        let mut prev: Option<Token> = None;
+        for (i, &(t, r)) in line.iter().enumerate() {
+            if let Some(p) = prev {
+                s.push_str(space(p, t, line, i, &stack, text));
+            }
+            s.push_str(slice(r));
+            match t {
+                Token::LBrace | Token::LParen => stack.push((t, false)),
+                Token::LBracket => stack.push((t, matches!(prev, Some(Token::Local)))),
+                Token::RBrace | Token::RParen | Token::RBracket => {
+                    stack.pop();
+                }
+                _ => {}
+            }
+            prev = Some(t);
+        }
+        out.push(s);
+    }
+    align_tensor_colons(&mut out);
+    let mut result = out.join("\n");
+    result.push('\n');
+    Some(result)
+}
+
+/// The whitespace between `prev` and the token at `line[i]`.
+fn space(
+    prev: Token,
+    next: Token,
+    line: &[(Token, TextRange)],
+    i: usize,
+    stack: &[(Token, bool)],
+    text: &str,
+) -> &'static str {
+    use Token as T;
+    let in_access = matches!(stack.last(), Some((T::LBracket, true)));
+    match (prev, next) {
+        (_, T::Comment) => "  ",
+        (_, T::Comma) | (T::LParen | T::LBracket, _) | (_, T::RParen | T::RBracket) => "",
+        (T::Comma, _) => " ",
+        (T::LBrace, T::RBrace) => "",
+        (T::Global | T::Ident, T::LParen) => "",
+        (T::Local | T::Ident, T::LBracket) => "",
+        (_, T::DotDot) | (T::DotDot, _) => "",
+        (_, T::Star) | (T::Star, _) => "",
+        (T::Colon, _) | (_, T::Colon) if in_access => {
+            if slice_is_complex(line, i) {
+                " "
+            } else {
+                ""
+            }
+        }
+        (T::Local, T::Colon) => {
+            // `%x: type` in a signature, `tensor %x : type` in a declaration.
+            let declaration = i >= 2 && matches!(line[i - 2].0, T::Tensor)
+                || (i >= 2
+                    && line[i - 2].0 == T::Ident
+                    && &text[usize::from(line[i - 2].1.start())..usize::from(line[i - 2].1.end())]
+                        == "reg");
+            if declaration { " " } else { "" }
+        }
+        (T::Minus, _) if is_unary(line, i - 1) => "",
+        _ => " ",
+    }
+}
+
+/// Whether the `-` at `line[i]` is a sign (no operand before it).
+fn is_unary(line: &[(Token, TextRange)], i: usize) -> bool {
+    !matches!(
+        i.checked_sub(1).map(|j| line[j].0),
+        Some(
+            Token::Int
+                | Token::Float
+                | Token::Local
+                | Token::DimVar
+                | Token::RParen
+                | Token::RBracket
+                | Token::Ident
+        )
+    )
+}
+
+/// Whether the slice around the `:` next to `line[i]` has a `+` or `-` between operands
+/// (then its colons are spaced: `%i*128 : %i*128 + 128`; else tight: `0:32`).
+fn slice_is_complex(line: &[(Token, TextRange)], i: usize) -> bool {
+    let bound = |j: usize| matches!(line[j].0, Token::Comma | Token::LBracket | Token::RBracket);
+    let mut start = i;
+    let mut depth = 0i32;
+    while start > 0 {
+        let t = line[start - 1].0;
+        if depth == 0 && bound(start - 1) {
+            break;
+        }
+        match t {
+            Token::RParen => depth += 1,
+            Token::LParen => depth -= 1,
+            _ => {}
+        }
+        start -= 1;
+    }
+    let mut end = i;
+    depth = 0;
+    while end < line.len() && !(depth == 0 && bound(end)) {
+        match line[end].0 {
+            Token::LParen => depth += 1,
+            Token::RParen => depth -= 1,
+            _ => {}
+        }
+        end += 1;
+    }
+    (start..end).any(|j| {
+        matches!(line[j].0, Token::Plus) || (line[j].0 == Token::Minus && !is_unary(line, j))
+    })
+}
+
+/// Pads the names of consecutive `tensor %name : type` lines of equal indentation so that
+/// their colons line up.
+fn align_tensor_colons(lines: &mut [String]) {
+    let key = |l: &str| -> Option<(usize, usize)> {
+        let indent = l.len() - l.trim_start().len();
+        let rest = l.trim_start().strip_prefix("tensor ")?;
+        let name_len = rest.find(" : ")?;
+        rest.starts_with('%').then_some((indent, name_len))
+    };
+    let mut i = 0;
+    while i < lines.len() {
+        let Some((indent, _)) = key(&lines[i]) else {
+            i += 1;
+            continue;
+        };
+        let mut j = i;
+        let mut width = 0;
+        while j < lines.len() {
+            match key(&lines[j]) {
+                Some((ind, len)) if ind == indent => width = width.max(len),
+                _ => break,
+            }
+            j += 1;
+        }
+        for line in &mut lines[i..j] {
+            if let Some((_, len)) = key(line) {
+                let at = indent + "tensor ".len() + len;
+                line.insert_str(at, &" ".repeat(width - len));
+            }
+        }
+        i = j;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::format;
+
+    #[test]
+    fn normalizes_indentation_and_spacing() {
+        let text = "kernel @k(%x:hbm f32[128,4])->(%y: hbm f32[128, 4]){\n\n\n tensor %t:sbuf f32[128,4]\n    tensor %long_name : sbuf f32[128, 4]   \nfor %i in 0 .. 2 {\nDmaCopyOp{dst=%t[%i*64 : %i*64+64,0:4],src=%x}   // copy\n  }\n  MemsetOp { dst = %t, value = - 1 }\n}";
+        let expected = "kernel @k(%x: hbm f32[128, 4]) -> (%y: hbm f32[128, 4]) {\n\n  tensor %t         : sbuf f32[128, 4]\n  tensor %long_name : sbuf f32[128, 4]\n  for %i in 0..2 {\n    DmaCopyOp { dst = %t[%i*64 : %i*64 + 64, 0:4], src = %x }  // copy\n  }\n  MemsetOp { dst = %t, value = -1 }\n}\n";
+        assert_eq!(format(text).as_deref(), Some(expected));
+        assert_eq!(format(expected).as_deref(), Some(expected));
+    }
+
+    #[test]
+    fn keeps_continuation_alignment_and_refuses_broken_files() {
+        let text = "kernel @k(%a: hbm f32[4],\n          %b: hbm f32[4])\n    -> (%c: hbm f32[4]) {\n  NoOp {}\n}\n";
+        assert_eq!(format(text).as_deref(), Some(text));
+        assert_eq!(format("kernel @k( {"), None);
+    }
+}

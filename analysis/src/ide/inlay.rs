@@ -1,0 +1,91 @@
+//! Inlay hints: after each op, the BIR it lowers to (SPEC §10): `→ Matmult · PE`,
+//! `→ 2 × TensorReduce · DVE`, `→ BIRKernel (IT 54)`, `→ no BIR`.
+
+use serde_json::Value as Json;
+use syntax::ast::{TextRange, TextSize};
+
+use crate::check::for_each_op;
+use crate::db::{Db, SourceFile, file_items, op_lowering};
+
+/// One hint: where it goes (a UTF-8 byte offset: the end of the op's text) and its label.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InlayHint {
+    /// Offset the hint is shown at.
+    pub offset: TextSize,
+    /// The label, e.g. `→ Matmult · PE`.
+    pub label: String,
+}
+
+/// The hints of every op that ends inside `range` (the whole file when `None`).
+pub fn inlay_hints(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> Vec<InlayHint> {
+    let mut hints = Vec::new();
+    for kernel in &file_items(db, file).kernels {
+        for_each_op(&kernel.body, &mut |op| {
+            let end = op.syntax.range.end();
+            if range.is_none_or(|r| r.start() <= end && end <= r.end()) {
+                hints.push(InlayHint {
+                    offset: end,
+                    label: label(&op_lowering(db, op).instructions),
+                });
+            }
+        });
+    }
+    hints
+}
+
+/// The label for a list of instructions: runs of equal `(opcode, engine)` are counted.
+pub fn label(instructions: &[Json]) -> String {
+    if instructions.is_empty() {
+        return "→ no BIR".to_string();
+    }
+    let mut parts: Vec<(String, usize)> = Vec::new();
+    for inst in instructions {
+        let opcode = inst["opcode"].as_str().unwrap_or("?");
+        let engine = inst["engine"].as_str().unwrap_or("?");
+        let it = inst["debuginfo"]["instruction_type"].as_u64();
+        let text = match (engine, it) {
+            ("Unassigned", Some(it)) => format!("{opcode} (IT {it})"),
+            _ => format!("{opcode} · {engine}"),
+        };
+        match parts.last_mut() {
+            Some((last, n)) if *last == text => *n += 1,
+            _ => parts.push((text, 1)),
+        }
+    }
+    let parts: Vec<String> = parts
+        .into_iter()
+        .map(|(text, n)| {
+            if n == 1 {
+                text
+            } else {
+                format!("{n} × {text}")
+            }
+        })
+        .collect();
+    format!("→ {}", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::db::{RootDatabase, SourceFile};
+
+    fn hints(text: &str) -> Vec<String> {
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, text.to_string());
+        super::inlay_hints(&db, file, None)
+            .into_iter()
+            .map(|h| format!("{}: {}", u32::from(h.offset), h.label))
+            .collect()
+    }
+
+    #[test]
+    fn one_hint_per_op_after_its_brace() {
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOp { dst = %t, src = %x }\n  NoOp {}\n  Bogus {}\n}\n";
+        let got = hints(text);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert!(got[0].ends_with("→ DMACopy · DMA"), "{got:?}");
+        let end = text.find("%x }").unwrap() + 4;
+        assert!(got[0].starts_with(&format!("{end}:")), "{got:?}");
+        assert!(got[2].ends_with("→ no BIR"), "{got:?}");
+    }
+}

@@ -1,0 +1,285 @@
+//! Semantic tokens (SPEC §10): every token of the file with what it means, from the lexer
+//! and the resolved names — op classes, field names, enum values, dtypes, memory spaces,
+//! tensors, parameters, registers, loop variables, kernels.
+
+use std::collections::HashMap;
+
+use lower::catalog::{self, Kind};
+use syntax::Token;
+use syntax::ast::{self, TextRange, TextSize};
+
+use crate::db::{Db, SourceFile, file_items, parse};
+use crate::resolve::DefKind;
+
+/// The token types, in the order of the LSP legend the server announces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TokenType {
+    /// `kernel`, `tensor`, `for`, …
+    Keyword,
+    /// `// …`
+    Comment,
+    /// Numbers.
+    Number,
+    /// Strings and bytes literals.
+    String,
+    /// `=`, `..`, `->`, arithmetic and comparisons.
+    Operator,
+    /// Op class names.
+    Class,
+    /// Field names.
+    Property,
+    /// Enum values.
+    EnumMember,
+    /// Dtypes.
+    Type,
+    /// Memory spaces.
+    Namespace,
+    /// Kernel parameters.
+    Parameter,
+    /// Tensors, registers, loop variables.
+    Variable,
+    /// Kernels (`@name`) and access-kind calls.
+    Function,
+    /// Op ids `#N`.
+    Decorator,
+    /// Dim variables `$N`.
+    TypeParameter,
+}
+
+impl TokenType {
+    /// Every type, in legend order.
+    pub const ALL: [TokenType; 15] = [
+        TokenType::Keyword,
+        TokenType::Comment,
+        TokenType::Number,
+        TokenType::String,
+        TokenType::Operator,
+        TokenType::Class,
+        TokenType::Property,
+        TokenType::EnumMember,
+        TokenType::Type,
+        TokenType::Namespace,
+        TokenType::Parameter,
+        TokenType::Variable,
+        TokenType::Function,
+        TokenType::Decorator,
+        TokenType::TypeParameter,
+    ];
+
+    /// The LSP name of the type.
+    pub fn lsp_name(self) -> &'static str {
+        match self {
+            TokenType::Keyword => "keyword",
+            TokenType::Comment => "comment",
+            TokenType::Number => "number",
+            TokenType::String => "string",
+            TokenType::Operator => "operator",
+            TokenType::Class => "class",
+            TokenType::Property => "property",
+            TokenType::EnumMember => "enumMember",
+            TokenType::Type => "type",
+            TokenType::Namespace => "namespace",
+            TokenType::Parameter => "parameter",
+            TokenType::Variable => "variable",
+            TokenType::Function => "function",
+            TokenType::Decorator => "decorator",
+            TokenType::TypeParameter => "typeParameter",
+        }
+    }
+}
+
+/// Modifier bits, in the order of the LSP legend: bit 0 `declaration`, bit 1 `readonly`
+/// (loop variables).
+pub const MODIFIERS: [&str; 2] = ["declaration", "readonly"];
+
+/// One classified token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SemanticToken {
+    /// Its range (UTF-8 bytes; a token may span lines, e.g. a string).
+    pub range: TextRange,
+    /// Its type.
+    pub token_type: TokenType,
+    /// Modifier bits (see [`MODIFIERS`]).
+    pub modifiers: u32,
+}
+
+/// Every classified token, in source order.
+pub fn semantic_tokens(db: &dyn Db, file: SourceFile) -> Vec<SemanticToken> {
+    let text = file.text(db);
+    let roles = roles(db, file);
+    let (tokens, _) = syntax::lex(text);
+    let mut out = Vec::new();
+    for (token, range) in tokens {
+        let (token_type, modifiers) = match token {
+            Token::Comment => (TokenType::Comment, 0),
+            Token::Kernel
+            | Token::Tensor
+            | Token::For
+            | Token::In
+            | Token::Step
+            | Token::True
+            | Token::False => (TokenType::Keyword, 0),
+            Token::Int | Token::Float => (TokenType::Number, 0),
+            Token::Str | Token::Bytes => (TokenType::String, 0),
+            Token::OpId => (TokenType::Decorator, 0),
+            Token::DimVar => (TokenType::TypeParameter, 0),
+            Token::Eq
+            | Token::DotDot
+            | Token::Arrow
+            | Token::Plus
+            | Token::Minus
+            | Token::Star
+            | Token::Ge
+            | Token::Gt
+            | Token::Le
+            | Token::Lt
+            | Token::EqEq
+            | Token::Ne => (TokenType::Operator, 0),
+            Token::Ident | Token::Local | Token::Global => match roles.get(&range.start()) {
+                Some(role) => *role,
+                None => continue,
+            },
+            _ => continue,
+        };
+        out.push(SemanticToken {
+            range,
+            token_type,
+            modifiers,
+        });
+    }
+    out
+}
+
+/// What each name token (by start offset) means.
+fn roles(db: &dyn Db, file: SourceFile) -> HashMap<TextSize, (TokenType, u32)> {
+    let items = file_items(db, file);
+    let mut roles = HashMap::new();
+    let kind_of = |kind: DefKind| match kind {
+        DefKind::Kernel => (TokenType::Function, 0),
+        DefKind::Param => (TokenType::Parameter, 0),
+        DefKind::Tensor | DefKind::Register => (TokenType::Variable, 0),
+        DefKind::LoopVar => (TokenType::Variable, 2),
+    };
+    for def in &items.definitions {
+        let (t, m) = kind_of(def.kind);
+        roles.insert(def.range.start(), (t, m | 1));
+    }
+    for (range, def) in &items.references {
+        if let Some(d) = items.definitions.get(*def) {
+            roles.insert(range.start(), kind_of(d.kind));
+        }
+    }
+    for kernel in &parse(db, file).file.kernels {
+        for p in kernel.params.iter().chain(&kernel.outputs) {
+            type_roles(p.ty.as_ref(), &mut roles);
+        }
+        stmt_roles(&kernel.body, &mut roles);
+    }
+    roles
+}
+
+fn type_roles(ty: Option<&ast::TypeRef>, roles: &mut HashMap<TextSize, (TokenType, u32)>) {
+    let Some(ty) = ty else { return };
+    roles.insert(ty.memory.range.start(), (TokenType::Namespace, 0));
+    if let Some(d) = &ty.dtype {
+        roles.insert(d.range.start(), (TokenType::Type, 0));
+    }
+}
+
+fn stmt_roles(stmts: &[ast::Stmt], roles: &mut HashMap<TextSize, (TokenType, u32)>) {
+    for stmt in stmts {
+        match stmt {
+            ast::Stmt::Tensor(t) => type_roles(t.ty.as_ref(), roles),
+            ast::Stmt::Reg(r) => {
+                roles.insert(r.range.start(), (TokenType::Keyword, 0));
+                if let Some(d) = &r.dtype {
+                    roles.insert(d.range.start(), (TokenType::Type, 0));
+                }
+            }
+            ast::Stmt::Loop(l) => stmt_roles(&l.body, roles),
+            ast::Stmt::Op(op) => {
+                roles.insert(op.class.range.start(), (TokenType::Class, 0));
+                let spec = catalog::lookup(&op.class.text);
+                for field in &op.fields {
+                    roles.insert(field.name.range.start(), (TokenType::Property, 0));
+                    let kind = spec.and_then(|s| s.field(&field.name.text)).map(|f| f.kind);
+                    if let Some(v) = &field.value {
+                        value_roles(v, kind, roles);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn value_roles(
+    value: &ast::Value,
+    kind: Option<Kind>,
+    roles: &mut HashMap<TextSize, (TokenType, u32)>,
+) {
+    match &value.kind {
+        ast::ValueKind::Ident(_) => {
+            let t = match kind {
+                Some(Kind::Dtype) | Some(Kind::List(Kind::Dtype)) => TokenType::Type,
+                _ => TokenType::EnumMember,
+            };
+            roles.insert(value.range.start(), (t, 0));
+        }
+        ast::ValueKind::List(items) => {
+            let inner = match kind {
+                Some(Kind::List(k)) => Some(*k),
+                other => other,
+            };
+            items.iter().for_each(|v| value_roles(v, inner, roles));
+        }
+        ast::ValueKind::Record(fields) => {
+            for f in fields {
+                roles.insert(f.name.range.start(), (TokenType::Property, 0));
+                if let Some(v) = &f.value {
+                    value_roles(v, None, roles);
+                }
+            }
+        }
+        ast::ValueKind::Call { name, args } => {
+            roles.insert(name.range.start(), (TokenType::Function, 0));
+            args.iter().for_each(|v| value_roles(v, None, roles));
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::db::{RootDatabase, SourceFile};
+
+    #[test]
+    fn classifies_each_kind_of_name() {
+        let db = RootDatabase::default();
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4] // c\n  for %i in 0..2 {\n    ActivationOp #7 { dst = %t, src = %t, func = exp }\n  }\n}\n";
+        let file = SourceFile::new(&db, text.to_string());
+        let rendered: Vec<String> = super::semantic_tokens(&db, file)
+            .iter()
+            .map(|t| {
+                format!(
+                    "{}:{}:{}",
+                    &text[usize::from(t.range.start())..usize::from(t.range.end())],
+                    t.token_type.lsp_name(),
+                    t.modifiers
+                )
+            })
+            .collect();
+        let has = |s: &str| assert!(rendered.iter().any(|r| r == s), "{s} not in {rendered:?}");
+        has("kernel:keyword:0");
+        has("@k:function:1");
+        has("%x:parameter:1");
+        has("hbm:namespace:0");
+        has("f32:type:0");
+        has("// c:comment:0");
+        has("%i:variable:3");
+        has("ActivationOp:class:0");
+        has("#7:decorator:0");
+        has("func:property:0");
+        has("exp:enumMember:0");
+        has("%t:variable:0");
+    }
+}

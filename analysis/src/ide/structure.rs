@@ -1,0 +1,258 @@
+//! Folding ranges and selection ranges: the syntax tree's structure (SPEC §10).
+
+use syntax::Token;
+use syntax::ast::{self, TextRange, TextSize};
+
+use crate::db::{Db, SourceFile, parse};
+use crate::ide::contains_inclusive;
+
+/// What a fold is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FoldKind {
+    /// A block, an op body, a multi-line value.
+    Region,
+    /// A run of comment lines.
+    Comment,
+}
+
+/// A foldable range (the caller drops the ones that fit on one line).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fold {
+    /// From the opening to the closing character.
+    pub range: TextRange,
+    /// Its kind.
+    pub kind: FoldKind,
+}
+
+/// Every fold of a file: kernel and loop bodies, op bodies, lists and records, and runs of
+/// two or more comment-only lines.
+pub fn folding_ranges(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
+    let text = file.text(db);
+    let mut folds = Vec::new();
+    for kernel in &parse(db, file).file.kernels {
+        let region = |r: TextRange| Fold {
+            range: r,
+            kind: FoldKind::Region,
+        };
+        folds.extend(kernel.body_range.map(region));
+        walk_stmts(&kernel.body, &mut |r| folds.push(region(r)));
+    }
+    // Runs of comment lines.
+    let (tokens, _) = syntax::lex(text);
+    let mut run: Option<(TextRange, usize)> = None;
+    let mut last_line_start = None;
+    for (token, range) in tokens.iter().copied() {
+        if token != Token::Comment {
+            continue;
+        }
+        let line_start = text[..usize::from(range.start())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let only_comment = text[line_start..usize::from(range.start())]
+            .trim()
+            .is_empty();
+        let previous_line = last_line_start
+            .is_some_and(|prev: usize| text[prev..line_start].matches('\n').count() == 1);
+        match (&mut run, only_comment && previous_line) {
+            (Some((r, n)), true) => {
+                *r = r.cover(range);
+                *n += 1;
+            }
+            _ => {
+                if let Some((r, n)) = run.take() {
+                    if n >= 2 {
+                        folds.push(Fold {
+                            range: r,
+                            kind: FoldKind::Comment,
+                        });
+                    }
+                }
+                run = only_comment.then_some((range, 1));
+            }
+        }
+        last_line_start = only_comment.then_some(line_start);
+    }
+    if let Some((r, n)) = run {
+        if n >= 2 {
+            folds.push(Fold {
+                range: r,
+                kind: FoldKind::Comment,
+            });
+        }
+    }
+    folds.sort_by_key(|f| f.range.start());
+    folds
+}
+
+/// Calls `f` with the foldable ranges below the statements.
+fn walk_stmts(stmts: &[ast::Stmt], f: &mut impl FnMut(TextRange)) {
+    for stmt in stmts {
+        match stmt {
+            ast::Stmt::Loop(l) => {
+                if let Some(b) = l.body_range {
+                    f(b);
+                }
+                walk_stmts(&l.body, f);
+            }
+            ast::Stmt::Op(op) => {
+                if let Some(b) = op.body_range {
+                    f(b);
+                }
+                for field in &op.fields {
+                    if let Some(v) = &field.value {
+                        walk_value(v, f);
+                    }
+                }
+            }
+            ast::Stmt::Tensor(_) | ast::Stmt::Reg(_) => {}
+        }
+    }
+}
+
+fn walk_value(value: &ast::Value, f: &mut impl FnMut(TextRange)) {
+    match &value.kind {
+        ast::ValueKind::List(items) => {
+            f(value.range);
+            items.iter().for_each(|v| walk_value(v, f));
+        }
+        ast::ValueKind::Record(fields) => {
+            f(value.range);
+            fields
+                .iter()
+                .filter_map(|fl| fl.value.as_ref())
+                .for_each(|v| walk_value(v, f));
+        }
+        _ => {}
+    }
+}
+
+/// The selection ranges at `offset`, innermost first, each containing the previous: the
+/// token, then every enclosing node of the tree, then the whole file.
+pub fn selection_ranges(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<TextRange> {
+    let text = file.text(db);
+    let mut ranges = Vec::new();
+    let (tokens, _) = syntax::lex(text);
+    if let Some((_, r)) = tokens
+        .iter()
+        .find(|(t, r)| *t != Token::Newline && contains_inclusive(*r, offset))
+    {
+        ranges.push(*r);
+    }
+    for kernel in &parse(db, file).file.kernels {
+        collect_kernel(kernel, &mut ranges);
+    }
+    ranges.push(TextRange::up_to(TextSize::of(text.as_str())));
+    ranges.retain(|r| contains_inclusive(*r, offset));
+    ranges.sort_by_key(|r| (r.len(), std::cmp::Reverse(r.start())));
+    ranges.dedup();
+    // Keep a chain: each range must contain the one before.
+    let mut chain: Vec<TextRange> = Vec::new();
+    for r in ranges {
+        if chain
+            .last()
+            .is_none_or(|last| r.contains_range(*last) && r != *last)
+        {
+            chain.push(r);
+        }
+    }
+    chain
+}
+
+fn collect_kernel(kernel: &ast::Kernel, out: &mut Vec<TextRange>) {
+    out.push(kernel.range);
+    out.extend(kernel.body_range);
+    for p in kernel.params.iter().chain(&kernel.outputs) {
+        out.push(p.range);
+        out.push(p.name.range);
+        if let Some(ty) = &p.ty {
+            out.push(ty.range);
+        }
+    }
+    collect_stmts(&kernel.body, out);
+}
+
+fn collect_stmts(stmts: &[ast::Stmt], out: &mut Vec<TextRange>) {
+    for stmt in stmts {
+        match stmt {
+            ast::Stmt::Tensor(t) => {
+                out.push(t.range);
+                out.extend(t.ty.as_ref().map(|ty| ty.range));
+            }
+            ast::Stmt::Reg(r) => out.push(r.range),
+            ast::Stmt::Loop(l) => {
+                out.push(l.range);
+                out.extend(l.body_range);
+                collect_stmts(&l.body, out);
+            }
+            ast::Stmt::Op(op) => {
+                out.push(op.range);
+                out.extend(op.body_range);
+                collect_fields(&op.fields, out);
+            }
+        }
+    }
+}
+
+fn collect_fields(fields: &[ast::Field], out: &mut Vec<TextRange>) {
+    for field in fields {
+        out.push(field.range);
+        out.push(field.name.range);
+        if let Some(v) = &field.value {
+            collect_value(v, out);
+        }
+    }
+}
+
+fn collect_value(value: &ast::Value, out: &mut Vec<TextRange>) {
+    out.push(value.range);
+    match &value.kind {
+        ast::ValueKind::Access(a) => {
+            out.push(a.name.range);
+            for index in a.indices.iter().flatten() {
+                out.push(index.range);
+            }
+        }
+        ast::ValueKind::List(items) | ast::ValueKind::Call { args: items, .. } => {
+            items.iter().for_each(|v| collect_value(v, out));
+        }
+        ast::ValueKind::Record(fields) => collect_fields(fields, out),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ide::fixture::with_cursor;
+
+    #[test]
+    fn folds_blocks_ops_and_comment_runs() {
+        let (db, file, _) =
+            with_cursor("$0// one\n// two\nkernel @k(%x: hbm f32[4]) {\n  NoOp {\n  }\n}\n");
+        let folds = super::folding_ranges(&db, file);
+        let kinds: Vec<_> = folds.iter().map(|f| f.kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                super::FoldKind::Comment,
+                super::FoldKind::Region,
+                super::FoldKind::Region
+            ]
+        );
+    }
+
+    #[test]
+    fn selection_grows_from_the_token_to_the_file() {
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOp { dst = %t[0:6$04, :], src = %x }\n}\n";
+        let (db, file, offset) = with_cursor(text);
+        let clean = file.text(&db);
+        let chain: Vec<&str> = super::selection_ranges(&db, file, offset)
+            .into_iter()
+            .map(|r| &clean[usize::from(r.start())..usize::from(r.end())])
+            .collect();
+        assert_eq!(chain[0], "64");
+        assert_eq!(chain[1], "0:64");
+        assert_eq!(chain[2], "%t[0:64, :]");
+        assert_eq!(chain[3], "dst = %t[0:64, :]");
+        assert_eq!(*chain.last().unwrap(), clean.as_str());
+    }
+}

@@ -1,0 +1,199 @@
+//! Document symbols (kernels › loops › ops, with parameters, tensors and registers) and
+//! workspace symbols (SPEC §10).
+
+use syntax::ast::{self, TextRange};
+
+use crate::db::{Db, SourceFile, parse};
+
+/// What a symbol is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SymbolKind {
+    /// A kernel.
+    Kernel,
+    /// A kernel parameter.
+    Param,
+    /// A `tensor` declaration.
+    Tensor,
+    /// A `reg` declaration.
+    Register,
+    /// A loop.
+    Loop,
+    /// An op.
+    Op,
+}
+
+/// One symbol and its children.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    /// The name shown: `@rmsnorm`, `%t`, `for %i in 0..4`, `MatMulOp #3`.
+    pub name: String,
+    /// Extra text: a type, the BIR opcode.
+    pub detail: Option<String>,
+    /// The kind.
+    pub kind: SymbolKind,
+    /// The whole construct.
+    pub range: TextRange,
+    /// The name within it.
+    pub selection_range: TextRange,
+    /// Nested symbols.
+    pub children: Vec<Symbol>,
+}
+
+/// The symbol tree of a file.
+pub fn document_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
+    let text = file.text(db);
+    parse(db, file)
+        .file
+        .kernels
+        .iter()
+        .map(|k| {
+            let mut children: Vec<Symbol> = k
+                .params
+                .iter()
+                .chain(&k.outputs)
+                .map(|p| Symbol {
+                    name: format!("%{}", p.name.text),
+                    detail: p.ty.as_ref().map(|t| slice(text, t.range)),
+                    kind: SymbolKind::Param,
+                    range: p.range,
+                    selection_range: p.name.range,
+                    children: Vec::new(),
+                })
+                .collect();
+            let mut ordinal = 0;
+            children.extend(statements(text, &k.body, &mut ordinal));
+            let name_range = k.name.as_ref().map_or(k.range, |n| n.range);
+            Symbol {
+                name: k
+                    .name
+                    .as_ref()
+                    .map_or_else(|| "kernel".to_string(), |n| format!("@{}", n.text)),
+                detail: None,
+                kind: SymbolKind::Kernel,
+                range: k.range,
+                selection_range: name_range,
+                children,
+            }
+        })
+        .collect()
+}
+
+fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32) -> Vec<Symbol> {
+    let mut out = Vec::new();
+    for stmt in stmts {
+        match stmt {
+            ast::Stmt::Tensor(t) => {
+                if let Some(name) = &t.name {
+                    out.push(Symbol {
+                        name: format!("%{}", name.text),
+                        detail: t.ty.as_ref().map(|ty| slice(text, ty.range)),
+                        kind: SymbolKind::Tensor,
+                        range: t.range,
+                        selection_range: name.range,
+                        children: Vec::new(),
+                    });
+                }
+            }
+            ast::Stmt::Reg(r) => {
+                if let Some(name) = &r.name {
+                    out.push(Symbol {
+                        name: format!("%{}", name.text),
+                        detail: r.dtype.as_ref().map(|d| d.text.clone()),
+                        kind: SymbolKind::Register,
+                        range: r.range,
+                        selection_range: name.range,
+                        children: Vec::new(),
+                    });
+                }
+            }
+            ast::Stmt::Loop(l) => {
+                let header_end = l.body_range.map_or(l.range.end(), |b| b.start());
+                let header = slice(
+                    text,
+                    TextRange::new(l.range.start(), header_end.max(l.range.start())),
+                );
+                out.push(Symbol {
+                    name: header.trim().to_string(),
+                    detail: None,
+                    kind: SymbolKind::Loop,
+                    range: l.range,
+                    selection_range: l.var.as_ref().map_or(l.range, |v| v.range),
+                    children: statements(text, &l.body, ordinal),
+                });
+            }
+            ast::Stmt::Op(op) => {
+                *ordinal += 1;
+                let id = op.id.map_or(*ordinal, |(id, _)| id);
+                out.push(Symbol {
+                    name: format!("{} #{id}", op.class.text),
+                    detail: lower::lookup(&op.class.text).map(|s| s.opcode.to_string()),
+                    kind: SymbolKind::Op,
+                    range: op.range,
+                    selection_range: op.class.range,
+                    children: Vec::new(),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn slice(text: &str, range: TextRange) -> String {
+    text.get(usize::from(range.start())..usize::from(range.end()))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Symbols of `files` whose name contains `query` (case-insensitive; all when empty):
+/// kernels, tensors, registers and parameters, each with its file.
+pub fn workspace_symbols(
+    db: &dyn Db,
+    files: &[SourceFile],
+    query: &str,
+) -> Vec<(SourceFile, Symbol)> {
+    let query = query.to_lowercase();
+    let mut out = Vec::new();
+    for &file in files {
+        let mut stack = document_symbols(db, file);
+        while let Some(mut symbol) = stack.pop() {
+            stack.append(&mut symbol.children);
+            if matches!(symbol.kind, SymbolKind::Loop | SymbolKind::Op) {
+                continue;
+            }
+            if symbol.name.to_lowercase().contains(&query) {
+                out.push((file, symbol));
+            }
+        }
+    }
+    out.sort_by_key(|(_, s)| s.range.start());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::db::{RootDatabase, SourceFile};
+
+    #[test]
+    fn kernels_loops_ops_and_tensors() {
+        let db = RootDatabase::default();
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  for %i in 0..2 {\n    DmaCopyOp { dst = %t, src = %x }\n  }\n}\n";
+        let file = SourceFile::new(&db, text.to_string());
+        let symbols = super::document_symbols(&db, file);
+        let render = format!("{symbols:#?}");
+        assert_eq!(symbols.len(), 1);
+        let names: Vec<&str> = symbols[0]
+            .children
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect();
+        assert_eq!(names, ["%x", "%t", "for %i in 0..2"], "{render}");
+        assert_eq!(symbols[0].children[2].children[0].name, "DmaCopyOp #1");
+        assert_eq!(
+            symbols[0].children[2].children[0].detail.as_deref(),
+            Some("DMACopy")
+        );
+        let found = super::workspace_symbols(&db, &[file], "T");
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].1.name, "%t");
+    }
+}

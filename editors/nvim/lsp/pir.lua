@@ -1,0 +1,18 @@
+-- Configuration of the `pir` language server for Neovim >= 0.11 (`:help lsp-config`).
+-- `vim.lsp.enable('pir')` uses it as is; `vim.lsp.config('pir', { ... })` or
+-- `require('pir').setup({ ... })` override any field, e.g. `cmd` for a binary not on PATH.
+---@type vim.lsp.Config
+return {
+  cmd = { 'pir', 'lsp' },
+  filetypes = { 'pir' },
+  root_markers = { '.git' },
+  -- The LSP language id of `*.pir` files (SPEC §1); Neovim's filetype is `pir`.
+  get_language_id = function()
+    return 'penguin-ir'
+  end,
+  -- SPEC §10 initialization options. `tkgSeqlenThreshold` (int, 0 = the server's default,
+  -- 96) may be added here.
+  init_options = {
+    inlayHints = { enabled = true },
+  },
+}

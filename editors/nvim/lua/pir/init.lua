@@ -1,0 +1,259 @@
+-- Penguin IR (`*.pir`) for Neovim >= 0.11: a thin client of the `pir` language server.
+--
+--   require('pir').setup({
+--     cmd = { '/path/to/pir', 'lsp' },            -- default: `pir lsp` from PATH
+--     init_options = { tkgSeqlenThreshold = 96 },  -- SPEC §10 initialization options
+--     inlay_hints = true,                          -- show `→ Matmult · PE` after each op
+--   })
+--
+-- Any other key is a `vim.lsp.Config` field (`on_attach`, `capabilities`, `root_markers`, …).
+local M = {}
+
+local SHOW_BIR = 'pir/showBir'
+
+--- Configures and enables the `pir` server (lsp/pir.lua holds the defaults).
+---@param opts? table
+function M.setup(opts)
+  opts = opts or {}
+  local config = {}
+  for k, v in pairs(opts) do
+    if k ~= 'inlay_hints' and k ~= 'enable' then
+      config[k] = v
+    end
+  end
+  if opts.inlay_hints ~= nil then
+    vim.g.pir_inlay_hints = opts.inlay_hints
+  end
+  if next(config) ~= nil then
+    vim.lsp.config('pir', config)
+  end
+  if opts.enable ~= false then
+    vim.lsp.enable('pir')
+  end
+end
+
+--- The running `pir` client attached to `bufnr`, or nil (after telling the user why).
+local function client_for(bufnr)
+  local client = vim.lsp.get_clients({ bufnr = bufnr, name = 'pir' })[1]
+  if not client then
+    vim.notify(
+      'pir: no pir language server attached to this buffer '
+        .. "(is `pir` on PATH? see :checkhealth vim.lsp and require('pir').setup{ cmd = ... })",
+      vim.log.levels.ERROR
+    )
+  end
+  return client
+end
+
+-- ---------------------------------------------------------------------------------------
+-- JSON rendering. The LSP response arrives decoded into Lua tables, which have no key order,
+-- so keys are written in a fixed order that reads like the BIR: identity first, nested
+-- bodies last, the rest alphabetically. Short arrays of scalars stay on one line.
+
+local FIRST = { 'kernel', 'op', 'op_id', 'opcode', 'name', 'engine', 'Skind', 'kind', 'ins', 'outs' }
+local LAST = { 'LoopAxis', 'allocations', 'memorylocations', 'instructions', 'blocks', 'functions', 'debuginfo' }
+local RANK = {}
+for i, k in ipairs(FIRST) do
+  RANK[k] = i - 1000
+end
+for i, k in ipairs(LAST) do
+  RANK[k] = 1000 + i
+end
+
+local function is_array(t)
+  if getmetatable(t) == getmetatable(vim.empty_dict()) then
+    return false
+  end
+  return vim.islist(t)
+end
+
+local function scalar(v)
+  if v == nil or v == vim.NIL then
+    return 'null'
+  end
+  return vim.json.encode(v)
+end
+
+local function inline(v)
+  if type(v) ~= 'table' then
+    return scalar(v)
+  end
+  if not is_array(v) then
+    return nil
+  end
+  local parts = {}
+  for _, x in ipairs(v) do
+    local s = inline(x)
+    if not s then
+      return nil
+    end
+    parts[#parts + 1] = s
+  end
+  return '[' .. table.concat(parts, ', ') .. ']'
+end
+
+local function render(v, indent)
+  if type(v) ~= 'table' then
+    return scalar(v)
+  end
+  local pad = string.rep('  ', indent + 1)
+  local close = string.rep('  ', indent)
+  if is_array(v) then
+    if #v == 0 then
+      return '[]'
+    end
+    local s = inline(v)
+    if s and #s + #pad <= 100 then
+      return s
+    end
+    local items = {}
+    for _, x in ipairs(v) do
+      items[#items + 1] = pad .. render(x, indent + 1)
+    end
+    return '[\n' .. table.concat(items, ',\n') .. '\n' .. close .. ']'
+  end
+  local keys = vim.tbl_keys(v)
+  if #keys == 0 then
+    return '{}'
+  end
+  table.sort(keys, function(a, b)
+    local ra, rb = RANK[a] or 0, RANK[b] or 0
+    if ra ~= rb then
+      return ra < rb
+    end
+    return tostring(a) < tostring(b)
+  end)
+  local items = {}
+  for _, k in ipairs(keys) do
+    items[#items + 1] = pad .. vim.json.encode(tostring(k)) .. ': ' .. render(v[k], indent + 1)
+  end
+  return '{\n' .. table.concat(items, ',\n') .. '\n' .. close .. '}'
+end
+
+--- `value` as indented JSON text.
+---@return string
+function M.json(value)
+  return render(value, 0)
+end
+
+-- ---------------------------------------------------------------------------------------
+-- :PirShowBir
+
+local ns = vim.api.nvim_create_namespace('pir.showBir')
+--- Source bufnr → { buf = BIR scratch buffer, mark = extmark of the position or nil }.
+local views = {}
+
+local function fill(view, text)
+  local buf = view.buf
+  if not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, '\n', { plain = true }))
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+end
+
+local function request(source, view, on_done)
+  local client = vim.lsp.get_clients({ bufnr = source, name = 'pir' })[1]
+  if not client then
+    return
+  end
+  local params = { textDocument = vim.lsp.util.make_text_document_params(source) }
+  if view.mark then
+    local pos = vim.api.nvim_buf_get_extmark_by_id(source, ns, view.mark, {})
+    if pos[1] then
+      local line = vim.api.nvim_buf_get_lines(source, pos[1], pos[1] + 1, false)[1] or ''
+      params.position = {
+        line = pos[1],
+        character = vim.str_utfindex(line, client.offset_encoding, math.min(pos[2], #line), false),
+      }
+    end
+  end
+  client:request(SHOW_BIR, params, function(err, result)
+    if err then
+      fill(view, M.json({ error = err.message or tostring(err) }))
+    else
+      fill(view, M.json(result and result.bir))
+    end
+    if on_done then
+      on_done()
+    end
+  end, source)
+end
+
+local function scratch(source)
+  local view = views[source]
+  if view and vim.api.nvim_buf_is_valid(view.buf) then
+    return view
+  end
+  local buf = vim.api.nvim_create_buf(false, true)
+  local name = vim.api.nvim_buf_get_name(source)
+  pcall(vim.api.nvim_buf_set_name, buf, 'pir-bir://' .. (name ~= '' and name or tostring(source)) .. '.bir.json')
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = 'json'
+  vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = buf, nowait = true, desc = 'Close the BIR view' })
+  view = { buf = buf }
+  views[source] = view
+
+  -- Refresh while the BIR is on screen, as the source changes.
+  local timer = assert(vim.uv.new_timer())
+  local group = vim.api.nvim_create_augroup('pir.showBir.' .. source, { clear = true })
+  vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
+    group = group,
+    buffer = source,
+    callback = function()
+      timer:stop()
+      timer:start(300, 0, vim.schedule_wrap(function()
+        if vim.api.nvim_buf_is_valid(buf) and #vim.fn.win_findbuf(buf) > 0 then
+          request(source, view)
+        end
+      end))
+    end,
+  })
+  vim.api.nvim_create_autocmd({ 'BufWipeout' }, {
+    group = group,
+    buffer = buf,
+    callback = function()
+      views[source] = nil
+      timer:stop()
+      timer:close()
+      pcall(vim.api.nvim_del_augroup_by_id, group)
+    end,
+  })
+  return view
+end
+
+--- Shows the BIR JSON of the op under the cursor (of the whole file when the cursor is
+--- outside every op, or when `opts.file` is true) in a scratch split.
+---@param opts? { file?: boolean }
+function M.show_bir(opts)
+  opts = opts or {}
+  local source = vim.api.nvim_get_current_buf()
+  if not client_for(source) then
+    return
+  end
+  local view = scratch(source)
+  if view.mark then
+    pcall(vim.api.nvim_buf_del_extmark, source, ns, view.mark)
+    view.mark = nil
+  end
+  if not opts.file then
+    local cursor = vim.api.nvim_win_get_cursor(0)
+    view.mark = vim.api.nvim_buf_set_extmark(source, ns, cursor[1] - 1, cursor[2], {})
+  end
+  local win = vim.fn.win_findbuf(view.buf)[1]
+  if win then
+    vim.api.nvim_set_current_win(win)
+  else
+    vim.cmd((vim.o.columns >= 160 and 'botright vsplit' or 'belowright split'))
+    vim.api.nvim_win_set_buf(0, view.buf)
+  end
+  fill(view, '// waiting for pir/showBir …')
+  request(source, view)
+end
+
+return M

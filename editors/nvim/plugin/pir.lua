@@ -1,0 +1,35 @@
+-- Penguin IR commands and defaults. The server itself starts once it is enabled:
+-- `require('pir').setup({...})` or `vim.lsp.enable('pir')` (config: lsp/pir.lua).
+if vim.g.loaded_pir then
+  return
+end
+vim.g.loaded_pir = true
+
+if vim.fn.has('nvim-0.11') == 0 then
+  vim.notify_once('pir.nvim needs Neovim >= 0.11 (vim.lsp.config / vim.lsp.enable)', vim.log.levels.WARN)
+  return
+end
+
+vim.api.nvim_create_user_command('PirShowBir', function(args)
+  require('pir').show_bir({ file = args.bang })
+end, {
+  bang = true,
+  desc = 'Show the BIR of the op under the cursor (! : of the whole file) in a scratch split',
+})
+
+-- Inlay hints (`→ Matmult · PE` after each op) are on by default for pir buffers;
+-- `vim.g.pir_inlay_hints = false` (or `setup({ inlay_hints = false })`) turns them off.
+vim.api.nvim_create_autocmd('LspAttach', {
+  group = vim.api.nvim_create_augroup('pir.inlay_hints', { clear = true }),
+  callback = function(args)
+    local client = vim.lsp.get_client_by_id(args.data.client_id)
+    if
+      client
+      and client.name == 'pir'
+      and vim.g.pir_inlay_hints ~= false
+      and client:supports_method('textDocument/inlayHint', args.buf)
+    then
+      vim.lsp.inlay_hint.enable(true, { bufnr = args.buf })
+    end
+  end,
+})

@@ -1,0 +1,66 @@
+// The language client: runs `pir lsp` over stdio for documents of language `penguin-ir`.
+import * as vscode from 'vscode';
+import {
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerCapabilities,
+  type ServerOptions,
+  type StaticFeature,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import type { InitializationOptions } from './config';
+
+export const LANGUAGE_ID = 'penguin-ir';
+
+/** `pir/showBir` `{textDocument, position?}` → `{bir}` (SPEC §10). */
+export const SHOW_BIR_REQUEST = 'pir/showBir';
+
+export interface ShowBirParams {
+  textDocument: { uri: string };
+  position?: { line: number; character: number };
+}
+
+/**
+ * The server advertises `pir.showBir` as a `workspace/executeCommand` command, and
+ * vscode-languageclient would register a VS Code command of that name for it. The extension
+ * registers its own `pir.showBir` (which opens the result beside the source, and exists even
+ * when the server is not running), so this hides the server's from the client's
+ * ExecuteCommandFeature, which runs after every feature's `preInitialize`.
+ */
+class OwnCommands implements StaticFeature {
+  constructor(private readonly commands: readonly string[]) {}
+  fillClientCapabilities(): void {}
+  preInitialize(capabilities: ServerCapabilities): void {
+    const provider = capabilities.executeCommandProvider;
+    if (provider) {
+      provider.commands = provider.commands.filter((c) => !this.commands.includes(c));
+    }
+  }
+  initialize(): void {}
+  getState() {
+    return { kind: 'static' as const };
+  }
+  clear(): void {}
+}
+
+export function createClient(
+  serverPath: string,
+  initializationOptions: InitializationOptions,
+  outputChannel: vscode.LogOutputChannel,
+  ownCommands: readonly string[],
+): LanguageClient {
+  const serverOptions: ServerOptions = {
+    command: serverPath,
+    args: ['lsp'],
+    transport: TransportKind.stdio,
+  };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ language: LANGUAGE_ID }],
+    initializationOptions,
+    outputChannel,
+  };
+  // The id `pir` makes the client read the `pir.trace.server` setting.
+  const client = new LanguageClient('pir', 'Penguin IR language server', serverOptions, clientOptions);
+  client.registerFeature(new OwnCommands(ownCommands));
+  return client;
+}

@@ -1,0 +1,178 @@
+// Entry point of the Penguin IR extension: starts the `pir lsp` client and provides the
+// `Penguin IR: Show BIR` command. All language logic lives in the server; highlighting is the
+// TextMate grammar in syntaxes/, which works without the server.
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { LANGUAGE_ID, SHOW_BIR_REQUEST, type ShowBirParams, createClient } from './client';
+import { affectsServer, readConfig, resolveServer } from './config';
+
+const SHOW_BIR_COMMAND = 'pir.showBir';
+const RESTART_COMMAND = 'pir.restartServer';
+/** Virtual read-only documents `pir-bir:/<file>.bir.json?<source uri>` holding the BIR JSON. */
+const BIR_SCHEME = 'pir-bir';
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel('Penguin IR', { log: true });
+  const bir = new BirDocuments();
+  context.subscriptions.push(
+    output,
+    vscode.workspace.registerTextDocumentContentProvider(BIR_SCHEME, bir),
+    bir,
+    vscode.commands.registerCommand(SHOW_BIR_COMMAND, (arg?: ShowBirParams) => bir.show(arg)),
+    vscode.commands.registerCommand(RESTART_COMMAND, () => restart()),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (affectsServer(e)) void restart();
+    }),
+  );
+  await start();
+}
+
+export async function deactivate(): Promise<void> {
+  await stop();
+}
+
+async function start(): Promise<void> {
+  const config = readConfig();
+  const server = resolveServer(config.serverPath);
+  if (!server) {
+    const open = 'Open Settings';
+    void vscode.window
+      .showErrorMessage(
+        `Penguin IR: the language server \`${config.serverPath}\` was not found ` +
+          (config.serverPath.includes('/') || config.serverPath.includes('\\') ? '' : 'on PATH ') +
+          '(setting `pir.server.path`). Build it with `cargo build --release -p pir` and set the ' +
+          'path to target/release/pir. Highlighting works without it; diagnostics, hover, ' +
+          'inlay hints and Show BIR need it.',
+        open,
+      )
+      .then((choice) => {
+        if (choice === open) {
+          void vscode.commands.executeCommand('workbench.action.openSettings', 'pir.server.path');
+        }
+      });
+    return;
+  }
+  output.info(`Starting ${server} lsp`);
+  client = createClient(server, config.initializationOptions, output, [SHOW_BIR_COMMAND]);
+  try {
+    await client.start();
+  } catch (e) {
+    // vscode-languageclient has already shown the failure and logged it to the output channel.
+    output.error(`pir lsp failed to start: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+async function stop(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c?.isRunning()) await c.stop();
+}
+
+async function restart(): Promise<void> {
+  await stop();
+  await start();
+}
+
+/**
+ * The `pir-bir:` documents: one per source file, showing the BIR of the op under the cursor
+ * when the command was run (the file's when the cursor is outside every op), refreshed as the
+ * source changes.
+ */
+class BirDocuments implements vscode.TextDocumentContentProvider, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+  /** Source uri → the position asked for (kept on its op as lines are added above it). */
+  private readonly positions = new Map<string, vscode.Position | undefined>();
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly listeners = [
+    vscode.workspace.onDidChangeTextDocument((e) => this.sourceChanged(e)),
+    vscode.workspace.onDidCloseTextDocument((d) => {
+      if (d.uri.scheme === BIR_SCHEME) this.positions.delete(d.uri.query);
+    }),
+  ];
+
+  dispose(): void {
+    this.listeners.forEach((l) => l.dispose());
+    this.changed.dispose();
+    this.timers.forEach((t) => clearTimeout(t));
+  }
+
+  async show(arg?: ShowBirParams): Promise<void> {
+    let source: vscode.Uri;
+    let position: vscode.Position | undefined;
+    const editor = vscode.window.activeTextEditor;
+    if (arg?.textDocument?.uri) {
+      source = vscode.Uri.parse(arg.textDocument.uri);
+      position = arg.position && new vscode.Position(arg.position.line, arg.position.character);
+    } else if (editor?.document.languageId === LANGUAGE_ID) {
+      source = editor.document.uri;
+      position = editor.selection.active;
+    } else {
+      void vscode.window.showWarningMessage('Penguin IR: open a .pir file to show its BIR.');
+      return;
+    }
+    const key = source.toString();
+    this.positions.set(key, position);
+    const uri = birUri(source);
+    this.changed.fire(uri);
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, 'json');
+    await vscode.window.showTextDocument(doc, {
+      viewColumn: vscode.ViewColumn.Beside,
+      preserveFocus: true,
+      preview: false,
+    });
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
+    const source = uri.query;
+    if (!client?.isRunning()) {
+      return JSON.stringify({ error: 'the pir language server is not running (see Output › Penguin IR)' }, null, 2);
+    }
+    const pos = this.positions.get(source);
+    const params: ShowBirParams = {
+      textDocument: { uri: source },
+      ...(pos ? { position: { line: pos.line, character: pos.character } } : {}),
+    };
+    try {
+      const result = await client.sendRequest<{ bir: unknown }>(SHOW_BIR_REQUEST, params, token);
+      return JSON.stringify(result?.bir ?? null, null, 2) + '\n';
+    } catch (e) {
+      return JSON.stringify({ error: e instanceof Error ? e.message : String(e) }, null, 2);
+    }
+  }
+
+  private sourceChanged(e: vscode.TextDocumentChangeEvent): void {
+    const key = e.document.uri.toString();
+    if (e.document.languageId !== LANGUAGE_ID || e.contentChanges.length === 0) return;
+    const pos = this.positions.get(key);
+    if (pos) {
+      // Keep the position on its op: shift it by the lines added or removed above it.
+      let line = pos.line;
+      for (const c of e.contentChanges) {
+        if (c.range.end.line < pos.line) {
+          line += (c.text.match(/\n/g)?.length ?? 0) - (c.range.end.line - c.range.start.line);
+        }
+      }
+      this.positions.set(key, new vscode.Position(Math.max(0, line), pos.character));
+    }
+    const uri = birUri(e.document.uri);
+    if (!vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString())) return;
+    clearTimeout(this.timers.get(key));
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        this.changed.fire(uri);
+      }, 300),
+    );
+  }
+}
+
+function birUri(source: vscode.Uri): vscode.Uri {
+  const name = source.path.split('/').pop() || 'untitled';
+  return vscode.Uri.from({ scheme: BIR_SCHEME, path: `/${name}.bir.json`, query: source.toString() });
+}

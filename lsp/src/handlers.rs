@@ -1,0 +1,522 @@
+//! Request handlers: convert the request in, make one analysis call, convert the answer
+//! out. All alike: `fn(&Snapshot, params) -> Result<response>`, run on a blocking thread.
+
+use analysis::{Diagnostic, LineIndex, TextSize};
+use lower::Severity;
+use serde::Deserialize;
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::{
+    self as lsp, DiagnosticRelatedInformation, DocumentDiagnosticParams, DocumentDiagnosticReport,
+    DocumentDiagnosticReportResult, FullDocumentDiagnosticReport, Hover, HoverContents,
+    HoverParams, InlayHint, InlayHintLabel, InlayHintParams, Location, MarkupContent, MarkupKind,
+    NumberOrString, Position, RelatedFullDocumentDiagnosticReport, TextDocumentIdentifier, Uri,
+};
+
+use crate::convert;
+use crate::state::{Doc, Snapshot};
+
+fn doc<'s>(snap: &'s Snapshot, uri: &Uri) -> Result<&'s Doc> {
+    snap.docs
+        .get(uri)
+        .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))
+}
+
+/// The text and line index of a document.
+fn text_and_index<'s>(snap: &'s Snapshot, doc: &Doc) -> (&'s str, &'s LineIndex) {
+    (
+        doc.file.text(&snap.db),
+        analysis::line_index(&snap.db, doc.file),
+    )
+}
+
+fn offset(snap: &Snapshot, doc: &Doc, pos: Position) -> Result<TextSize> {
+    let (text, index) = text_and_index(snap, doc);
+    convert::offset(index, text, pos, snap.encoding).map_err(|e| Error::invalid_params(e.0))
+}
+
+/// `textDocument/hover`.
+pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
+    let position = params.text_document_position_params;
+    let doc = doc(snap, &position.text_document.uri)?;
+    let at = offset(snap, doc, position.position)?;
+    let Some(h) = analysis::ide::hover(&snap.db, doc.file, at) else {
+        return Ok(None);
+    };
+    let (text, index) = text_and_index(snap, doc);
+    Ok(Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: h.markdown,
+        }),
+        range: Some(convert::range(index, text, h.range, snap.encoding)),
+    }))
+}
+
+/// `textDocument/inlayHint`: only the hints inside the requested range.
+pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+    if !snap.config.inlay_hints {
+        return Ok(Some(Vec::new()));
+    }
+    let doc = doc(snap, &params.text_document.uri)?;
+    let (text, index) = text_and_index(snap, doc);
+    let range = convert::text_range(index, text, params.range, snap.encoding)
+        .map_err(|e| Error::invalid_params(e.0))?;
+    let hints = analysis::ide::inlay_hints(&snap.db, doc.file, Some(range))
+        .into_iter()
+        .map(|h| InlayHint {
+            position: convert::position(index, text, h.offset, snap.encoding),
+            label: InlayHintLabel::String(h.label),
+            kind: None,
+            text_edits: None,
+            tooltip: None,
+            padding_left: Some(true),
+            padding_right: None,
+            data: None,
+        })
+        .collect();
+    Ok(Some(hints))
+}
+
+/// The LSP diagnostics of an open document.
+pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
+    let doc = doc(snap, uri)?;
+    let (text, index) = text_and_index(snap, doc);
+    Ok(analysis::diagnostics(&snap.db, doc.file)
+        .iter()
+        .map(|d| to_lsp_diagnostic(d, uri, index, text, snap.encoding))
+        .collect())
+}
+
+fn to_lsp_diagnostic(
+    d: &Diagnostic,
+    uri: &Uri,
+    index: &LineIndex,
+    text: &str,
+    encoding: convert::Encoding,
+) -> lsp::Diagnostic {
+    let related: Vec<DiagnosticRelatedInformation> = d
+        .related
+        .iter()
+        .map(|(range, message)| DiagnosticRelatedInformation {
+            location: Location {
+                uri: uri.clone(),
+                range: convert::range(index, text, *range, encoding),
+            },
+            message: message.clone(),
+        })
+        .collect();
+    lsp::Diagnostic {
+        range: convert::range(index, text, d.range, encoding),
+        severity: Some(match d.severity {
+            Severity::Error => lsp::DiagnosticSeverity::ERROR,
+            Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+        }),
+        code: Some(NumberOrString::String(d.code.as_str().to_string())),
+        code_description: None,
+        source: Some("pir".to_string()),
+        message: d.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
+        tags: None,
+        data: None,
+    }
+}
+
+/// `textDocument/diagnostic` (pull): always a full report.
+pub fn pull_diagnostics(
+    snap: &Snapshot,
+    params: DocumentDiagnosticParams,
+) -> Result<DocumentDiagnosticReportResult> {
+    let items = diagnostics(snap, &params.text_document.uri)?;
+    Ok(DocumentDiagnosticReportResult::Report(
+        DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
+            related_documents: None,
+            full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                result_id: None,
+                items,
+            },
+        }),
+    ))
+}
+
+/// The parameters of `pir/showBir` and of the `pir.showBir` command.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowBirParams {
+    /// The document.
+    pub text_document: TextDocumentIdentifier,
+    /// A position inside an op: show only that op.
+    #[serde(default)]
+    pub position: Option<Position>,
+}
+
+/// `pir/showBir` → `{"bir": …}` (SPEC §10).
+pub fn show_bir(snap: &Snapshot, params: ShowBirParams) -> Result<serde_json::Value> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let at = params.position.map(|p| offset(snap, doc, p)).transpose()?;
+    Ok(serde_json::json!({ "bir": analysis::ide::show_bir(&snap.db, doc.file, at) }))
+}
+
+fn text_range(snap: &Snapshot, doc: &Doc, r: lsp::Range) -> Result<analysis::TextRange> {
+    let (text, index) = text_and_index(snap, doc);
+    convert::text_range(index, text, r, snap.encoding).map_err(|e| Error::invalid_params(e.0))
+}
+
+fn to_range(snap: &Snapshot, doc: &Doc, r: analysis::TextRange) -> lsp::Range {
+    let (text, index) = text_and_index(snap, doc);
+    convert::range(index, text, r, snap.encoding)
+}
+
+/// `textDocument/definition`.
+pub fn definition(
+    snap: &Snapshot,
+    params: lsp::GotoDefinitionParams,
+) -> Result<Option<lsp::GotoDefinitionResponse>> {
+    let p = params.text_document_position_params;
+    let doc = doc(snap, &p.text_document.uri)?;
+    let at = offset(snap, doc, p.position)?;
+    Ok(analysis::ide::definition(&snap.db, doc.file, at).map(|r| {
+        lsp::GotoDefinitionResponse::Scalar(Location {
+            uri: p.text_document.uri.clone(),
+            range: to_range(snap, doc, r),
+        })
+    }))
+}
+
+/// `textDocument/references`.
+pub fn references(snap: &Snapshot, params: lsp::ReferenceParams) -> Result<Option<Vec<Location>>> {
+    let p = params.text_document_position;
+    let doc = doc(snap, &p.text_document.uri)?;
+    let at = offset(snap, doc, p.position)?;
+    let refs =
+        analysis::ide::references(&snap.db, doc.file, at, params.context.include_declaration);
+    Ok(Some(
+        refs.into_iter()
+            .map(|r| Location {
+                uri: p.text_document.uri.clone(),
+                range: to_range(snap, doc, r.range),
+            })
+            .collect(),
+    ))
+}
+
+/// `textDocument/documentHighlight`: the symbol's uses (`Read`) and definition (`Write`).
+pub fn document_highlight(
+    snap: &Snapshot,
+    params: lsp::DocumentHighlightParams,
+) -> Result<Option<Vec<lsp::DocumentHighlight>>> {
+    let p = params.text_document_position_params;
+    let doc = doc(snap, &p.text_document.uri)?;
+    let at = offset(snap, doc, p.position)?;
+    let refs = analysis::ide::references(&snap.db, doc.file, at, true);
+    Ok(Some(
+        refs.into_iter()
+            .map(|r| lsp::DocumentHighlight {
+                range: to_range(snap, doc, r.range),
+                kind: Some(if r.is_definition {
+                    lsp::DocumentHighlightKind::WRITE
+                } else {
+                    lsp::DocumentHighlightKind::READ
+                }),
+            })
+            .collect(),
+    ))
+}
+
+/// `textDocument/prepareRename`.
+pub fn prepare_rename(
+    snap: &Snapshot,
+    params: lsp::TextDocumentPositionParams,
+) -> Result<Option<lsp::PrepareRenameResponse>> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let at = offset(snap, doc, params.position)?;
+    Ok(
+        analysis::ide::prepare_rename(&snap.db, doc.file, at).map(|(r, placeholder)| {
+            lsp::PrepareRenameResponse::RangeWithPlaceholder {
+                range: to_range(snap, doc, r),
+                placeholder,
+            }
+        }),
+    )
+}
+
+/// `textDocument/rename`.
+pub fn rename(snap: &Snapshot, params: lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>> {
+    let p = params.text_document_position;
+    let doc = doc(snap, &p.text_document.uri)?;
+    let at = offset(snap, doc, p.position)?;
+    let edits = analysis::ide::rename(&snap.db, doc.file, at, &params.new_name)
+        .map_err(Error::invalid_params)?;
+    let edits = edits
+        .into_iter()
+        .map(|(r, new_text)| lsp::TextEdit {
+            range: to_range(snap, doc, r),
+            new_text,
+        })
+        .collect();
+    Ok(Some(lsp::WorkspaceEdit {
+        changes: Some(std::iter::once((p.text_document.uri, edits)).collect()),
+        ..lsp::WorkspaceEdit::default()
+    }))
+}
+
+fn symbol_kind(kind: analysis::ide::SymbolKind) -> lsp::SymbolKind {
+    use analysis::ide::SymbolKind as K;
+    match kind {
+        K::Kernel => lsp::SymbolKind::FUNCTION,
+        K::Param => lsp::SymbolKind::VARIABLE,
+        K::Tensor => lsp::SymbolKind::ARRAY,
+        K::Register => lsp::SymbolKind::VARIABLE,
+        K::Loop => lsp::SymbolKind::NAMESPACE,
+        K::Op => lsp::SymbolKind::OPERATOR,
+    }
+}
+
+/// `textDocument/documentSymbol`: kernels › loops › ops, with tensors.
+pub fn document_symbols(
+    snap: &Snapshot,
+    params: lsp::DocumentSymbolParams,
+) -> Result<Option<lsp::DocumentSymbolResponse>> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    #[allow(deprecated)]
+    fn convert(snap: &Snapshot, doc: &Doc, s: analysis::ide::Symbol) -> lsp::DocumentSymbol {
+        lsp::DocumentSymbol {
+            name: s.name,
+            detail: s.detail,
+            kind: symbol_kind(s.kind),
+            tags: None,
+            deprecated: None,
+            range: to_range(snap, doc, s.range),
+            selection_range: to_range(snap, doc, s.selection_range),
+            children: Some(
+                s.children
+                    .into_iter()
+                    .map(|c| convert(snap, doc, c))
+                    .collect(),
+            ),
+        }
+    }
+    let symbols = analysis::ide::document_symbols(&snap.db, doc.file);
+    Ok(Some(lsp::DocumentSymbolResponse::Nested(
+        symbols.into_iter().map(|s| convert(snap, doc, s)).collect(),
+    )))
+}
+
+/// `workspace/symbol`: kernels, tensors, registers and parameters of the open documents.
+pub fn workspace_symbols(
+    snap: &Snapshot,
+    params: lsp::WorkspaceSymbolParams,
+) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
+    let mut out = Vec::new();
+    let mut uris: Vec<&Uri> = snap.docs.keys().collect();
+    uris.sort();
+    for uri in uris {
+        let doc = &snap.docs[uri];
+        for (_, s) in analysis::ide::workspace_symbols(&snap.db, &[doc.file], &params.query) {
+            #[allow(deprecated)]
+            out.push(lsp::SymbolInformation {
+                name: s.name,
+                kind: symbol_kind(s.kind),
+                tags: None,
+                deprecated: None,
+                location: Location {
+                    uri: uri.clone(),
+                    range: to_range(snap, doc, s.selection_range),
+                },
+                container_name: s.detail,
+            });
+        }
+    }
+    Ok(Some(lsp::WorkspaceSymbolResponse::Flat(out)))
+}
+
+/// `textDocument/completion`.
+pub fn completion(
+    snap: &Snapshot,
+    params: lsp::CompletionParams,
+) -> Result<Option<lsp::CompletionResponse>> {
+    use analysis::ide::CompletionKind as K;
+    let p = params.text_document_position;
+    let doc = doc(snap, &p.text_document.uri)?;
+    let at = offset(snap, doc, p.position)?;
+    let items = analysis::ide::completions(&snap.db, doc.file, at)
+        .into_iter()
+        .map(|c| {
+            let range = to_range(snap, doc, c.replace);
+            lsp::CompletionItem {
+                kind: Some(match c.kind {
+                    K::OpClass => lsp::CompletionItemKind::CLASS,
+                    K::Field => lsp::CompletionItemKind::FIELD,
+                    K::EnumValue => lsp::CompletionItemKind::ENUM_MEMBER,
+                    K::Dtype => lsp::CompletionItemKind::TYPE_PARAMETER,
+                    K::Memory => lsp::CompletionItemKind::MODULE,
+                    K::Tensor | K::Register | K::LoopVar => lsp::CompletionItemKind::VARIABLE,
+                    K::Keyword => lsp::CompletionItemKind::KEYWORD,
+                }),
+                detail: c.detail,
+                documentation: c.documentation.map(|value| {
+                    lsp::Documentation::MarkupContent(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value,
+                    })
+                }),
+                sort_text: Some(format!("{}{}", if c.preferred { 0 } else { 1 }, c.label)),
+                filter_text: Some(c.label.clone()),
+                text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
+                    range,
+                    new_text: c.insert.unwrap_or_else(|| c.label.clone()),
+                })),
+                label: c.label,
+                ..lsp::CompletionItem::default()
+            }
+        })
+        .collect();
+    Ok(Some(lsp::CompletionResponse::Array(items)))
+}
+
+/// The legend `semantic_tokens` encodes against.
+pub fn semantic_tokens_legend() -> lsp::SemanticTokensLegend {
+    lsp::SemanticTokensLegend {
+        token_types: analysis::ide::TokenType::ALL
+            .iter()
+            .map(|t| lsp::SemanticTokenType::new(t.lsp_name()))
+            .collect(),
+        token_modifiers: analysis::ide::MODIFIERS
+            .iter()
+            .map(|m| lsp::SemanticTokenModifier::new(m))
+            .collect(),
+    }
+}
+
+/// `textDocument/semanticTokens/full`.
+pub fn semantic_tokens(
+    snap: &Snapshot,
+    params: lsp::SemanticTokensParams,
+) -> Result<Option<lsp::SemanticTokensResult>> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let (text, index) = text_and_index(snap, doc);
+    let tokens = analysis::ide::semantic_tokens(&snap.db, doc.file);
+    let data = convert::semantic_tokens(index, text, &tokens, snap.encoding);
+    Ok(Some(lsp::SemanticTokensResult::Tokens(
+        lsp::SemanticTokens {
+            result_id: None,
+            data,
+        },
+    )))
+}
+
+/// `textDocument/codeAction`: quick fixes for the diagnostics in the range.
+pub fn code_actions(
+    snap: &Snapshot,
+    params: lsp::CodeActionParams,
+) -> Result<Option<lsp::CodeActionResponse>> {
+    let uri = params.text_document.uri;
+    let doc = doc(snap, &uri)?;
+    let range = text_range(snap, doc, params.range)?;
+    let (text, index) = text_and_index(snap, doc);
+    let actions = analysis::ide::fixes(&snap.db, doc.file, range)
+        .into_iter()
+        .map(|fix| {
+            let edits = fix
+                .edits
+                .into_iter()
+                .map(|(r, new_text)| lsp::TextEdit {
+                    range: to_range(snap, doc, r),
+                    new_text,
+                })
+                .collect();
+            lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+                title: fix.title,
+                kind: Some(lsp::CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![to_lsp_diagnostic(
+                    &fix.diagnostic,
+                    &uri,
+                    index,
+                    text,
+                    snap.encoding,
+                )]),
+                edit: Some(lsp::WorkspaceEdit {
+                    changes: Some(std::iter::once((uri.clone(), edits)).collect()),
+                    ..lsp::WorkspaceEdit::default()
+                }),
+                is_preferred: Some(true),
+                ..lsp::CodeAction::default()
+            })
+        })
+        .collect();
+    Ok(Some(actions))
+}
+
+/// `textDocument/formatting`: one edit replacing the whole text, or none when the text is
+/// already formatted or has syntax errors.
+pub fn formatting(
+    snap: &Snapshot,
+    params: lsp::DocumentFormattingParams,
+) -> Result<Option<Vec<lsp::TextEdit>>> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let text = doc.file.text(&snap.db);
+    let Some(formatted) = analysis::ide::format(text) else {
+        return Ok(None);
+    };
+    if &formatted == text {
+        return Ok(Some(Vec::new()));
+    }
+    let whole = analysis::TextRange::up_to(TextSize::of(text.as_str()));
+    Ok(Some(vec![lsp::TextEdit {
+        range: to_range(snap, doc, whole),
+        new_text: formatted,
+    }]))
+}
+
+/// `textDocument/foldingRange` (line folds; ranges on one line are dropped).
+pub fn folding_ranges(
+    snap: &Snapshot,
+    params: lsp::FoldingRangeParams,
+) -> Result<Option<Vec<lsp::FoldingRange>>> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let folds = analysis::ide::folding_ranges(&snap.db, doc.file)
+        .into_iter()
+        .filter_map(|f| {
+            let r = to_range(snap, doc, f.range);
+            (r.end.line > r.start.line).then(|| lsp::FoldingRange {
+                start_line: r.start.line,
+                start_character: None,
+                end_line: r.end.line,
+                end_character: None,
+                kind: Some(match f.kind {
+                    analysis::ide::FoldKind::Region => lsp::FoldingRangeKind::Region,
+                    analysis::ide::FoldKind::Comment => lsp::FoldingRangeKind::Comment,
+                }),
+                collapsed_text: None,
+            })
+        })
+        .collect();
+    Ok(Some(folds))
+}
+
+/// `textDocument/selectionRange`.
+pub fn selection_ranges(
+    snap: &Snapshot,
+    params: lsp::SelectionRangeParams,
+) -> Result<Option<Vec<lsp::SelectionRange>>> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let mut out = Vec::new();
+    for p in params.positions {
+        let at = offset(snap, doc, p)?;
+        let chain = analysis::ide::selection_ranges(&snap.db, doc.file, at);
+        let mut parent: Option<Box<lsp::SelectionRange>> = None;
+        for r in chain.into_iter().rev() {
+            parent = Some(Box::new(lsp::SelectionRange {
+                range: to_range(snap, doc, r),
+                parent,
+            }));
+        }
+        out.push(parent.map_or(
+            lsp::SelectionRange {
+                range: lsp::Range::new(p, p),
+                parent: None,
+            },
+            |b| *b,
+        ));
+    }
+    Ok(Some(out))
+}

@@ -1,0 +1,445 @@
+//! `pir lsp`: the language server over stdio (SPEC §10), on `tower-lsp-server`.
+//!
+//! The framework runs handlers concurrently. Document events go to the owner thread
+//! ([`crate::state`]) in arrival order; requests take a snapshot from it (so they see every
+//! earlier edit) and run on a blocking thread, where a panic is caught and answered with an
+//! internal error, and salsa's cancellation is answered with `ContentModified`.
+
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
+
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer, LspService, Server};
+
+use crate::convert::Encoding;
+use crate::handlers::{self, ShowBirParams};
+use crate::state::{Changed, Config, Msg, Snapshot, spawn_owner};
+
+/// The server's state shared by the framework's handler tasks.
+pub struct Backend {
+    client: Client,
+    owner: OnceLock<mpsc::Sender<Msg>>,
+    shutdown: Arc<AtomicBool>,
+}
+
+/// The LSP error for a request made stale by an edit.
+fn content_modified() -> Error {
+    Error {
+        code: ErrorCode::ServerError(-32801),
+        message: "content modified".into(),
+        data: None,
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
+}
+
+impl Backend {
+    fn owner(&self) -> Result<&mpsc::Sender<Msg>> {
+        self.owner.get().ok_or_else(|| Error::invalid_request())
+    }
+
+    fn send(&self, msg: Msg) {
+        match self.owner.get() {
+            Some(owner) => {
+                if owner.send(msg).is_err() {
+                    eprintln!("pir lsp: the document thread has stopped");
+                }
+            }
+            None => eprintln!("pir lsp: a document event before initialize was ignored"),
+        }
+    }
+
+    async fn snapshot(&self) -> Result<Snapshot> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.owner()?
+            .send(Msg::Snapshot(tx))
+            .map_err(|_| Error::internal_error())?;
+        rx.await.map_err(|_| Error::internal_error())
+    }
+
+    /// Runs `handler` on a fresh snapshot on a blocking thread; panics become internal
+    /// errors (and are logged), cancellation becomes `ContentModified`.
+    async fn run<T, F>(&self, name: &'static str, handler: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Snapshot) -> Result<T> + Send + 'static,
+    {
+        let snapshot = self.snapshot().await?;
+        let joined = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                salsa::Cancelled::catch(AssertUnwindSafe(|| handler(&snapshot)))
+            }))
+        })
+        .await;
+        match joined {
+            Ok(Ok(Ok(result))) => result,
+            Ok(Ok(Err(_cancelled))) => Err(content_modified()),
+            Ok(Err(payload)) => {
+                let message = panic_message(payload.as_ref());
+                eprintln!("pir lsp: {name} panicked: {message}");
+                Err(Error {
+                    code: ErrorCode::InternalError,
+                    message: format!("{name} failed: {message}").into(),
+                    data: None,
+                })
+            }
+            Err(e) => {
+                eprintln!("pir lsp: {name} did not finish: {e}");
+                Err(Error::internal_error())
+            }
+        }
+    }
+
+    /// `pir/showBir`.
+    async fn show_bir(&self, params: ShowBirParams) -> Result<serde_json::Value> {
+        self.run("pir/showBir", move |s| handlers::show_bir(s, params))
+            .await
+    }
+
+    /// `pir/debugPanic` (registered only with `PIR_LSP_DEBUG=1`): panics inside a request,
+    /// to test that the server survives it.
+    async fn debug_panic(&self, _params: serde_json::Value) -> Result<serde_json::Value> {
+        self.run("pir/debugPanic", |_| -> Result<serde_json::Value> {
+            panic!("requested by pir/debugPanic")
+        })
+        .await
+    }
+}
+
+/// Publishes diagnostics in the order the owner reported changes, dropping reports older
+/// than the latest one of the same document (so a slow, stale computation can never
+/// overwrite a newer result or resurrect a closed document's diagnostics).
+fn spawn_publisher(
+    client: Client,
+) -> tokio::sync::mpsc::UnboundedSender<(Uri, Option<i32>, u64, Vec<Diagnostic>)> {
+    let (tx, mut rx) =
+        tokio::sync::mpsc::unbounded_channel::<(Uri, Option<i32>, u64, Vec<Diagnostic>)>();
+    tokio::spawn(async move {
+        let mut latest: HashMap<Uri, u64> = HashMap::new();
+        while let Some((uri, version, generation, diagnostics)) = rx.recv().await {
+            let seen = latest.entry(uri.clone()).or_insert(0);
+            if generation < *seen {
+                continue;
+            }
+            *seen = generation;
+            client.publish_diagnostics(uri, diagnostics, version).await;
+        }
+    });
+    tx
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let encoding = Encoding::negotiate(&params.capabilities);
+        let config = Config::from_options(params.initialization_options.as_ref());
+        let publisher = spawn_publisher(self.client.clone());
+        let runtime = tokio::runtime::Handle::current();
+        let publisher = Mutex::new(publisher);
+        let owner = spawn_owner(encoding, config, move |changed: Changed| {
+            let Ok(publisher) = publisher.lock().map(|p| p.clone()) else {
+                return;
+            };
+            let Changed {
+                uri,
+                version,
+                snapshot,
+                generation,
+            } = changed;
+            let Some(snapshot) = snapshot else {
+                let _ = publisher.send((uri, None, generation, Vec::new()));
+                return;
+            };
+            runtime.spawn_blocking(move || {
+                let computed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    salsa::Cancelled::catch(AssertUnwindSafe(|| {
+                        handlers::diagnostics(&snapshot, &uri)
+                    }))
+                }));
+                match computed {
+                    // Sent while the snapshot is alive: a later edit waits for it, so
+                    // reports reach the publisher in edit order.
+                    Ok(Ok(Ok(diagnostics))) => {
+                        let _ = publisher.send((uri, version, generation, diagnostics));
+                    }
+                    Ok(Ok(Err(_))) | Ok(Err(_)) => {}
+                    Err(payload) => eprintln!(
+                        "pir lsp: diagnostics panicked: {}",
+                        panic_message(payload.as_ref())
+                    ),
+                }
+                drop(snapshot);
+            });
+        });
+        if self.owner.set(owner).is_err() {
+            return Err(Error::invalid_request());
+        }
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(encoding.kind()),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        ..TextDocumentSyncOptions::default()
+                    },
+                )),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                inlay_hint_provider: Some(OneOf::Left(true)),
+                diagnostic_provider: Some(DiagnosticServerCapabilities::Options(
+                    DiagnosticOptions {
+                        identifier: Some("pir".into()),
+                        inter_file_dependencies: false,
+                        workspace_diagnostics: false,
+                        work_done_progress_options: WorkDoneProgressOptions::default(),
+                    },
+                )),
+                definition_provider: Some(OneOf::Left(true)),
+                references_provider: Some(OneOf::Left(true)),
+                document_highlight_provider: Some(OneOf::Left(true)),
+                rename_provider: Some(OneOf::Right(RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                })),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec!["%".into(), "=".into(), ":".into(), "[".into()]),
+                    ..CompletionOptions::default()
+                }),
+                semantic_tokens_provider: Some(
+                    SemanticTokensServerCapabilities::SemanticTokensOptions(
+                        SemanticTokensOptions {
+                            legend: handlers::semantic_tokens_legend(),
+                            full: Some(SemanticTokensFullOptions::Bool(true)),
+                            range: None,
+                            work_done_progress_options: WorkDoneProgressOptions::default(),
+                        },
+                    ),
+                ),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        ..CodeActionOptions::default()
+                    },
+                )),
+                document_formatting_provider: Some(OneOf::Left(true)),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
+                execute_command_provider: Some(ExecuteCommandOptions {
+                    commands: vec!["pir.showBir".into()],
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                }),
+                ..ServerCapabilities::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "pir".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shutdown.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let doc = params.text_document;
+        self.send(Msg::Open {
+            uri: doc.uri,
+            text: doc.text,
+            version: doc.version,
+        });
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        self.send(Msg::Change {
+            uri: params.text_document.uri,
+            version: params.text_document.version,
+            changes: params.content_changes,
+        });
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        self.send(Msg::Close {
+            uri: params.text_document.uri,
+        });
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        self.run("hover", move |s| handlers::hover(s, params)).await
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        self.run("inlayHint", move |s| handlers::inlay_hints(s, params))
+            .await
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        self.run("diagnostic", move |s| handlers::pull_diagnostics(s, params))
+            .await
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        self.run("definition", move |s| handlers::definition(s, params))
+            .await
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        self.run("references", move |s| handlers::references(s, params))
+            .await
+    }
+
+    async fn document_highlight(
+        &self,
+        params: DocumentHighlightParams,
+    ) -> Result<Option<Vec<DocumentHighlight>>> {
+        self.run("documentHighlight", move |s| {
+            handlers::document_highlight(s, params)
+        })
+        .await
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
+        self.run("prepareRename", move |s| {
+            handlers::prepare_rename(s, params)
+        })
+        .await
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        self.run("rename", move |s| handlers::rename(s, params))
+            .await
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        self.run("documentSymbol", move |s| {
+            handlers::document_symbols(s, params)
+        })
+        .await
+    }
+
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<WorkspaceSymbolResponse>> {
+        self.run("workspace/symbol", move |s| {
+            handlers::workspace_symbols(s, params)
+        })
+        .await
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        self.run("completion", move |s| handlers::completion(s, params))
+            .await
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        params: SemanticTokensParams,
+    ) -> Result<Option<SemanticTokensResult>> {
+        self.run("semanticTokens/full", move |s| {
+            handlers::semantic_tokens(s, params)
+        })
+        .await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        self.run("codeAction", move |s| handlers::code_actions(s, params))
+            .await
+    }
+
+    async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
+        self.run("formatting", move |s| handlers::formatting(s, params))
+            .await
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        self.run("foldingRange", move |s| handlers::folding_ranges(s, params))
+            .await
+    }
+
+    async fn selection_range(
+        &self,
+        params: SelectionRangeParams,
+    ) -> Result<Option<Vec<SelectionRange>>> {
+        self.run("selectionRange", move |s| {
+            handlers::selection_ranges(s, params)
+        })
+        .await
+    }
+
+    async fn execute_command(&self, params: ExecuteCommandParams) -> Result<Option<LSPAny>> {
+        if params.command != "pir.showBir" {
+            return Err(Error::invalid_params(format!(
+                "unknown command {}",
+                params.command
+            )));
+        }
+        let argument = params.arguments.into_iter().next().unwrap_or_default();
+        let show: ShowBirParams =
+            serde_json::from_value(argument).map_err(|e| Error::invalid_params(e.to_string()))?;
+        self.show_bir(show).await.map(Some)
+    }
+}
+
+/// Serves LSP on stdin/stdout until `exit` or the end of stdin. Returns the process exit
+/// code: 0 when `shutdown` came first, 1 otherwise (LSP 3.17 `exit`).
+pub fn run() -> i32 {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("pir lsp: {e}");
+            return 2;
+        }
+    };
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let flag = shutdown.clone();
+    runtime.block_on(async move {
+        let mut builder = LspService::build(move |client| Backend {
+            client,
+            owner: OnceLock::new(),
+            shutdown: flag,
+        })
+        .custom_method("pir/showBir", Backend::show_bir);
+        if std::env::var_os("PIR_LSP_DEBUG").is_some_and(|v| v == "1") {
+            builder = builder.custom_method("pir/debugPanic", Backend::debug_panic);
+        }
+        let (service, socket) = builder.finish();
+        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
+            .serve(service)
+            .await;
+    });
+    // Blocking tasks (a diagnostics computation) must not keep the process alive.
+    runtime.shutdown_background();
+    if shutdown.load(Ordering::SeqCst) {
+        0
+    } else {
+        1
+    }
+}

@@ -1,0 +1,96 @@
+//! The shared corpus, through the real `pir` binary (built once by `cargo test`):
+//! `check_corpus.py` must report every file passing, and `bir_schema.py` must find no
+//! error in the `pir lower` output of any file.
+//!
+//! The corpus and tools are read from `../shared` (the source of truth) when that
+//! folder exists beside the repository, else from the vendored copies in `tests/`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `../shared/<sub>` when present, else `tests/<vendored>`.
+fn shared_or_vendored(shared: &str, vendored: &str) -> PathBuf {
+    let shared = root().join("..").join("shared").join(shared);
+    if shared.exists() {
+        shared
+    } else {
+        root().join("tests").join(vendored)
+    }
+}
+
+fn python() -> Command {
+    Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string()))
+}
+
+#[test]
+fn corpus_passes() {
+    let corpus = shared_or_vendored("corpus", "corpus");
+    let tool = shared_or_vendored("tools/check_corpus.py", "tools/check_corpus.py");
+    let output = python()
+        .arg(&tool)
+        .arg("--pir")
+        .arg(env!("CARGO_BIN_EXE_pir"))
+        .arg(&corpus)
+        .output()
+        .expect("python3 runs check_corpus.py");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        output.status.success() && last.ends_with(" 0 failed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    println!("{last}");
+}
+
+#[test]
+fn lowered_corpus_matches_the_public_schema() {
+    let corpus = shared_or_vendored("corpus", "corpus");
+    let tool = shared_or_vendored("tools/bir_schema.py", "tools/bir_schema.py");
+    let out_dir = std::env::temp_dir().join(format!("pir-schema-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).expect("temp dir");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&corpus)
+        .expect("corpus")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pir"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    let mut outputs = Vec::new();
+    for file in &files {
+        let json = out_dir
+            .join(file.file_name().expect("name"))
+            .with_extension("json");
+        let status = Command::new(env!("CARGO_BIN_EXE_pir"))
+            .arg("lower")
+            .arg(file)
+            .arg("-o")
+            .arg(&json)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("pir lower runs");
+        assert!(
+            matches!(status.code(), Some(0 | 1)),
+            "{}: exit {status}",
+            file.display()
+        );
+        outputs.push(json);
+    }
+    let output = python()
+        .arg(&tool)
+        .arg("--no-warnings")
+        .args(&outputs)
+        .output()
+        .expect("python3 runs bir_schema.py");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    assert!(
+        output.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

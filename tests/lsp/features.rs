@@ -1,0 +1,193 @@
+//! The navigation, editing and structure features over the protocol (SPEC §10).
+
+use serde_json::{Value, json};
+
+use crate::support::{Server, cursors, uri};
+
+const KERNEL: &str = "kernel @k(%x: hbm f32[128, 4]) -> (%y: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  for %i in 0..2 {\n    DmaCopyOp { dst = %t, src = %x }\n  }\n  DmaCopyOp { dst = %y, src = %t }\n}\n";
+
+fn open(
+    marked: &str,
+) -> (
+    Server,
+    String,
+    Vec<tower_lsp_server::ls_types::Position>,
+    String,
+) {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let (text, marks) = cursors(marked, server.encoding);
+    let u = uri("features.pir");
+    server.open(&u, &text);
+    server.diagnostics(&u, 1);
+    (server, u, marks, text)
+}
+
+#[test]
+fn definition_references_highlight_and_rename() {
+    let (mut server, u, marks, _) = open(&KERNEL.replacen("src = %t", "src = %$0t", 1));
+    let at = json!({"textDocument": {"uri": u}, "position": marks[0]});
+    let def = server.request("textDocument/definition", at.clone());
+    assert_eq!(
+        def["result"]["range"]["start"],
+        json!({"line": 1, "character": 9}),
+        "{def}"
+    );
+    let mut refs_params = at.clone();
+    refs_params["context"] = json!({"includeDeclaration": true});
+    let refs = server.request("textDocument/references", refs_params);
+    assert_eq!(refs["result"].as_array().map(Vec::len), Some(3), "{refs}");
+    let highlights = server.request("textDocument/documentHighlight", at.clone());
+    assert_eq!(highlights["result"][0]["kind"], 3, "{highlights}");
+    let prepare = server.request("textDocument/prepareRename", at.clone());
+    assert_eq!(prepare["result"]["placeholder"], "t", "{prepare}");
+    let mut rename_params = at.clone();
+    rename_params["newName"] = json!("tile");
+    let rename = server.request("textDocument/rename", rename_params);
+    assert_eq!(
+        rename["result"]["changes"][&u].as_array().map(Vec::len),
+        Some(3),
+        "{rename}"
+    );
+    let mut bad = at;
+    bad["newName"] = json!("x");
+    let clash = server.request("textDocument/rename", bad);
+    assert_eq!(clash["error"]["code"], -32602, "{clash}");
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn symbols_folding_and_selection() {
+    let (mut server, u, marks, _) = open(&KERNEL.replacen("dst = %y", "dst = %$0y", 1));
+    let doc = json!({"textDocument": {"uri": u}});
+    let symbols = server.request("textDocument/documentSymbol", doc.clone());
+    let kernel = &symbols["result"][0];
+    assert_eq!(kernel["name"], "@k", "{symbols}");
+    let names: Vec<&str> = kernel["children"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    assert_eq!(names, ["%x", "%y", "%t", "for %i in 0..2", "DmaCopyOp #2"]);
+    let workspace = server.request("workspace/symbol", json!({"query": "t"}));
+    assert_eq!(workspace["result"][0]["name"], "%t", "{workspace}");
+    let folds = server.request("textDocument/foldingRange", doc.clone());
+    let lines: Vec<(u64, u64)> = folds["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            (
+                f["startLine"].as_u64().unwrap_or(0),
+                f["endLine"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    assert_eq!(lines, [(0, 6), (2, 4)]);
+    let mut sel = doc;
+    sel["positions"] = json!([marks[0]]);
+    let selection = server.request("textDocument/selectionRange", sel);
+    let mut depth = 0;
+    let mut node = &selection["result"][0];
+    while node.is_object() {
+        depth += 1;
+        node = &node["parent"];
+    }
+    assert!(depth >= 5, "{selection}");
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn completion_of_fields_and_enum_values() {
+    let (mut server, u, marks, _) = open(
+        "kernel @k() {\n  tensor %p : psum f32[128, 512]\n  MatMulOp { dst = %p, $0 }\n  MatMulOp { perf_mode = $0 }\n}\n",
+    );
+    let fields = server.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": u}, "position": marks[0]}),
+    );
+    let labels: Vec<&str> = fields["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["label"].as_str())
+        .collect();
+    assert!(
+        labels.contains(&"stationary") && !labels.contains(&"dst"),
+        "{labels:?}"
+    );
+    let values = server.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": u}, "position": marks[1]}),
+    );
+    let labels: Vec<&str> = values["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["label"].as_str())
+        .collect();
+    assert_eq!(labels, ["none", "double_row"]);
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn semantic_tokens_decode_to_the_right_words() {
+    let (mut server, u, _, text) = open(&format!("{KERNEL}$0"));
+    let tokens = server.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": u}}),
+    );
+    let data: Vec<u64> = tokens["result"]["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_u64)
+        .collect();
+    assert_eq!(data.len() % 5, 0);
+    let lines: Vec<&str> = text.lines().collect();
+    let (mut line, mut start) = (0usize, 0usize);
+    let mut words = Vec::new();
+    for chunk in data.chunks(5) {
+        if chunk[0] > 0 {
+            line += chunk[0] as usize;
+            start = chunk[1] as usize;
+        } else {
+            start += chunk[1] as usize;
+        }
+        words.push(lines[line][start..start + chunk[2] as usize].to_string());
+    }
+    assert_eq!(&words[..4], ["kernel", "@k", "%x", "hbm"]);
+    assert!(words.contains(&"DmaCopyOp".to_string()) && words.contains(&"dst".to_string()));
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn quick_fix_and_formatting() {
+    let (mut server, u, _, text) = open(&format!(
+        "{}$0",
+        KERNEL.replacen("DmaCopyOp { dst = %y", "DmaCopyOpp { dst = %y", 1)
+    ));
+    let end = crate::support::position_of(&text, text.len(), server.encoding);
+    let actions = server.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": end}, "context": {"diagnostics": []}}),
+    );
+    let action = &actions["result"][0];
+    assert_eq!(action["title"], "Replace with `DmaCopyOp`", "{actions}");
+    assert_eq!(action["edit"]["changes"][&u][0]["newText"], "DmaCopyOp");
+    let messy = "kernel @k(%x: hbm f32[4]) {\n      NoOp   {}\n}\n";
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"text": messy}]}),
+    );
+    server.diagnostics(&u, 2);
+    let edits = server.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": u}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    assert_eq!(
+        edits["result"][0]["newText"], "kernel @k(%x: hbm f32[4]) {\n  NoOp {}\n}\n",
+        "{edits}"
+    );
+    assert!(server.shutdown_and_exit().success());
+}

@@ -1,0 +1,371 @@
+//! Protocol tests: the real `pir lsp` over stdio, spoken to in JSON-RPC.
+
+mod features;
+mod support;
+
+use serde_json::{Value, json};
+use support::{Server, cursors, position_of, uri};
+
+fn corpus(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/corpus")
+        .join(name);
+    std::fs::read_to_string(path).expect("corpus file")
+}
+
+fn errors(diagnostics: &[Value]) -> Vec<&Value> {
+    diagnostics.iter().filter(|d| d["severity"] == 1).collect()
+}
+
+const SMALL: &str = "kernel @k(%x: hbm f32[128, 512]) -> (%y: hbm f32[128, 512]) {\n  tensor %t : sbuf f32[128, 512]\n  DmaCopyOp { dst = %t, src = %x }\n  DmaCopyOp { dst = %y, src = %t }\n}\n";
+
+#[test]
+fn corpus_kernel_opens_clean_with_hover_and_hints() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let text = corpus("rmsnorm.pir");
+    let u = uri("rmsnorm.pir");
+    server.open(&u, &text);
+    let diagnostics = server.diagnostics(&u, 1);
+    assert!(errors(&diagnostics).is_empty(), "{diagnostics:#?}");
+
+    // Hover on the TensorScalarPtrOp class name names the opcode and shows the JSON.
+    let at = text
+        .find("TensorScalarPtrOp {  //> TensorScalarPtr DVE {\"op0\": \"mult\", \"op1\": \"add\"}")
+        .expect("op");
+    let pos = position_of(&text, at + 3, server.encoding);
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": pos}),
+    );
+    let markdown = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        markdown.contains("codegenTensorScalarPtrOp")
+            && markdown.contains("\"opcode\": \"TensorScalarPtr\""),
+        "{hover}"
+    );
+
+    // Inlay hints over the whole document: one per op, naming engines.
+    let end = position_of(&text, text.len(), server.encoding);
+    let hints = server.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": end}}),
+    );
+    let labels: Vec<&str> = hints["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h["label"].as_str())
+        .collect();
+    assert!(labels.contains(&"→ StreamShuffle · DVE"), "{labels:?}");
+    assert!(labels.contains(&"→ TensorReduce · DVE"), "{labels:?}");
+    assert_eq!(labels.len(), text.matches("//>").count(), "{labels:?}");
+
+    // Only the hints inside a requested range.
+    let line = text[..text.find("StreamShuffleInst").expect("op")]
+        .matches('\n')
+        .count() as u32;
+    let partial = server.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": u}, "range": {"start": {"line": line, "character": 0}, "end": {"line": line + 5, "character": 0}}}),
+    );
+    let partial: Vec<&str> = partial["result"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|h| h["label"].as_str())
+        .collect();
+    assert_eq!(partial, ["→ StreamShuffle · DVE"]);
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn an_error_is_reported_on_its_line_and_cleared_when_fixed() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let u = uri("edit.pir");
+    server.open(&u, SMALL);
+    assert!(server.diagnostics(&u, 1).is_empty());
+    // Break the second DMA's source: `%t` → `%q` (undefined).
+    let (_, marks) = cursors(
+        &SMALL.replacen("src = %t", "src = $0%t$0", 1),
+        server.encoding,
+    );
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"range": {"start": marks[0], "end": marks[1]}, "text": "%q"}]}),
+    );
+    let diagnostics = server.diagnostics(&u, 2);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["code"], "P200");
+    assert_eq!(diagnostics[0]["range"]["start"], json!(marks[0]));
+    assert_eq!(diagnostics[0]["source"], "pir");
+    // Fix it again.
+    let end = json!({"line": marks[0].line, "character": marks[0].character + 2});
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [{"range": {"start": marks[0], "end": end}, "text": "%t"}]}),
+    );
+    assert!(server.diagnostics(&u, 3).is_empty());
+    // Pull diagnostics agree.
+    let pulled = server.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": u}}),
+    );
+    assert_eq!(pulled["result"]["kind"], "full");
+    assert_eq!(pulled["result"]["items"], json!([]));
+    // Closing clears.
+    server.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
+    let cleared = server.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics" && m["params"]["version"].is_null()
+    });
+    assert_eq!(cleared["params"]["diagnostics"], json!([]));
+    assert!(server.shutdown_and_exit().success());
+}
+
+/// Non-ASCII comments before an edit: the edit lands where the client meant, in both
+/// encodings.
+fn edit_after_wide_text(encodings: &[&str]) {
+    let mut server = Server::start(encodings, json!({}));
+    let marked = "// 注意: 😀 wide text 漢字\nkernel @k(%x: hbm f32[128, 512]) { // 🚀\n  tensor %t : sbuf f32[128, 512]\n  DmaCopyOp { dst = %t, src = %x } // ☃ $0%x$0\n}\n";
+    let (text, marks) = cursors(marked, server.encoding);
+    let u = uri("wide.pir");
+    server.open(&u, &text);
+    assert!(errors(&server.diagnostics(&u, 1)).is_empty());
+    // Replace the `%x` inside the trailing comment: still a comment, no diagnostic.
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"range": {"start": marks[0], "end": marks[1]}, "text": "✓"}]}),
+    );
+    assert!(errors(&server.diagnostics(&u, 2)).is_empty());
+    // Now break the real source operand, found by a marker on the edited text.
+    let edited = text.replacen("// ☃ %x", "// ☃ ✓", 1);
+    let (_, marks) = cursors(
+        &edited.replacen("src = %x", "src = $0%x", 1),
+        server.encoding,
+    );
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [{"range": {"start": marks[0], "end": {"line": marks[0].line, "character": marks[0].character + 1}}, "text": "%y"}]}),
+    );
+    let diagnostics = server.diagnostics(&u, 3);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["code"], "P200");
+    assert_eq!(diagnostics[0]["range"]["start"], json!(marks[0]));
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn utf16_session_with_emoji_and_cjk() {
+    edit_after_wide_text(&["utf-16"]);
+}
+
+#[test]
+fn utf8_session_with_emoji_and_cjk() {
+    edit_after_wide_text(&["utf-8", "utf-16"]);
+}
+
+#[test]
+fn negotiates_utf8_only_when_offered() {
+    let server = Server::start(&["utf-8"], json!({}));
+    assert_eq!(server.encoding, pir_lsp::convert::Encoding::Utf8);
+    assert!(server.shutdown_and_exit().success());
+    let server = Server::start(&["utf-32", "utf-16"], json!({}));
+    assert_eq!(server.encoding, pir_lsp::convert::Encoding::Utf16);
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn crlf_document() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let marked = SMALL
+        .replace('\n', "\r\n")
+        .replacen("src = %t", "src = $0%t", 1);
+    let (text, marks) = cursors(&marked, server.encoding);
+    let u = uri("crlf.pir");
+    server.open(&u, &text);
+    assert!(server.diagnostics(&u, 1).is_empty());
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"range": {"start": marks[0], "end": {"line": marks[0].line, "character": marks[0].character + 2}}, "text": "%nope"}]}),
+    );
+    let diagnostics = server.diagnostics(&u, 2);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["range"]["start"], json!(marks[0]));
+    assert_eq!(
+        diagnostics[0]["range"]["end"]["character"],
+        marks[0].character + 5
+    );
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn several_changes_in_one_notification_apply_in_order() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let u = uri("multi.pir");
+    server.open(&u, SMALL);
+    server.diagnostics(&u, 1);
+    let (_, marks) = cursors(
+        &SMALL.replacen("DmaCopyOp { dst = %y", "$0DmaCopyOp { dst = %y", 1),
+        server.encoding,
+    );
+    // First insert a line before the second DMA, then (in the shifted text) rename its class.
+    let shifted = json!({"line": marks[0].line + 1, "character": marks[0].character});
+    let shifted_end = json!({"line": marks[0].line + 1, "character": marks[0].character + 9});
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [
+            {"range": {"start": marks[0], "end": marks[0]}, "text": "// inserted\n  "},
+            {"range": {"start": shifted, "end": shifted_end}, "text": "DmaCopyOpp"},
+        ]}),
+    );
+    let diagnostics = server.diagnostics(&u, 2);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["code"], "P202");
+    assert_eq!(diagnostics[0]["range"]["start"], shifted);
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("DmaCopyOp")
+    );
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn an_edit_past_the_last_line_ends_at_the_end() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let u = uri("past.pir");
+    server.open(&u, SMALL);
+    server.diagnostics(&u, 1);
+    // Replace from the second DMA to "line 999" with a closing brace: the second DMA goes.
+    let (_, marks) = cursors(
+        &SMALL.replacen("  DmaCopyOp { dst = %y", "$0  DmaCopyOp { dst = %y", 1),
+        server.encoding,
+    );
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"range": {"start": marks[0], "end": {"line": 999, "character": 0}}, "text": "}\n"}]}),
+    );
+    let diagnostics = server.diagnostics(&u, 2);
+    // %y is no longer written; nothing is an error.
+    assert!(errors(&diagnostics).is_empty(), "{diagnostics:#?}");
+    let bir = server.request("pir/showBir", json!({"textDocument": {"uri": u}}));
+    let instructions = &bir["result"]["bir"]["functions"][0]["blocks"][0]["instructions"];
+    assert_eq!(instructions.as_array().map(Vec::len), Some(1), "{bir}");
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn requests_at_end_of_file_and_on_an_empty_document() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let u = uri("empty.pir");
+    server.open(&u, "");
+    assert!(server.diagnostics(&u, 1).is_empty());
+    let origin = json!({"line": 0, "character": 0});
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": origin}),
+    );
+    assert_eq!(hover["result"], Value::Null, "{hover}");
+    let hints = server.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": u}, "range": {"start": origin, "end": origin}}),
+    );
+    assert_eq!(hints["result"], json!([]), "{hints}");
+
+    let v = uri("eof.pir");
+    server.open(&v, SMALL);
+    server.diagnostics(&v, 1);
+    let end = position_of(SMALL, SMALL.len(), server.encoding);
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": v}, "position": end}),
+    );
+    assert!(hover.get("error").is_none(), "{hover}");
+    let past = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": v}, "position": {"line": 99, "character": 0}}),
+    );
+    assert_eq!(past["error"]["code"], -32602, "{past}");
+    let bir = server.request(
+        "pir/showBir",
+        json!({"textDocument": {"uri": v}, "position": end}),
+    );
+    assert_eq!(bir["result"]["bir"]["version"], 2, "{bir}");
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn show_bir_of_one_op_and_as_a_command() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let (text, marks) = cursors(
+        &SMALL.replacen("DmaCopyOp { dst = %y", "DmaCopyOp { d$0st = %y", 1),
+        server.encoding,
+    );
+    let u = uri("bir.pir");
+    server.open(&u, &text);
+    server.diagnostics(&u, 1);
+    let one = server.request(
+        "pir/showBir",
+        json!({"textDocument": {"uri": u}, "position": marks[0]}),
+    );
+    assert_eq!(one["result"]["bir"]["op_id"], 2, "{one}");
+    assert_eq!(one["result"]["bir"]["instructions"][0]["opcode"], "DMACopy");
+    let command = server.request(
+        "workspace/executeCommand",
+        json!({"command": "pir.showBir", "arguments": [{"textDocument": {"uri": u}, "position": marks[0]}]}),
+    );
+    assert_eq!(command["result"], one["result"]);
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn a_panicking_request_is_answered_and_the_server_keeps_serving() {
+    let mut server = Server::start_with_env(&["utf-16"], json!({}), &[("PIR_LSP_DEBUG", "1")]);
+    let response = server.request("pir/debugPanic", json!({}));
+    assert_eq!(response["error"]["code"], -32603, "{response}");
+    let u = uri("after-panic.pir");
+    server.open(&u, SMALL);
+    assert!(server.diagnostics(&u, 1).is_empty());
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": {"line": 2, "character": 4}}),
+    );
+    assert!(
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("DMACopy"),
+        "{hover}"
+    );
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn inlay_hints_can_be_disabled() {
+    let mut server = Server::start(&["utf-16"], json!({"inlayHints": {"enabled": false}}));
+    let u = uri("nohints.pir");
+    server.open(&u, SMALL);
+    server.diagnostics(&u, 1);
+    let hints = server.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 9, "character": 0}}}),
+    );
+    assert_eq!(hints["result"], json!([]));
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn exit_without_shutdown_is_exit_code_1() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    server.notify("exit", Value::Null);
+    assert_eq!(server.wait_exit().code(), Some(1));
+}
+
+#[test]
+fn the_process_ends_when_stdin_closes() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    server.close_stdin();
+    assert_eq!(server.wait_exit().code(), Some(1));
+}

@@ -1,0 +1,244 @@
+//! A minimal LSP client for protocol tests: spawns the real `pir lsp`, frames JSON-RPC
+//! over its stdio, and turns `$0` cursor markers into positions with the server's own
+//! conversion code (never counted by hand).
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use analysis::{LineIndex, TextSize};
+use pir_lsp::convert::{self, Encoding};
+use serde_json::{Value, json};
+use tower_lsp_server::ls_types::Position;
+
+/// How long any single wait may take before the test fails.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+/// A running `pir lsp` and the messages it sent that no one consumed yet.
+pub struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    incoming: Receiver<Value>,
+    backlog: Vec<Value>,
+    next_id: i64,
+    /// The encoding the server announced.
+    pub encoding: Encoding,
+}
+
+/// Text with `$0` markers removed, and the markers' positions in `encoding`.
+pub fn cursors(marked: &str, encoding: Encoding) -> (String, Vec<Position>) {
+    let mut text = String::new();
+    let mut offsets = Vec::new();
+    for (i, part) in marked.split("$0").enumerate() {
+        if i > 0 {
+            offsets.push(TextSize::of(text.as_str()));
+        }
+        text.push_str(part);
+    }
+    let index = LineIndex::new(&text);
+    let positions = offsets
+        .into_iter()
+        .map(|o| convert::position(&index, &text, o, encoding))
+        .collect();
+    (text, positions)
+}
+
+/// The position of byte offset `offset` of `text`.
+pub fn position_of(text: &str, offset: usize, encoding: Encoding) -> Position {
+    convert::position(
+        &LineIndex::new(text),
+        text,
+        TextSize::from(offset as u32),
+        encoding,
+    )
+}
+
+/// A `file:///` URI for a test document.
+pub fn uri(name: &str) -> String {
+    format!("file:///test/{name}")
+}
+
+impl Server {
+    /// Starts `pir lsp` without initializing it.
+    pub fn spawn(envs: &[(&str, &str)]) -> Server {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pir"));
+        command
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in envs {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("pir lsp starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let stderr = child.stderr.take().expect("stderr");
+        std::thread::spawn(move || {
+            // Keep stderr drained (the server logs there) and visible in test output.
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                eprintln!("[pir lsp] {line}");
+            }
+        });
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            while let Some(message) = read_message(&mut reader) {
+                if tx.send(message).is_err() {
+                    break;
+                }
+            }
+        });
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            incoming: rx,
+            backlog: Vec::new(),
+            next_id: 1,
+            encoding: Encoding::Utf16,
+        }
+    }
+
+    /// Starts and initializes `pir lsp`, offering `encodings` (e.g. `["utf-8", "utf-16"]`).
+    pub fn start(encodings: &[&str], options: Value) -> Server {
+        Server::start_with_env(encodings, options, &[])
+    }
+
+    /// [`Server::start`] with environment variables.
+    pub fn start_with_env(encodings: &[&str], options: Value, envs: &[(&str, &str)]) -> Server {
+        let mut server = Server::spawn(envs);
+        let result = server.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": null,
+                "capabilities": {"general": {"positionEncodings": encodings}},
+                "initializationOptions": options,
+            }),
+        );
+        let encoding = &result["result"]["capabilities"]["positionEncoding"];
+        server.encoding = if encoding == "utf-8" {
+            Encoding::Utf8
+        } else {
+            Encoding::Utf16
+        };
+        server.notify("initialized", json!({}));
+        server
+    }
+
+    /// Sends a notification.
+    pub fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and waits for its response (the whole response object).
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.wait_for(|m| m["id"] == id && m.get("method").is_none())
+    }
+
+    /// Sends raw JSON.
+    pub fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).expect("write to pir lsp");
+        stdin.flush().expect("flush");
+    }
+
+    /// Waits for the first message (in arrival order, backlog first) matching `pred`.
+    pub fn wait_for(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&pred) {
+            return self.backlog.remove(i);
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.incoming.recv_timeout(left) {
+                Ok(m) if pred(&m) => return m,
+                Ok(m) => self.backlog.push(m),
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("timed out; unconsumed: {:#?}", self.backlog)
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("pir lsp closed its output; unconsumed: {:#?}", self.backlog)
+                }
+            }
+        }
+    }
+
+    /// Opens a document.
+    pub fn open(&mut self, uri: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "penguin-ir", "version": 1, "text": text}}),
+        );
+    }
+
+    /// Waits for the `publishDiagnostics` of `uri` at `version` and returns its items.
+    pub fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
+        let m = self.wait_for(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        });
+        m["params"]["diagnostics"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Sends `shutdown` (with `null` params) and `exit`, and returns the exit status.
+    pub fn shutdown_and_exit(mut self) -> ExitStatus {
+        let response = self.request("shutdown", Value::Null);
+        assert!(response.get("error").is_none(), "{response}");
+        self.notify("exit", Value::Null);
+        self.wait_exit()
+    }
+
+    /// Waits for the process to end.
+    pub fn wait_exit(mut self) -> ExitStatus {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("try_wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "pir lsp did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Closes the server's stdin.
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Reads one `Content-Length`-framed message.
+fn read_message(reader: &mut impl BufRead) -> Option<Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        if let Some(v) = line.strip_prefix("Content-Length:") {
+            length = v.trim().parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    reader.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
+}
