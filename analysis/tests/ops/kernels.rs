@@ -24,7 +24,14 @@ kernel @router(%x: hbm bf16[1024, 2048], %w: hbm bf16[2048, 128])
   }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            4: BIRKernel Unassigned I-1-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[2048,1024],[1,2048]] offset=0 %x access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[128,2048],[1,128]] offset=0 %w access="seq"
+              out dsts[0]: physical_ap float32 ap=[[128,1024],[1,128]] offset=0 %logits access="seq"
+              out dsts[1]: physical_ap uint32 ap=[[8,1024],[1,8]] offset=0 %index access="seq"
+              {"kernel_name":"RouterTopK","srcs_shape":[[1024,2048],[2048,128]],"dsts_shape":[[1024,128],[1024,8]],"kernel_attrs":[["act_fn","softmax"],["k","8"],["norm_topk_prob","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+        "#]],
     );
 }
 
@@ -41,7 +48,12 @@ kernel @k(%x: hbm bf16[128, 64]) -> (%y: hbm bf16[128, 64]) {
   }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"ExpertMLPs","srcs_shape":[[128,64]],"dsts_shape":[[128,64]],"kernel_attrs":[["name","a b"],["on","true"],["k","-8"],["eps","1e-6"],["scale","1.0"],["third","0.125"],["act","silu"],["dt","bf16"],["dims","[1,2,\"x\"]"],["nested","{\"a\":1,\"b\":false}"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+        "#]],
     );
 }
 
@@ -62,7 +74,19 @@ kernel @k(%x: hbm bf16[256, 64]) -> (%y: hbm bf16[256, 64]) {
   }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            4: BIRKernel Unassigned I-1-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[64,256],[1,64]] offset=0 %x access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x access="nd_subtensor"
+              in srcs[2]: physical_ap bfloat16 ap=[[64,256],[1,64]] offset=0 %x access="seq"
+              in srcs[3]: physical_ap bfloat16 ap=[[64,256],[1,64]] offset=0 %x access="seq"
+              in srcs[4]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=8192 %x access="nd_subtensor"
+              in srcs[5]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %s start_partition=0 access="tile"
+              in srcs[6]: physical_ap bfloat16 ap=[[64,256],[1,64]] offset=0 %x access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,32]] offset=0 %y access="nd_subtensor"
+              {"kernel_name":"RowTiledMM","srcs_shape":[[256,64],[128,64],[256,64],[256,64],[128,64],[64,64],[256,64]],"dsts_shape":[[128,32]],"kernel_attrs":[],"sb_buf_shape":[128,4096],"psum_buf_shape":[2,[128,2048]],"auto_cast":"matmult","auto_cast_type":"bfloat16"}
+            P501 warning:6:80 `%s[0:64, :]`: `%s` is read here before any op writes it
+        "#]],
     );
 }
 
@@ -76,7 +100,13 @@ kernel @k(%x: hbm bf16[256, 64]) -> (%y: hbm bf16[256, 64]) {
   }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":2,"stride":1}
+              4: BIRKernel Unassigned I-1-0 IT54
+                in srcs[0]: symbolic_ap bfloat16 ap=[[64,128],[1,64]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":8192}],"c":0}] access_shape=[128,64] %x access="nd_subtensor"
+                out dsts[0]: symbolic_ap bfloat16 ap=[[64,128],[1,64]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":8192}],"c":0}] access_shape=[128,64] %y access="nd_subtensor"
+                {"kernel_name":"ColumnTiledMM","srcs_shape":[[128,64]],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+        "#]],
     );
 }
 
@@ -92,7 +122,33 @@ kernel @k(%x: hbm bf16[128, 64]) -> (%y: hbm bf16[128, 64]) {
   BIRKernel { kernel_name = 7, srcs = [%x], dsts = [%y] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54 errors=["P204"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"srcs_shape":[[128,64]],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            4: BIRKernel Unassigned I-2-0 IT54 errors=["P414"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"","srcs_shape":[[128,64]],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            5: BIRKernel Unassigned I-3-0 IT54 errors=["P203"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"K","srcs_shape":[[128,64]],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            6: BIRKernel Unassigned I-4-0 IT54 errors=["P207"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"K","srcs_shape":[[128,64]],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            7: BIRKernel Unassigned I-5-0 IT54 errors=["P206"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"srcs_shape":[[128,64]],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            P204 error:3:3 `BIRKernel`: BIRKernel needs the field `kernel_name`
+            P414 error:4:29 `""`: `kernel_name` must name a kernel; it is empty
+            P203 error:5:34 `kernel_atrs`: BIRKernel has no field `kernel_atrs`; did you mean `kernel_attrs`?
+            P207 error:6:77 `bf61`: unknown dtype `bf61`; did you mean `bf16`?
+            P206 error:7:29 `7`: expected string, found an integer
+        "#]],
     );
 }
 
@@ -109,7 +165,19 @@ kernel @k(%x: hbm bf16[128, 64]) -> (%y: hbm bf16[128, 64]) {
   }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54 errors=["P205","P206"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"K","srcs_shape":[[128,64]],"dsts_shape":[[128,64]],"kernel_attrs":[["a","1"],["b","2"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            P206 error:5:35 `%x`: a kernel attribute is a string, bool, number, identifier, list or record; found an access
+            P205 error:5:52 `"3"`: the attribute `a` is written twice
+                related `"1"`: first written here
+            P205 error:5:74 `2`: the key `c` is written twice
+                related `1`: first written here
+            P206 error:5:87 `x"00"`: a kernel attribute is a string, bool, number, identifier, list or record; found a bytes literal
+            P206 error:5:102 `full(%x)`: a kernel attribute is a string, bool, number, identifier, list or record; found a call
+        "#]],
     );
 }
 
@@ -126,7 +194,33 @@ kernel @k(%x: hbm bf16[128, 64]) -> (%y: hbm bf16[128, 64]) {
   BIRKernel { kernel_name = "K", srcs = [%x], dsts = [%y], sb_buf_shape = [1, 2, 3], psum_buf_shape = [1, -2, 3] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            4: BIRKernel Unassigned I-1-0 IT54 errors=["P207"]
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"K","srcs_shape":[],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            5: BIRKernel Unassigned I-2-0 IT54 errors=["P206"]
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"K","srcs_shape":[],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            6: BIRKernel Unassigned I-3-0 IT54 errors=["P206"]
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"K","srcs_shape":[],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            7: BIRKernel Unassigned I-4-0 IT54 errors=["P300"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,256],[1,64]] offset=0 %x access="nd_subtensor"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"K","srcs_shape":[[256,64]],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            8: BIRKernel Unassigned I-5-0 IT54 errors=["P414"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"K","srcs_shape":[[128,64]],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            P500 warning:3:7 `%r`: register `%r` is declared but no op uses it
+            P207 error:4:42 `tiles(%x)`: unknown access kind `tiles`; expected full, subtensor, tile or opaque; did you mean `tile`?
+            P206 error:5:42 `full(%x, %x)`: `full(…)` takes exactly one tensor access
+            P206 error:6:42 `%r`: expected access or full/subtensor/tile/opaque(access), found a register
+            P300 error:7:45 `0:256`: Incorrect access pattern!
+                related `0:256`: dim 0 of `%x` has 128 elements; the access reaches element 255
+            P414 error:8:75 `[1, 2, 3]`: `sb_buf_shape` takes 2 non-negative integers; it has 3
+            P414 error:8:107 `-2`: `psum_buf_shape` entries are sizes; -2 is negative
+        "#]],
     );
 }
 
@@ -156,7 +250,18 @@ kernel @mlp(%x: hbm bf16[1, 2048, 4096], %ln_w: hbm bf16[1, 4096], %gate_w: hbm 
   }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            6: BIRKernel Unassigned I-1-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[8388608,1],[4096,2048],[1,4096]] offset=0 %x access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[4096,1],[1,4096]] offset=0 %ln_w access="seq"
+              in srcs[2]: physical_ap bfloat16 ap=[[1792,4096],[1,1792]] offset=0 %gate_w access="seq"
+              in srcs[3]: physical_ap bfloat16 ap=[[1792,4096],[1,1792]] offset=0 %up_w access="seq"
+              in srcs[4]: physical_ap bfloat16 ap=[[4096,1792],[1,4096]] offset=0 %down_w access="seq"
+              in up_bias: physical_ap bfloat16 ap=[[1792,1],[1,1792]] offset=0 %ub access="seq"
+              in down_bias: physical_ap bfloat16 ap=[[4096,1],[1,4096]] offset=0 %db access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[8388608,1],[4096,2048],[1,4096]] offset=0 %out access="seq"
+              {"kernel_name":"MLP","srcs_shape":[[1,2048,4096],[1,4096],[4096,1792],[4096,1792],[1792,4096],[1,1792],[1,4096]],"dsts_shape":[[1,2048,4096]],"kernel_attrs":[["skip_gate","false"],["act_fn","silu"],["eps","0.00001"],["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":true,"norm_type":2,"lower_bound":-3.0,"store_add":true,"quant_kernel":true}
+        "#]],
     );
 }
 
@@ -169,7 +274,18 @@ kernel @mlp(%x: hbm bf16[4, 1, 4096], %w: hbm bf16[4096, 1792]) -> (%out: hbm bf
   MLPKernel { srcs = [%x[0:4, 0, :], %w], dsts = [%out] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[1792,4096],[1,1792]] offset=0 %w access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="seq"
+              {"kernel_name":"MLP","srcs_shape":[[4,1,4096],[4096,1792]],"dsts_shape":[[4,1,4096]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            4: BIRKernel Unassigned I-2-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[1,4096]] offset=0 %x access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[1792,4096],[1,1792]] offset=0 %w access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="seq"
+              {"kernel_name":"MLP","srcs_shape":[[4,4096],[4096,1792]],"dsts_shape":[[4,1,4096]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+        "#]],
     );
 }
 
@@ -195,7 +311,19 @@ kernel @mlp(%x: hbm bf16[1, 2048, 4096], %w: hbm bf16[4096, 1792]) -> (%out: hbm
     let before = is_tkg(&db);
     db.settings().set_tkg_seqlen_threshold(&mut db).to(4096);
     let after = is_tkg(&db);
-    expect![[r#""#]].assert_debug_eq(&(before, after));
+    expect![[r#"
+        (
+            [
+                "[[\"is_tkg\",\"false\"]]",
+                "[[\"is_tkg\",\"false\"]]",
+            ],
+            [
+                "[[\"is_tkg\",\"true\"]]",
+                "[[\"is_tkg\",\"true\"]]",
+            ],
+        )
+    "#]]
+    .assert_debug_eq(&(before, after));
 }
 
 #[test]
@@ -209,7 +337,31 @@ kernel @mlp(%x: hbm bf16[4, 1, 4096]) -> (%out: hbm bf16[4, 1, 4096]) {
   MLPKernel { srcs = [tile(%x), full(%x)], dsts = [opaque(%out)] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54 errors=["P204"]
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="seq"
+              {"kernel_name":"MLP","srcs_shape":[],"dsts_shape":[[4,1,4096]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            4: BIRKernel Unassigned I-2-0 IT54 errors=["P206","P207"]
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="seq"
+              {"kernel_name":"MLP","srcs_shape":[[4,1,4096]],"dsts_shape":[[4,1,4096]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            5: BIRKernel Unassigned I-3-0 IT54 errors=["P203"]
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="seq"
+              {"kernel_name":"MLP","srcs_shape":[[4,1,4096]],"dsts_shape":[[4,1,4096]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            6: BIRKernel Unassigned I-4-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="seq"
+              {"kernel_name":"MLP","srcs_shape":[[4,1,4096],[4,1,4096]],"dsts_shape":[[4,1,4096]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            P204 error:3:3 `MLPKernel`: MLPKernel needs the field `srcs`
+            P207 error:4:55 `rms`: unknown norm_type value `rms`; expected one of none, rms_norm, layer_norm
+            P207 error:4:69 `sigmoidd`: unknown act_func value `sigmoidd`; did you mean `sigmoid`?
+            P206 error:4:85 `"1e-5"`: expected float, found a string
+            P203 error:5:43 `is_causal`: MLPKernel has no field `is_causal`
+            P413 warning:6:23 `tile(%x)`: MLPKernel passes every operand as `seq` (a whole-tensor sequential access); `tile(…)` is ignored
+            P413 warning:6:52 `opaque(%out)`: MLPKernel passes every operand as `seq` (a whole-tensor sequential access); `opaque(…)` is ignored
+        "#]],
     );
 }
 
@@ -225,7 +377,33 @@ kernel @k(%x: hbm bf16[4, 128, 64], %w: hbm bf16[64, 64]) -> (%out: hbm bf16[4, 
   TiledMLPKernel { srcs = [full(%x)], dsts = [%out] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="ap"
+              out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
+              {"kernel_name":"MLP","srcs_shape":[[4,128,64],[64,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["act_fn","gelu"],["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            4: BIRKernel Unassigned I-2-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="ap"
+              out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
+              {"kernel_name":"QKV","srcs_shape":[[4,128,64],[64,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["eps","1e-6"],["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":1,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            5: BIRKernel Unassigned I-3-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
+              out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
+              {"kernel_name":"RMSNormQuant","srcs_shape":[[4,128,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["quant_dtype","f8e4m3"],["eps","1e-6"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            6: BIRKernel Unassigned I-4-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
+              in srcs[1]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
+              in srcs[2]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
+              out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
+              {"kernel_name":"Attention","srcs_shape":[[4,128,64],[4,128,64],[4,128,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["scale","0.125"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":true,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            7: BIRKernel Unassigned I-5-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
+              out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
+              {"kernel_name":"MLP","srcs_shape":[[4,128,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            P413 warning:7:28 `full(%x)`: TiledMLPKernel passes every operand as `ap` (a pre-tiled access pattern); `full(…)` is ignored
+        "#]],
     );
 }
 
@@ -241,7 +419,27 @@ kernel @k(%x: hbm bf16[2, 4096], %w: hbm bf16[4096, 768], %q: hbm bf16[4, 128, 4
   BackwardsAttention { srcs = [%q], dsts = [%o] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            4: BIRKernel Unassigned I-1-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,2],[1,4096]] offset=0 %x access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[768,4096],[1,768]] offset=0 %w access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[768,2],[1,768]] offset=0 %qkv access="seq"
+              {"kernel_name":"QKV","srcs_shape":[[2,4096],[4096,768]],"dsts_shape":[[2,768]],"kernel_attrs":[["eps","1e-6"],["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":true,"norm_type":1,"lower_bound":0.5,"store_add":false,"quant_kernel":false}
+            5: BIRKernel Unassigned I-2-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,2],[1,4096]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap float8e4 ap=[[4096,2],[1,4096]] offset=0 %xq access="seq"
+              {"kernel_name":"RMSNormQuant","srcs_shape":[[2,4096]],"dsts_shape":[[2,4096]],"kernel_attrs":[["quant_dtype","f8e4m3"],["eps","1e-6"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":-448.0,"store_add":false,"quant_kernel":false}
+            6: BIRKernel Unassigned I-3-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[524288,4],[4096,128],[1,4096]] offset=0 %q access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[524288,4],[4096,128],[1,4096]] offset=0 %q access="seq"
+              in srcs[2]: physical_ap bfloat16 ap=[[524288,4],[4096,128],[1,4096]] offset=0 %q access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[524288,4],[128,4096],[1,128]] offset=0 %o access="seq"
+              {"kernel_name":"Attention","srcs_shape":[[4,128,4096],[4,128,4096],[4,128,4096]],"dsts_shape":[[4,4096,128]],"kernel_attrs":[["scale","1.0"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            7: BIRKernel Unassigned I-4-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[524288,4],[4096,128],[1,4096]] offset=0 %q access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[524288,4],[128,4096],[1,128]] offset=0 %o access="seq"
+              {"kernel_name":"BackwardsAttention","srcs_shape":[[4,128,4096]],"dsts_shape":[[4,4096,128]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+        "#]],
     );
 }
 
@@ -265,7 +463,21 @@ kernel @k(%h: hbm bf16[1025, 2048], %a: hbm bf16[1025, 128]) -> (%out: hbm bf16[
   InternalNativeNkiKernel { func_name = "ResizeNearest", srcs = [%h], dsts = [%out], klir_binary = "/tmp/resize.klir" }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: NKIKLIRKernel Unassigned I-1-0 IT56
+              in srcs[0]: physical_ap bfloat16 ap=[[2048,1025],[1,2048]] offset=0 %h access="opaque"
+              in srcs[1]: physical_ap bfloat16 ap=[[128,1025],[1,128]] offset=0 %a access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[2048,1025],[1,2048]] offset=0 %out access="opaque"
+              {"klir_binary":"blockwise_mm.klir","kernel_format":"klir","nki_binary_version_identifier":"0","func_args":["h","a"],"func_outs":["out"]}
+            4: NKIKLIRKernel Unassigned I-2-0 IT56
+              in srcs[0]: physical_ap bfloat16 ap=[[2048,1025],[1,2048]] offset=0 %h access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[2048,1025],[1,2048]] offset=0 %out access="opaque"
+              {"klir_binary":"tiled_pf_transpose.json","kernel_format":"bir","nki_binary_version_identifier":"2.24","func_args":["h"],"func_outs":["out"],"sb_buf_shape":[128,8192],"psum_buf_shape":[8,[128,2048]]}
+            13: NKIKLIRKernel Unassigned I-3-0 IT56
+              in srcs[0]: physical_ap bfloat16 ap=[[2048,1025],[1,2048]] offset=0 %h access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[2048,1025],[1,2048]] offset=0 %out access="opaque"
+              {"klir_binary":"/tmp/resize.klir","kernel_format":"klir","nki_binary_version_identifier":"0","func_args":["h"],"func_outs":["out"]}
+        "#]],
     );
 }
 
@@ -280,7 +492,30 @@ kernel @k(%x: hbm bf16[4, 1, 4096]) -> (%out: hbm bf16[4, 1, 4096]) {
   InternalNativeNkiKernel { func_name = "my_conv", srcs = [%x], dsts = [%out] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: NKIKLIRKernel Unassigned I-1-0 IT56 errors=["P408"]
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="opaque"
+              {"klir_binary":"MLP.klir","kernel_format":"klir","nki_binary_version_identifier":"0","func_args":["x"],"func_outs":["out"]}
+            4: NKIKLIRKernel Unassigned I-2-0 IT56 errors=["P408"]
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="opaque"
+              {"klir_binary":"Blockwise_MM.klir","kernel_format":"klir","nki_binary_version_identifier":"0","func_args":["x"],"func_outs":["out"]}
+            5: NKIKLIRKernel Unassigned I-3-0 IT56 errors=["P408"]
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="opaque"
+              {"klir_binary":"RouterTopK.klir","kernel_format":"klir","nki_binary_version_identifier":"0","func_args":["x"],"func_outs":["out"]}
+            6: NKIKLIRKernel Unassigned I-4-0 IT56 errors=["P408"]
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="opaque"
+              {"klir_binary":"my_conv.klir","kernel_format":"klir","nki_binary_version_identifier":"0","func_args":["x"],"func_outs":["out"]}
+            P408 error:3:41 `"MLP"`: `MLP` is not in the internal kernel registry (the closest key is `blockwise_mm`)
+                related `"MLP"`: `MLP` is a library kernel: a BIRKernel (IT 54) node spliced in by name, never registry-traced; write it as MLPKernel { … }
+            P408 error:4:41 `"Blockwise_MM"`: `Blockwise_MM` is not in the internal kernel registry; did you mean `blockwise_mm`?
+            P408 error:5:41 `"RouterTopK"`: `RouterTopK` is not in the internal kernel registry (the closest key is `ResizeNearest`)
+                related `"RouterTopK"`: `RouterTopK` is a library kernel: a BIRKernel (IT 54) node spliced in by name, never registry-traced; write it as BIRKernel { kernel_name = "RouterTopK" }
+            P408 error:6:41 `"my_conv"`: `my_conv` is not in the internal kernel registry (the closest key is `blockwise_mm`)
+        "#]],
     );
 }
 
@@ -294,7 +529,24 @@ kernel @k(%x: hbm bf16[4, 1, 4096]) -> (%out: hbm bf16[4, 1, 4096]) {
   InternalNativeNkiKernel { func_name = "blockwise_mm", srcs = [%x], dsts = [%out], sb_buf_shape = [1] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: NKIKLIRKernel Unassigned I-1-0 IT56 errors=["P204"]
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="opaque"
+              {"kernel_format":"klir","nki_binary_version_identifier":"0","func_args":["x"],"func_outs":["out"]}
+            4: NKIKLIRKernel Unassigned I-2-0 IT56 errors=["P207"]
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="opaque"
+              {"klir_binary":"blockwise_mm.klir","kernel_format":"klir","nki_binary_version_identifier":"0","func_args":["x"],"func_outs":["out"]}
+            5: NKIKLIRKernel Unassigned I-3-0 IT56 errors=["P414"]
+              in srcs[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %x access="opaque"
+              out dsts[0]: physical_ap bfloat16 ap=[[4096,4],[4096,1],[1,4096]] offset=0 %out access="opaque"
+              {"klir_binary":"blockwise_mm.klir","kernel_format":"klir","nki_binary_version_identifier":"0","func_args":["x"],"func_outs":["out"]}
+            P204 error:3:3 `InternalNativeNkiKernel`: InternalNativeNkiKernel needs the field `func_name`
+            P413 warning:4:65 `full(%x)`: InternalNativeNkiKernel passes every operand as `opaque` (the traced kernel owns its tiling); `full(…)` is ignored
+            P207 error:4:106 `beta4`: unknown nki_frontend value `beta4`; did you mean `beta2`?
+            P414 error:5:100 `[1]`: `sb_buf_shape` takes 2 non-negative integers; it has 1
+        "#]],
     );
 }
 
@@ -311,7 +563,26 @@ kernel @k(%a: hbm f16[256, 1024], %b: hbm f16[256, 1024]) -> (%c: hbm f16[256, 1
   ExternalNativeNkiKernel { func = "" }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: NKIKernel Unassigned I-1-0 IT55
+              in func_args[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %a
+              in func_args[1]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %b
+              out func_outs[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %c
+              {"func":"nki_tensor_add","func_args":["a","b"],"func_outs":["c"],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]]}
+            4: NKIKernel Unassigned I-2-0 IT55
+              in func_args[0]: physical_ap float16 ap=[[1024,128],[1,1024]] offset=0 %a
+              in func_args[1]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %b
+              out func_outs[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %c
+              {"func":"nki_tensor_add","func_args":["a","b"],"func_outs":["c"],"sb_buf_shape":[128,2048],"psum_buf_shape":[1,[128,2048]]}
+            5: NKIKernel Unassigned I-3-0 IT55 errors=["P204","P206"]
+              in func_args[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %a
+              {"func_args":["a"],"func_outs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]]}
+            6: NKIKernel Unassigned I-4-0 IT55 errors=["P414"]
+              {"func":"","func_args":[],"func_outs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]]}
+            P204 error:5:3 `ExternalNativeNkiKernel`: ExternalNativeNkiKernel needs the field `func`
+            P206 error:5:60 `full(%c)`: expected acc(hbm|sbuf|psum), found a call
+            P414 error:6:36 `""`: `func` must name a kernel; it is empty
+        "#]],
     );
 }
 
@@ -324,7 +595,19 @@ kernel @k(%a: hbm f16[256, 1024], %b: hbm f16[256, 1024]) -> (%c: hbm f16[256, 1
   ExternalNativeNkiKlirKernel { func = "add", srcs = [%a], dsts = [%c], klir_input_names = [1] }
 }
 "#,
-        expect![[r#""#]],
+        expect![[r#"
+            3: NKIKLIRKernel Unassigned I-1-0 IT56
+              in srcs[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %a access="seq"
+              in srcs[1]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %b access="tile"
+              out dsts[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %c access="seq"
+              {"func":"add","klir_binary":"add.klir","kernel_format":"klir","klir_input_names":["a","b"]}
+            4: NKIKLIRKernel Unassigned I-2-0 IT56 errors=["P204","P206"]
+              in srcs[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %a access="seq"
+              out dsts[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %c access="seq"
+              {"func":"add","kernel_format":"klir","klir_input_names":[]}
+            P204 error:4:3 `ExternalNativeNkiKlirKernel`: ExternalNativeNkiKlirKernel needs the field `klir_binary`
+            P206 error:4:93 `1`: expected string, found an integer
+        "#]],
     );
 }
 

@@ -785,7 +785,7 @@ fn lower_internal_nki(cx: &mut Cx<'_>) {
     let mode = AccessMode::Fixed {
         access: "opaque",
         call: "opaque",
-        what: "an opaque access (the traced kernel owns its tiling)",
+        what: "the traced kernel owns its tiling",
     };
     let ins = operand_args(cx, "srcs", mode, &mut Vec::new());
     let outs = operand_args(cx, "dsts", mode, &mut Vec::new());
@@ -1061,9 +1061,7 @@ fn operand_args(
         cx.error(
             Code::P413,
             Anchor::Value(element),
-            format!(
-                "{class} passes every operand as {what} (`{access}`); the access kind `{name}` is ignored"
-            ),
+            format!("{class} passes every operand as `{access}` ({what}); `{name}(…)` is ignored"),
         );
     }
     args
