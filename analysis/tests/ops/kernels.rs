@@ -260,7 +260,7 @@ kernel @mlp(%x: hbm bf16[1, 2048, 4096], %ln_w: hbm bf16[1, 4096], %gate_w: hbm 
               in up_bias: physical_ap bfloat16 ap=[[1792,1],[1,1792]] offset=0 %ub access="seq"
               in down_bias: physical_ap bfloat16 ap=[[4096,1],[1,4096]] offset=0 %db access="seq"
               out dsts[0]: physical_ap bfloat16 ap=[[8388608,1],[4096,2048],[1,4096]] offset=0 %out access="seq"
-              {"kernel_name":"MLP","srcs_shape":[[1,2048,4096],[1,4096],[4096,1792],[4096,1792],[1792,4096],[1,1792],[1,4096]],"dsts_shape":[[1,2048,4096]],"kernel_attrs":[["skip_gate","false"],["act_fn","silu"],["eps","0.00001"],["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":true,"norm_type":2,"lower_bound":-3.0,"store_add":true,"quant_kernel":true}
+              {"kernel_name":"MLP","srcs_shape":[[1,2048,4096],[1,4096],[4096,1792],[4096,1792],[1792,4096],[1,1792],[1,4096]],"dsts_shape":[[1,2048,4096]],"kernel_attrs":[["skip_gate","false"],["act_fn","silu"],["eps","1e-5"],["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":true,"norm_type":2,"lower_bound":-3.0,"store_add":true,"quant_kernel":true}
         "#]],
     );
 }

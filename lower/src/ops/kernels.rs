@@ -1239,13 +1239,14 @@ fn attr_json(value: &Value) -> Option<Json> {
     })
 }
 
-/// An f64 as serde_json prints it (`1e-5`, `1.0`, `0.125`), non-finite as `inf`, `-inf`,
-/// `nan` (SPEC §8).
+/// An f64 in its shortest round-trip form as SPEC §6.8's examples spell it (`1e-5`,
+/// `1.0`, `0.125`: Rust's `{:?}`, which switches to an exponent below 1e-4 and from 1e16),
+/// non-finite as `inf`, `-inf`, `nan` (SPEC §8). serde_json 1.0.154 itself would print
+/// `0.00001`; see docs/decisions.md.
 fn float_string(value: f64) -> String {
     match float_json(value) {
         Json::String(s) => s,
-        // serde_json's serializer (ryu), not `Number`'s Display, which prints `0.00001`.
-        number => serde_json::to_string(&number).unwrap_or_default(),
+        _ => format!("{value:?}"),
     }
 }
 
@@ -1319,10 +1320,11 @@ mod tests {
     #[test]
     fn attribute_strings() {
         let s = |v: Value| attr_string(&v).unwrap_or_default();
-        // serde_json's own spelling (SPEC §6.8 names serde_json; it writes 1e-5 this way).
-        assert_eq!(s(Value::Float(F64(1e-5))), "0.00001");
+        // SPEC §6.8's own examples: `1e-5`, `1.0`, `0.125`.
+        assert_eq!(s(Value::Float(F64(1e-5))), "1e-5");
+        assert_eq!(s(Value::Float(F64(0.125))), "0.125");
         assert_eq!(s(Value::Float(F64(1e-6))), "1e-6");
-        assert_eq!(s(Value::Float(F64(1e22))), "1e+22");
+        assert_eq!(s(Value::Float(F64(1e22))), "1e22");
         assert_eq!(s(Value::Float(F64(1.0))), "1.0");
         assert_eq!(s(Value::Float(F64(0.125))), "0.125");
         assert_eq!(s(Value::Float(F64(f64::NEG_INFINITY))), "-inf");
