@@ -34,16 +34,25 @@ fn load(db: &RootDatabase, path: &Path) -> std::io::Result<Loaded> {
     })
 }
 
-/// The file's diagnostics: the analysis' plus invalid UTF-8, one per range.
+/// At most this many invalid-UTF-8 diagnostics per file beyond the lexer's own (the rest
+/// are counted in one note), so a binary file gives a bounded report.
+const MAX_DECODING_DIAGNOSTICS: usize = 100;
+
+/// The file's diagnostics: the analysis', plus each run of invalid UTF-8 the lexer did not
+/// already report (those inside comments and strings), sorted by position.
 fn file_diagnostics(db: &RootDatabase, loaded: &Loaded) -> Vec<Diagnostic> {
     let mut all: Vec<Diagnostic> = analysis::diagnostics(db, loaded.file).clone();
-    for d in &loaded.decoding {
-        if !all
-            .iter()
-            .any(|a| a.code == Code::P103 && a.range.contains_range(d.range))
-        {
-            all.push(d.clone());
-        }
+    let mut reported: Vec<analysis::TextRange> = all.iter().filter(|a| a.code == Code::P103).map(|a| a.range).collect();
+    reported.sort_by_key(|r| r.start());
+    let covered = |r: analysis::TextRange| {
+        let i = reported.partition_point(|x| x.start() <= r.start());
+        i > 0 && reported[i - 1].contains_range(r)
+    };
+    let extra: Vec<&Diagnostic> = loaded.decoding.iter().filter(|d| !covered(d.range)).collect();
+    all.extend(extra.iter().take(MAX_DECODING_DIAGNOSTICS).map(|d| (*d).clone()));
+    if let Some(first_dropped) = extra.get(MAX_DECODING_DIAGNOSTICS) {
+        let more = extra.len() - MAX_DECODING_DIAGNOSTICS;
+        all.push(Diagnostic::new(Code::P103, first_dropped.range, format!("invalid UTF-8: {more} more runs not reported")));
     }
     all.sort_by_key(|d| (d.range.start(), d.range.end()));
     all

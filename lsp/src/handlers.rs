@@ -477,7 +477,7 @@ pub fn folding_ranges(
         .into_iter()
         .filter_map(|f| {
             let r = to_range(snap, doc, f.range);
-            (r.end.line > r.start.line).then(|| lsp::FoldingRange {
+            (r.end.line > r.start.line).then_some(lsp::FoldingRange {
                 start_line: r.start.line,
                 start_character: None,
                 end_line: r.end.line,

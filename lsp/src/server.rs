@@ -44,7 +44,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 impl Backend {
     fn owner(&self) -> Result<&mpsc::Sender<Msg>> {
-        self.owner.get().ok_or_else(|| Error::invalid_request())
+        self.owner.get().ok_or_else(Error::invalid_request)
     }
 
     fn send(&self, msg: Msg) {

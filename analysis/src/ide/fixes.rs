@@ -137,8 +137,13 @@ fn op_with_class_at(file: &ast::SourceFile, offset: TextSize) -> Option<&ast::Op
 /// body, else `, field` before the closing brace.
 fn insert_field(text: &str, op: &ast::Op, field_text: &str) -> Option<(TextRange, String)> {
     let body = op.body_range?;
+    // Only a body closed by `}`: an unclosed one has no place to insert into yet.
+    let body_text = text.get(usize::from(body.start())..usize::from(body.end()))?;
+    if body_text.len() < 2 || !body_text.starts_with('{') || !body_text.ends_with('}') {
+        return None;
+    }
     let close = body.end() - TextSize::from(1);
-    let inside = &text[usize::from(body.start()) + 1..usize::from(close)];
+    let inside = &body_text[1..body_text.len() - 1];
     if inside.contains('\n') {
         // After the last field's line, with that line's indentation.
         let last = op.fields.last()?;

@@ -46,5 +46,18 @@ pub static CATALOG: &[&OpSpec] = &[
     &copy::TENSOR_COPY_OP,
     // (end §6.7)
     // §6.8 kernel nodes
+    &kernels::BIR_KERNEL,
+    &kernels::MLP_KERNEL,
+    &kernels::TILED_MLP_KERNEL,
+    &kernels::NORM_QKV,
+    &kernels::TILED_NORM_QKV,
+    &kernels::RMS_NORM_QUANT_KERNEL,
+    &kernels::TILED_RMS_NORM_QUANT_KERNEL,
+    &kernels::ATTENTION_MM_SOFTMAX_MM,
+    &kernels::TILED_ATTENTION_MM_SOFTMAX_MM,
+    &kernels::BACKWARDS_ATTENTION_OP,
+    &kernels::INTERNAL_NATIVE_NKI_KERNEL,
+    &kernels::EXTERNAL_NATIVE_NKI_KERNEL,
+    &kernels::EXTERNAL_NATIVE_NKI_KLIR_KERNEL,
     // (end §6.8)
 ];

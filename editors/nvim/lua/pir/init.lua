@@ -24,6 +24,14 @@ function M.setup(opts)
   if opts.inlay_hints ~= nil then
     vim.g.pir_inlay_hints = opts.inlay_hints
   end
+  if type(config.on_init) == 'function' then
+    -- A caller's on_init replaces lsp/pir.lua's: keep what that one does (see there).
+    local own = config.on_init
+    config.on_init = function(client, ...)
+      client.server_capabilities.diagnosticProvider = nil
+      return own(client, ...)
+    end
+  end
   if next(config) ~= nil then
     vim.lsp.config('pir', config)
   end
@@ -154,7 +162,7 @@ local function fill(view, text)
   vim.bo[buf].modified = false
 end
 
-local function request(source, view, on_done)
+local function request(source, view)
   local client = vim.lsp.get_clients({ bufnr = source, name = 'pir' })[1]
   if not client then
     return
@@ -176,9 +184,6 @@ local function request(source, view, on_done)
     else
       fill(view, M.json(result and result.bir))
     end
-    if on_done then
-      on_done()
-    end
   end, source)
 end
 
@@ -189,7 +194,8 @@ local function scratch(source)
   end
   local buf = vim.api.nvim_create_buf(false, true)
   local name = vim.api.nvim_buf_get_name(source)
-  pcall(vim.api.nvim_buf_set_name, buf, 'pir-bir://' .. (name ~= '' and name or tostring(source)) .. '.bir.json')
+  local shown = name ~= '' and vim.fn.fnamemodify(name, ':~:.') or tostring(source)
+  pcall(vim.api.nvim_buf_set_name, buf, 'pir-bir://' .. shown .. '.bir.json')
   vim.bo[buf].buftype = 'nofile'
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
@@ -199,29 +205,29 @@ local function scratch(source)
   view = { buf = buf }
   views[source] = view
 
-  -- Refresh while the BIR is on screen, as the source changes.
+  -- Refresh while the BIR is on screen, as the source changes (on_lines sees every change,
+  -- typed or made by a plugin or the LSP; the LSP client sends its didChange first).
   local timer = assert(vim.uv.new_timer())
-  local group = vim.api.nvim_create_augroup('pir.showBir.' .. source, { clear = true })
-  vim.api.nvim_create_autocmd({ 'TextChanged', 'TextChangedI' }, {
-    group = group,
-    buffer = source,
-    callback = function()
+  vim.api.nvim_buf_attach(source, false, {
+    on_lines = function()
+      if views[source] ~= view then
+        return true -- detach
+      end
       timer:stop()
       timer:start(300, 0, vim.schedule_wrap(function()
-        if vim.api.nvim_buf_is_valid(buf) and #vim.fn.win_findbuf(buf) > 0 then
+        if views[source] == view and vim.api.nvim_buf_is_valid(buf) and #vim.fn.win_findbuf(buf) > 0 then
           request(source, view)
         end
       end))
     end,
   })
-  vim.api.nvim_create_autocmd({ 'BufWipeout' }, {
-    group = group,
+  vim.api.nvim_create_autocmd('BufWipeout', {
     buffer = buf,
+    once = true,
     callback = function()
       views[source] = nil
       timer:stop()
       timer:close()
-      pcall(vim.api.nvim_del_augroup_by_id, group)
     end,
   })
   return view

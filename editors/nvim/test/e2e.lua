@@ -1,0 +1,346 @@
+-- End-to-end test of the Neovim plugin against the real `pir lsp`.
+--
+--   PIR_BIN=target/debug/pir nvim --headless --clean -u editors/nvim/test/minimal_init.lua \
+--     -c 'luafile editors/nvim/test/e2e.lua'
+--
+-- Opens copies of corpus files (tests/corpus, or $PIR_CORPUS) and checks, each with a
+-- timeout: filetype and syntax groups, the server attaching, diagnostics, hover, inlay hints,
+-- :PirShowBir (op and file) and an edit that introduces a P200 error. Prints one line per
+-- check and exits 0 when all pass, 1 on the first failure (with the reason), 3 on a global
+-- timeout.
+
+local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h:h')
+local corpus = vim.env.PIR_CORPUS or (root .. '/tests/corpus')
+local TIMEOUT = 20000 -- ms, per wait
+
+local function out(s)
+  io.stdout:write(s .. '\n')
+  io.stdout:flush()
+end
+
+local function quit(code)
+  for _, c in ipairs(vim.lsp.get_clients()) do
+    c:stop()
+  end
+  vim.wait(3000, function()
+    return #vim.lsp.get_clients() == 0
+  end, 20)
+  if code == 0 then
+    vim.cmd('qall!')
+  else
+    vim.cmd('cquit ' .. code)
+  end
+end
+
+vim.defer_fn(function()
+  io.stderr:write('nvim e2e: FAIL: global timeout (120 s)\n')
+  quit(3)
+end, 120000)
+
+--- Waits until `cond()` returns a truthy value and returns it; fails after `ms`.
+local function wait_for(what, cond, ms)
+  local value
+  local ok = vim.wait(ms or TIMEOUT, function()
+    local good, v = pcall(cond)
+    value = good and v or nil
+    return value ~= nil and value ~= false
+  end, 20)
+  if not ok then
+    error(('timed out after %d ms waiting for %s'):format(ms or TIMEOUT, what), 0)
+  end
+  return value
+end
+
+local function expect(cond, msg, ...)
+  if not cond then
+    error(msg:format(...), 0)
+  end
+end
+
+--- 0-based line of the first line of `buf` containing `text` (plain), and the 0-based byte
+--- column of `token` in it (default: `text`).
+local function find(buf, text, token)
+  for i, line in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    local s = line:find(text, 1, true)
+    if s then
+      local c = line:find(token or text, 1, true)
+      expect(c, 'token %q not on the line of %q', token or text, text)
+      return i - 1, c - 1
+    end
+  end
+  error(('%q not found in %s'):format(text, vim.api.nvim_buf_get_name(buf)), 0)
+end
+
+-- Count publishDiagnostics per uri, so that "no errors" means "the server has spoken".
+local published = {}
+local default_publish = vim.lsp.handlers['textDocument/publishDiagnostics']
+vim.lsp.handlers['textDocument/publishDiagnostics'] = function(err, result, ctx)
+  if result and result.uri then
+    published[result.uri] = (published[result.uri] or 0) + 1
+  end
+  return default_publish(err, result, ctx)
+end
+
+local function open_copy(name, dir)
+  local src = corpus .. '/' .. name
+  expect(vim.uv.fs_stat(src), 'corpus file %s not found (set PIR_CORPUS)', src)
+  local dst = dir .. '/' .. name
+  assert(vim.uv.fs_copyfile(src, dst))
+  assert(vim.uv.fs_chmod(dst, tonumber('644', 8)))
+  vim.cmd.edit(vim.fn.fnameescape(dst))
+  return vim.api.nvim_get_current_buf(), vim.uri_from_fname(dst)
+end
+
+local function pir_client(buf)
+  return wait_for('the pir client to attach to ' .. vim.api.nvim_buf_get_name(buf), function()
+    local c = vim.lsp.get_clients({ bufnr = buf, name = 'pir' })[1]
+    return c and c.initialized and c
+  end)
+end
+
+local function errors(buf)
+  return vim.diagnostic.get(buf, { severity = vim.diagnostic.severity.ERROR })
+end
+
+local function describe(diags)
+  local s = {}
+  for _, d in ipairs(diags) do
+    s[#s + 1] = ('%s@%d:%d %s'):format(d.code, d.lnum + 1, d.col + 1, d.message)
+  end
+  return table.concat(s, '; ')
+end
+
+local function label_text(hint)
+  local label = hint.label
+  if type(label) == 'table' then
+    local parts = {}
+    for _, p in ipairs(label) do
+      parts[#parts + 1] = p.value
+    end
+    label = table.concat(parts)
+  end
+  return label
+end
+
+local function json_of(buf)
+  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n')
+  local ok, v = pcall(vim.json.decode, text)
+  return ok and type(v) == 'table' and v or nil
+end
+
+-- -------------------------------------------------------------------------------------
+local ctx = {}
+local checks = {
+  {
+    'setup',
+    function()
+      local bin = vim.lsp.config.pir.cmd[1]
+      expect(vim.fn.executable(bin) == 1, 'the pir binary %q is not executable (set PIR_BIN)', bin)
+      ctx.dir = vim.fn.tempname()
+      vim.fn.mkdir(ctx.dir, 'p')
+      -- Room for every hint: inlay hints are requested for the visible lines only.
+      vim.o.lines, vim.o.columns = 80, 200
+    end,
+  },
+  {
+    'filetype and syntax',
+    function()
+      ctx.buf, ctx.uri = open_copy('matmul_basic.pir', ctx.dir)
+      expect(vim.bo.filetype == 'pir', 'filetype is %q, not pir', vim.bo.filetype)
+      expect(vim.b.current_syntax == 'pir', 'syntax is %q, not pir', tostring(vim.b.current_syntax))
+      local function group(text, token)
+        local l, c = find(ctx.buf, text, token)
+        return vim.fn.synIDattr(vim.fn.synID(l + 1, c + 1, 1), 'name')
+      end
+      for _, case in ipairs({
+        { 'kernel @matmul_basic', 'kernel', 'pirKeyword' },
+        { 'kernel @matmul_basic', '@matmul_basic', 'pirGlobal' },
+        { 'kernel @matmul_basic', '%lhsT', 'pirLocal' },
+        { 'kernel @matmul_basic', 'hbm', 'pirMemory' },
+        { 'kernel @matmul_basic', 'bf16', 'pirType' },
+        { 'kernel @matmul_basic', '128', 'pirNumber' },
+        { '-> (%result', '->', 'pirOperator' },
+        { 'tensor %lhs_tile', 'tensor', 'pirKeyword' },
+        { 'MatMulOp {', 'MatMulOp', 'pirOpClass' },
+        { 'stationary = %lhs_tile', 'stationary', 'pirField' },
+        { 'stationary = %lhs_tile', '=', 'pirOperator' },
+        { '// K1: matmul', '//', 'pirComment' },
+        { 'MatMulOp {', '//>', 'pirAnnotation' },
+      }) do
+        local got = group(case[1], case[2])
+        expect(got == case[3], 'syntax group of %q is %q, not %s', case[2], got, case[3])
+      end
+    end,
+  },
+  {
+    'server attaches',
+    function()
+      ctx.client = pir_client(ctx.buf)
+      expect(ctx.client.offset_encoding == 'utf-8' or ctx.client.offset_encoding == 'utf-16',
+        'unexpected offset encoding %s', tostring(ctx.client.offset_encoding))
+    end,
+  },
+  {
+    'diagnostics of a clean kernel',
+    function()
+      wait_for('publishDiagnostics for ' .. ctx.uri, function()
+        return (published[ctx.uri] or 0) > 0
+      end)
+      local errs = errors(ctx.buf)
+      expect(#errs == 0, 'errors in matmul_basic.pir: %s', describe(errs))
+    end,
+  },
+  {
+    'hover shows the BIR opcode',
+    function()
+      local l, c = find(ctx.buf, 'MatMulOp {', 'MatMulOp')
+      vim.api.nvim_win_set_cursor(0, { l + 1, c })
+      local src_win = vim.api.nvim_get_current_win()
+      vim.lsp.buf.hover()
+      local text = wait_for('a hover window with "opcode": "Matmult"', function()
+        for _, w in ipairs(vim.api.nvim_list_wins()) do
+          if vim.api.nvim_win_get_config(w).relative ~= '' then
+            local t = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\n')
+            if t:find('"opcode": "Matmult"', 1, true) then
+              vim.api.nvim_win_close(w, true)
+              return t
+            end
+          end
+        end
+      end)
+      expect(text:find('MatMulOp', 1, true), 'hover does not name the op: %s', text:sub(1, 200))
+      vim.api.nvim_set_current_win(src_win)
+    end,
+  },
+  {
+    'inlay hints',
+    function()
+      expect(vim.lsp.inlay_hint.is_enabled({ bufnr = ctx.buf }), 'inlay hints are not enabled by default')
+      -- The MatMulOp body ends at the first `}` line after the op's class name.
+      local op_line = find(ctx.buf, 'MatMulOp {')
+      local close_line
+      for i, line in ipairs(vim.api.nvim_buf_get_lines(ctx.buf, op_line, -1, false)) do
+        if line:match('^%s*}') then
+          close_line = op_line + i - 1
+          break
+        end
+      end
+      local hint = wait_for('an inlay hint "→ Matmult · PE"', function()
+        for _, h in ipairs(vim.lsp.inlay_hint.get({ bufnr = ctx.buf })) do
+          if label_text(h.inlay_hint):find('Matmult · PE', 1, true) then
+            return h.inlay_hint
+          end
+        end
+      end)
+      local brace = vim.api.nvim_buf_get_lines(ctx.buf, close_line, close_line + 1, false)[1]:find('}', 1, true)
+      expect(hint.position.line == close_line and hint.position.character == brace,
+        'the Matmult hint is at %d:%d, not right after the op\'s `}` at %d:%d',
+        hint.position.line, hint.position.character, close_line, brace)
+      local n = #vim.lsp.inlay_hint.get({ bufnr = ctx.buf })
+      expect(n >= 5, 'only %d inlay hints for the 5 ops of matmul_basic.pir', n)
+    end,
+  },
+  {
+    ':PirShowBir (op under the cursor)',
+    function()
+      ctx.src_win = vim.api.nvim_get_current_win()
+      local l, c = find(ctx.buf, 'MatMulOp {', 'MatMulOp')
+      vim.api.nvim_win_set_cursor(0, { l + 1, c + 2 })
+      vim.cmd('PirShowBir')
+      ctx.bir_buf = vim.api.nvim_get_current_buf()
+      expect(ctx.bir_buf ~= ctx.buf, ':PirShowBir did not open a split')
+      expect(vim.bo[ctx.bir_buf].filetype == 'json', 'the BIR buffer has filetype %q', vim.bo[ctx.bir_buf].filetype)
+      expect(vim.bo[ctx.bir_buf].buftype == 'nofile', 'the BIR buffer is not a scratch buffer')
+      local bir = wait_for('the BIR JSON of the op', function()
+        return json_of(ctx.bir_buf)
+      end)
+      local inst = bir.instructions and bir.instructions[1]
+      expect(inst and inst.opcode == 'Matmult' and inst.engine == 'PE',
+        'BIR of the op is not one Matmult on PE: %s', vim.inspect(bir):sub(1, 300))
+    end,
+  },
+  {
+    ':PirShowBir! (whole file)',
+    function()
+      vim.api.nvim_set_current_win(ctx.src_win)
+      vim.cmd('PirShowBir!')
+      expect(vim.api.nvim_get_current_buf() == ctx.bir_buf, 'the BIR view was not reused')
+      local bir = wait_for('the BIR JSON of the file', function()
+        local v = json_of(ctx.bir_buf)
+        return v and v.functions and v
+      end)
+      expect(bir.functions[1].name == 'matmul_basic', 'first function is %s', tostring(bir.functions[1].name))
+      -- Back to the op for the refresh check below.
+      vim.api.nvim_set_current_win(ctx.src_win)
+      vim.cmd('PirShowBir')
+      wait_for('the BIR JSON of the op again', function()
+        local v = json_of(ctx.bir_buf)
+        return v and v.instructions
+      end)
+      vim.api.nvim_set_current_win(ctx.src_win)
+    end,
+  },
+  {
+    'an edit introducing an undefined tensor gives P200',
+    function()
+      local l, c = find(ctx.buf, 'moving = %rhs_tile', '%rhs_tile')
+      vim.api.nvim_buf_set_text(ctx.buf, l, c, l, c + #'%rhs_tile', { '%rhs_tyle' })
+      local d = wait_for('a P200 diagnostic', function()
+        for _, x in ipairs(vim.diagnostic.get(ctx.buf)) do
+          if x.code == 'P200' then
+            return x
+          end
+        end
+      end)
+      expect(d.lnum == l, 'P200 is on line %d, not %d (the edited use)', d.lnum + 1, l + 1)
+      expect(d.col == c, 'P200 starts at column %d, not %d', d.col + 1, c + 1)
+      expect(d.severity == vim.diagnostic.severity.ERROR, 'P200 has severity %s', tostring(d.severity))
+      expect(d.source == 'pir', 'P200 has source %s', tostring(d.source))
+      -- The open BIR view follows the edit: the op now reports the error.
+      wait_for('the BIR view to show the op\'s P200', function()
+        local v = json_of(ctx.bir_buf)
+        local inst = v and v.instructions and v.instructions[1]
+        return inst and inst.debuginfo and vim.tbl_contains(inst.debuginfo.errors or {}, 'P200')
+      end)
+    end,
+  },
+  {
+    'a rule file reports its //! diagnostic',
+    function()
+      local buf, uri = open_copy('rule_P400_weight_rank.pir', ctx.dir)
+      pir_client(buf)
+      wait_for('publishDiagnostics for ' .. uri, function()
+        return (published[uri] or 0) > 0 and #errors(buf) > 0
+      end)
+      local l = find(buf, '//! P400')
+      local errs = errors(buf)
+      expect(#errs == 1 and errs[1].code == 'P400' and errs[1].lnum == l,
+        'expected exactly P400 on line %d, got: %s', l + 1, describe(errs))
+    end,
+  },
+}
+
+local passed, failed = 0, 0
+local ok_all, err_all = xpcall(function()
+  for _, check in ipairs(checks) do
+    local ok, err = pcall(check[2])
+    if ok then
+      passed = passed + 1
+      out('ok   ' .. check[1])
+    else
+      failed = failed + 1
+      out('FAIL ' .. check[1] .. ': ' .. tostring(err))
+      io.stderr:write('nvim e2e: FAIL: ' .. check[1] .. ': ' .. tostring(err) .. '\n')
+      break
+    end
+  end
+end, debug.traceback)
+if not ok_all then
+  failed = failed + 1
+  io.stderr:write('nvim e2e: FAIL: ' .. tostring(err_all) .. '\n')
+end
+out(('nvim e2e: %d passed, %d failed'):format(passed, failed))
+if ctx.dir then
+  vim.fn.delete(ctx.dir, 'rf')
+end
+quit(failed == 0 and 0 or 1)

