@@ -5,10 +5,15 @@
 use std::path::{Path, PathBuf};
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
         if path.is_dir() {
             if !matches!(name, "target" | "node_modules" | ".git") && !name.starts_with('.') {
                 rust_files(&path, out);
@@ -30,7 +35,11 @@ fn rust_sources_are_tidy() {
     let mut problems = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).expect("utf-8 source");
-        let shown = file.strip_prefix(&root).unwrap_or(file).display().to_string();
+        let shown = file
+            .strip_prefix(&root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
         if !text.trim_start().starts_with("//!") {
             problems.push(format!("{shown}: no `//!` module doc at the top"));
         }

@@ -117,6 +117,25 @@ pub fn text_range(
     Ok(TextRange::new(start, end))
 }
 
+/// The byte range of an LSP range that may reach past the end of the document (inlay
+/// hints, code actions): a line past the last one means the end of the text.
+pub fn text_range_clamped(
+    index: &LineIndex,
+    text: &str,
+    r: Range,
+    encoding: Encoding,
+) -> Result<TextRange, PositionError> {
+    let clamp = |p: Position| match offset(index, text, p, encoding) {
+        Ok(o) => o,
+        Err(_) => TextSize::of(text),
+    };
+    let (start, end) = (clamp(r.start), clamp(r.end));
+    if end < start {
+        return Err(PositionError("the range ends before it starts".into()));
+    }
+    Ok(TextRange::new(start, end))
+}
+
 /// Applies one `didChange` content change to `rope`. A range past the last line ends at
 /// the end of the document. Errors: a range whose end precedes its start.
 pub fn apply_change(

@@ -390,9 +390,10 @@ fn context<'t>(before: &[(Token, TextRange)], slice: impl Fn(TextRange) -> &'t s
         return if reg { Context::Dtype } else { Context::Memory };
     }
     if let [.., (Token::Local, _), (Token::Colon, _), (Token::Ident, m)] = significant.as_slice()
-        && Memory::from_name(slice(*m)).is_some() {
-            return Context::Dtype;
-        }
+        && Memory::from_name(slice(*m)).is_some()
+    {
+        return Context::Dtype;
+    }
     // The innermost open bracket.
     let mut depth = 0i32;
     let mut open: Option<usize> = None;
@@ -502,10 +503,9 @@ fn field_value_context<'t>(
     for i in (0..open).rev() {
         match significant[i].0 {
             Token::RBrace | Token::RBracket | Token::RParen => depth += 1,
-            Token::LBracket | Token::LParen
-                if depth > 0 => {
-                    depth -= 1;
-                }
+            Token::LBracket | Token::LParen if depth > 0 => {
+                depth -= 1;
+            }
             Token::LBrace => {
                 if depth == 0 {
                     return Context::None;

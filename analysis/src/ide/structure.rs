@@ -60,24 +60,26 @@ pub fn folding_ranges(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
             }
             _ => {
                 if let Some((r, n)) = run.take()
-                    && n >= 2 {
-                        folds.push(Fold {
-                            range: r,
-                            kind: FoldKind::Comment,
-                        });
-                    }
+                    && n >= 2
+                {
+                    folds.push(Fold {
+                        range: r,
+                        kind: FoldKind::Comment,
+                    });
+                }
                 run = only_comment.then_some((range, 1));
             }
         }
         last_line_start = only_comment.then_some(line_start);
     }
     if let Some((r, n)) = run
-        && n >= 2 {
-            folds.push(Fold {
-                range: r,
-                kind: FoldKind::Comment,
-            });
-        }
+        && n >= 2
+    {
+        folds.push(Fold {
+            range: r,
+            kind: FoldKind::Comment,
+        });
+    }
     folds.sort_by_key(|f| f.range.start());
     folds
 }
