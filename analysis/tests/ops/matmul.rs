@@ -944,7 +944,7 @@ kernel @k(%s: sbuf f32[128, 64]) -> (%t: psum f32[64, 128]) {
 "#,
         expect![[r#"
             3: Matmult PE I-1-0
-              in moving: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %s start_partition=0
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %s start_partition=0
               out dst: physical_ap float32 ap=[[128,64],[1,128]] offset=0 %t start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,128],"is_accumulate":false}
         "#]],
@@ -984,27 +984,27 @@ kernel @k(%s: sbuf bf16[128, 64], %s3: sbuf bf16[64, 2, 32], %i: sbuf i32[64, 64
 "#,
         expect![[r#"
             5: Matmult PE I-1-0 errors=["P305"]
-              in moving: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %s start_partition=0
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %s start_partition=0
               out dst: physical_ap bfloat16 ap=[[128,32],[1,128]] offset=0 %t start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,128],"is_accumulate":false}
             7: Matmult PE I-2-0 errors=["P407"]
-              in moving: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %s start_partition=0
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %s start_partition=0
               out dst: physical_ap float32 ap=[[128,64],[1,128]] offset=0 %f start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,128],"is_accumulate":false}
             9: Matmult PE I-3-0 errors=["P305"]
-              in moving: physical_ap bfloat16 ap=[[64,64],[32,2],[1,32]] offset=0 %s3 start_partition=0
+              in src: physical_ap bfloat16 ap=[[64,64],[32,2],[1,32]] offset=0 %s3 start_partition=0
               out dst: physical_ap bfloat16 ap=[[128,64],[1,128]] offset=0 %t start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":64,"psum_buf_shape":[64,128],"is_accumulate":false}
             11: Matmult PE I-4-0 errors=["P304"]
-              in moving: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %s start_partition=0
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %s start_partition=0
               out dst: physical_ap bfloat16 ap=[[2048,64],[1,128]] offset=0 %wide start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,2048],"is_accumulate":false}
             13: Matmult PE I-5-0 errors=["P407"]
-              in moving: physical_ap int32 ap=[[64,64],[1,64]] offset=0 %i start_partition=0
+              in src: physical_ap int32 ap=[[64,64],[1,64]] offset=0 %i start_partition=0
               out dst: physical_ap int32 ap=[[64,64],[1,64]] offset=0 %ti start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":64,"psum_buf_shape":[64,64],"is_accumulate":false}
             15: Matmult PE I-6-0 errors=["P406"]
-              in moving: physical_ap bfloat16 ap=[[256,64],[1,256]] offset=0 %wsrc start_partition=0
+              in src: physical_ap bfloat16 ap=[[256,64],[1,256]] offset=0 %wsrc start_partition=0
               out dst: physical_ap bfloat16 ap=[[128,64],[1,128]] offset=0 %t start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":64,"psum_buf_shape":[64,128],"is_accumulate":false}
             P305 error:5:42 `%s`: the dst of a transpose is the src shape reversed, [64, 128]; it is [32, 128]

@@ -1125,15 +1125,8 @@ fn lower_transpose(cx: &mut Cx<'_>) {
 
     let channels = cx.any_operand("src").map(|s| s.partitions());
     let psum = psum_buf_shape(cx);
-    let ins: Vec<_> = cx
-        .any_operand("src")
-        .map(|o| o.to_json("moving"))
-        .into_iter()
-        .collect();
-    let outs: Vec<_> = cx.arg("dst").into_iter().collect();
-    let inst = cx.inst("Matmult");
-    inst.ins = ins;
-    inst.outs = outs;
+    // `src` sits in the moving slot (SPEC §6.7); its role names the Penguin field (§8).
+    let inst = cx.inst_with_args("Matmult");
     set_calc_flags(inst, false);
     inst.set("is_transpose", true)
         .set("identity", true)
