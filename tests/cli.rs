@@ -19,7 +19,11 @@ fn temp(name: &str, bytes: &[u8]) -> PathBuf {
 }
 
 fn check_json(path: &PathBuf) -> (i32, Value) {
-    let out = pir().args(["check", "--format", "json"]).arg(path).output().expect("runs");
+    let out = pir()
+        .args(["check", "--format", "json"])
+        .arg(path)
+        .output()
+        .expect("runs");
     let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
     (out.status.code().unwrap_or(-1), report)
 }
@@ -27,30 +31,48 @@ fn check_json(path: &PathBuf) -> (i32, Value) {
 #[test]
 fn json_report_has_one_based_scalar_columns() {
     // `é` and `😀` are one column each (Unicode scalar values).
-    let path = temp("cols.pir", "// é😀\nkernel @k() {\n  é NoOp {}\n}\n".as_bytes());
+    let path = temp(
+        "cols.pir",
+        "// é😀\nkernel @k() {\n  é NoOp {}\n}\n".as_bytes(),
+    );
     let (code, report) = check_json(&path);
     assert_eq!(code, 1);
     let d = &report["files"][0]["diagnostics"][0];
     assert_eq!(d["code"], "P103");
-    assert_eq!(d["range"]["start"], serde_json::json!({"line": 3, "column": 3}));
+    assert_eq!(
+        d["range"]["start"],
+        serde_json::json!({"line": 3, "column": 3})
+    );
     assert_eq!(d["severity"], "error");
 }
 
 #[test]
 fn invalid_utf8_is_one_p103_per_run() {
-    let path = temp("bad.pir", b"// ok \xff\xfe here\nkernel @k() { \xc0\xc1 NoOp {} }\n");
+    let path = temp(
+        "bad.pir",
+        b"// ok \xff\xfe here\nkernel @k() { \xc0\xc1 NoOp {} }\n",
+    );
     let (_, report) = check_json(&path);
-    let p103: Vec<&Value> = report["files"][0]["diagnostics"].as_array().into_iter().flatten().filter(|d| d["code"] == "P103").collect();
+    let p103: Vec<&Value> = report["files"][0]["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["code"] == "P103")
+        .collect();
     assert_eq!(p103.len(), 2, "{report}");
 }
 
 #[test]
 fn garbage_bytes_give_a_bounded_report() {
-    let bytes: Vec<u8> = (0..300_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+    let bytes: Vec<u8> = (0..300_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
     let path = temp("garbage.pir", &bytes);
     let (code, report) = check_json(&path);
     assert_eq!(code, 1);
-    let n = report["files"][0]["diagnostics"].as_array().map_or(0, Vec::len);
+    let n = report["files"][0]["diagnostics"]
+        .as_array()
+        .map_or(0, Vec::len);
     assert!((1..=250).contains(&n), "{n} diagnostics");
     let lower = pir().arg("lower").arg(&path).output().expect("runs");
     assert_eq!(lower.status.code(), Some(1));
@@ -60,13 +82,42 @@ fn garbage_bytes_give_a_bounded_report() {
 #[test]
 fn exit_codes() {
     let clean = temp("clean.pir", b"kernel @k(%x: hbm f32[4]) {\n  NoOp {}\n}\n");
-    assert_eq!(pir().arg("check").arg(&clean).status().expect("runs").code(), Some(0));
+    assert_eq!(
+        pir()
+            .arg("check")
+            .arg(&clean)
+            .status()
+            .expect("runs")
+            .code(),
+        Some(0)
+    );
     let missing = std::env::temp_dir().join("pir-definitely-missing.pir");
-    assert_eq!(pir().arg("check").arg(&missing).status().expect("runs").code(), Some(2));
-    assert_eq!(pir().arg("frobnicate").status().expect("runs").code(), Some(2));
+    assert_eq!(
+        pir()
+            .arg("check")
+            .arg(&missing)
+            .status()
+            .expect("runs")
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        pir().arg("frobnicate").status().expect("runs").code(),
+        Some(2)
+    );
     assert_eq!(pir().arg("check").status().expect("runs").code(), Some(2));
     let out = temp("out.json", b"");
-    assert_eq!(pir().arg("lower").arg(&clean).arg("-o").arg(&out).status().expect("runs").code(), Some(0));
+    assert_eq!(
+        pir()
+            .arg("lower")
+            .arg(&clean)
+            .arg("-o")
+            .arg(&out)
+            .status()
+            .expect("runs")
+            .code(),
+        Some(0)
+    );
     let bir: Value = serde_json::from_slice(&std::fs::read(&out).expect("written")).expect("JSON");
     assert_eq!(bir["functions"][0]["name"], "k");
 }
@@ -74,18 +125,51 @@ fn exit_codes() {
 #[test]
 fn fmt_check_and_write() {
     let messy = temp("messy.pir", b"kernel @k(%x:hbm f32[4]){\n        NoOp{}\n}");
-    assert_eq!(pir().args(["fmt", "--check"]).arg(&messy).status().expect("runs").code(), Some(1));
-    assert_eq!(pir().arg("fmt").arg(&messy).status().expect("runs").code(), Some(0));
-    assert_eq!(std::fs::read_to_string(&messy).expect("read"), "kernel @k(%x: hbm f32[4]) {\n  NoOp {}\n}\n");
-    assert_eq!(pir().args(["fmt", "--check"]).arg(&messy).status().expect("runs").code(), Some(0));
+    assert_eq!(
+        pir()
+            .args(["fmt", "--check"])
+            .arg(&messy)
+            .status()
+            .expect("runs")
+            .code(),
+        Some(1)
+    );
+    assert_eq!(
+        pir().arg("fmt").arg(&messy).status().expect("runs").code(),
+        Some(0)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&messy).expect("read"),
+        "kernel @k(%x: hbm f32[4]) {\n  NoOp {}\n}\n"
+    );
+    assert_eq!(
+        pir()
+            .args(["fmt", "--check"])
+            .arg(&messy)
+            .status()
+            .expect("runs")
+            .code(),
+        Some(0)
+    );
     let broken = temp("broken.pir", b"kernel @k( {");
-    assert_eq!(pir().arg("fmt").arg(&broken).status().expect("runs").code(), Some(1));
-    assert_eq!(std::fs::read_to_string(&broken).expect("read"), "kernel @k( {");
+    assert_eq!(
+        pir().arg("fmt").arg(&broken).status().expect("runs").code(),
+        Some(1)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&broken).expect("read"),
+        "kernel @k( {"
+    );
 }
 
 #[test]
 fn examples_and_corpus_are_formatted() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let status = pir().args(["fmt", "--check"]).arg(root.join("examples")).arg(root.join("tests/corpus")).status().expect("runs");
+    let status = pir()
+        .args(["fmt", "--check"])
+        .arg(root.join("examples"))
+        .arg(root.join("tests/corpus"))
+        .status()
+        .expect("runs");
     assert_eq!(status.code(), Some(0));
 }

@@ -16,7 +16,10 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the lsp crate is in the repository").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the lsp crate is in the repository")
+        .to_path_buf()
 }
 
 fn required() -> bool {
@@ -58,7 +61,9 @@ fn run(what: &str, mut cmd: Command, scratch: &Scratch, limit: Duration) -> (boo
     let out = fs::File::create(&out_path).expect("create the output file");
     let err = fs::File::create(&err_path).expect("create the error file");
     cmd.stdin(Stdio::null()).stdout(out).stderr(err);
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("{what}: cannot start {cmd:?}: {e}"));
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what}: cannot start {cmd:?}: {e}"));
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().expect("wait for the child") {
@@ -77,8 +82,14 @@ fn run(what: &str, mut cmd: Command, scratch: &Scratch, limit: Duration) -> (boo
         fs::read_to_string(&err_path).unwrap_or_default()
     );
     match status {
-        Some(s) => (s.success(), format!("{what}: {s} after {:.1?}\n{text}", start.elapsed())),
-        None => (false, format!("{what}: killed after the {limit:?} limit\n{text}")),
+        Some(s) => (
+            s.success(),
+            format!("{what}: {s} after {:.1?}\n{text}", start.elapsed()),
+        ),
+        None => (
+            false,
+            format!("{what}: killed after the {limit:?} limit\n{text}"),
+        ),
     }
 }
 
@@ -95,10 +106,18 @@ fn find_nvim() -> Result<PathBuf, String> {
     }
     let mut seen = Vec::new();
     for nvim in candidates {
-        let Ok(out) = Command::new(&nvim).arg("--version").stdin(Stdio::null()).output() else {
+        let Ok(out) = Command::new(&nvim)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .output()
+        else {
             continue;
         };
-        let version = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_string();
+        let version = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string();
         // "NVIM v0.11.4"
         let numbers: Vec<u32> = version
             .trim_start_matches("NVIM v")
@@ -131,7 +150,10 @@ fn neovim_end_to_end() {
         .args(["--headless", "--clean", "-u"])
         .arg(repo.join("editors/nvim/test/minimal_init.lua"))
         .arg("-c")
-        .arg(format!("luafile {}", repo.join("editors/nvim/test/e2e.lua").display()))
+        .arg(format!(
+            "luafile {}",
+            repo.join("editors/nvim/test/e2e.lua").display()
+        ))
         .env("PIR_BIN", env!("CARGO_BIN_EXE_pir"))
         .env("PIR_CORPUS", repo.join("tests/corpus"))
         // Neovim's own state (logs, shada) goes to the scratch directory.
@@ -147,10 +169,19 @@ fn neovim_end_to_end() {
 fn vscode_dir(test: &str) -> Option<PathBuf> {
     let dir = repo().join("editors/vscode");
     if !dir.join("node_modules").is_dir() {
-        skip(test, "editors/vscode/node_modules is missing (npm ci --prefix editors/vscode)");
+        skip(
+            test,
+            "editors/vscode/node_modules is missing (npm ci --prefix editors/vscode)",
+        );
         return None;
     }
-    if Command::new("npm").arg("--version").stdout(Stdio::null()).stderr(Stdio::null()).status().is_err() {
+    if Command::new("npm")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_err()
+    {
         skip(test, "npm is not on PATH");
         return None;
     }
@@ -159,26 +190,38 @@ fn vscode_dir(test: &str) -> Option<PathBuf> {
 
 #[test]
 fn vscode_grammar_tests() {
-    let Some(dir) = vscode_dir("vscode_grammar_tests") else { return };
+    let Some(dir) = vscode_dir("vscode_grammar_tests") else {
+        return;
+    };
     let scratch = Scratch::new("grammar");
     let mut cmd = Command::new("npm");
     cmd.current_dir(&dir).args(["test", "--silent"]);
     let (ok, output) = run("npm-test", cmd, &scratch, Duration::from_secs(120));
     eprintln!("{output}");
     assert!(ok, "the TextMate grammar tests failed (see above)");
-    assert!(output.contains("run successfuly"), "the grammar tests ran no test file");
+    assert!(
+        output.contains("run successfuly"),
+        "the grammar tests ran no test file"
+    );
 }
 
 #[test]
 fn vscode_extension_packages() {
-    let Some(dir) = vscode_dir("vscode_extension_packages") else { return };
+    let Some(dir) = vscode_dir("vscode_extension_packages") else {
+        return;
+    };
     let scratch = Scratch::new("vsce");
     let vsix = scratch.0.join("penguin-ir.vsix");
     let mut cmd = Command::new("npx");
-    cmd.current_dir(&dir).args(["--no", "@vscode/vsce", "package", "--out"]).arg(&vsix);
+    cmd.current_dir(&dir)
+        .args(["--no", "@vscode/vsce", "package", "--out"])
+        .arg(&vsix);
     let (ok, output) = run("vsce-package", cmd, &scratch, Duration::from_secs(180));
     eprintln!("{output}");
     assert!(ok, "`vsce package` failed (see above)");
     let size = fs::metadata(&vsix).map(|m| m.len()).unwrap_or(0);
-    assert!(size > 10_000, "the .vsix is missing or too small ({size} bytes)");
+    assert!(
+        size > 10_000,
+        "the .vsix is missing or too small ({size} bytes)"
+    );
 }

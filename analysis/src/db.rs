@@ -76,10 +76,10 @@ impl RootDatabase {
         let log = executions.clone();
         let storage = salsa::Storage::new(log.map(|log| {
             Box::new(move |event: salsa::Event| {
-                if let salsa::EventKind::WillExecute { database_key } = event.kind {
-                    if let Ok(mut log) = log.lock() {
-                        log.push(format!("{database_key:?}"));
-                    }
+                if let salsa::EventKind::WillExecute { database_key } = event.kind
+                    && let Ok(mut log) = log.lock()
+                {
+                    log.push(format!("{database_key:?}"));
                 }
             }) as Box<dyn Fn(salsa::Event) + Send + Sync + 'static>
         }));

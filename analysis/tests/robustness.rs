@@ -12,7 +12,10 @@ fn corpus() -> Vec<String> {
         .filter(|p| p.extension().is_some_and(|e| e == "pir"))
         .collect();
     files.sort();
-    files.iter().map(|p| std::fs::read_to_string(p).expect("corpus file")).collect()
+    files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).expect("corpus file"))
+        .collect()
 }
 
 /// Runs everything the CLI and the server can ask of a file.
@@ -22,7 +25,11 @@ fn exercise(text: &str) {
     let diagnostics = analysis::diagnostics(&db, file);
     for d in diagnostics {
         assert!(usize::from(d.range.end()) <= text.len(), "{d:?}");
-        assert!(text.is_char_boundary(usize::from(d.range.start())) && text.is_char_boundary(usize::from(d.range.end())), "{d:?}");
+        assert!(
+            text.is_char_boundary(usize::from(d.range.start()))
+                && text.is_char_boundary(usize::from(d.range.end())),
+            "{d:?}"
+        );
     }
     let bir = analysis::file_bir(&db, file);
     assert!(serde_json::to_string(bir).is_ok());
@@ -33,7 +40,10 @@ fn exercise(text: &str) {
     let _ = analysis::ide::format(text);
     let len = text.len();
     let step = (len / 40).max(1);
-    for offset in (0..=len).step_by(step).filter(|o| text.is_char_boundary(*o)) {
+    for offset in (0..=len)
+        .step_by(step)
+        .filter(|o| text.is_char_boundary(*o))
+    {
         let at = TextSize::from(offset as u32);
         let _ = analysis::ide::hover(&db, file, at);
         let _ = analysis::ide::completions(&db, file, at);
@@ -46,17 +56,64 @@ fn exercise(text: &str) {
 }
 
 const SNIPPETS: &[&str] = &[
-    "%t", "[", "]", "{", "}", "(", ")", ",", "\n", "=", ":", "0:", "..", "-", "*", "#1", "$0 >= 1", "1e309", "-inf", "nan",
-    "99999999999999999999", "0x", "\"", "x\"zz\"", "MatMulOp", "TensorScalarPtrOp", "perf_mode = double_row", "reg",
-    "tensor %z : sbuf f32[0]", "for %q in 0..0 {", "%i*%i", "[[[[", "step 0", "kernel @k() {", "// c", "🦀", "\r\n", "\0",
-    "sbuf", "psum f32[129, 100000]", "= [1, 2, 3]", "{ a = 1 }", "full(%x)", "-9223372036854775808", "9223372036854775807",
+    "%t",
+    "[",
+    "]",
+    "{",
+    "}",
+    "(",
+    ")",
+    ",",
+    "\n",
+    "=",
+    ":",
+    "0:",
+    "..",
+    "-",
+    "*",
+    "#1",
+    "$0 >= 1",
+    "1e309",
+    "-inf",
+    "nan",
+    "99999999999999999999",
+    "0x",
+    "\"",
+    "x\"zz\"",
+    "MatMulOp",
+    "TensorScalarPtrOp",
+    "perf_mode = double_row",
+    "reg",
+    "tensor %z : sbuf f32[0]",
+    "for %q in 0..0 {",
+    "%i*%i",
+    "[[[[",
+    "step 0",
+    "kernel @k() {",
+    "// c",
+    "🦀",
+    "\r\n",
+    "\0",
+    "sbuf",
+    "psum f32[129, 100000]",
+    "= [1, 2, 3]",
+    "{ a = 1 }",
+    "full(%x)",
+    "-9223372036854775808",
+    "9223372036854775807",
 ];
 
 /// A corpus file with up to eight edits: deletions and insertions of hostile snippets.
 fn mangled() -> impl Strategy<Value = String> {
     let files = corpus();
-    (0..files.len(), proptest::collection::vec((0usize..10_000, 0usize..40, 0..SNIPPETS.len(), any::<bool>()), 1..8)).prop_map(
-        move |(i, edits)| {
+    (
+        0..files.len(),
+        proptest::collection::vec(
+            (0usize..10_000, 0usize..40, 0..SNIPPETS.len(), any::<bool>()),
+            1..8,
+        ),
+    )
+        .prop_map(move |(i, edits)| {
             let mut text = files[i].clone();
             for (at, len, snippet, delete) in edits {
                 let mut at = at % (text.len() + 1);
@@ -74,8 +131,7 @@ fn mangled() -> impl Strategy<Value = String> {
                 }
             }
             text
-        },
-    )
+        })
 }
 
 proptest! {
@@ -91,7 +147,10 @@ proptest! {
 fn every_corpus_file_truncated_anywhere() {
     for text in corpus() {
         let step = (text.len() / 30).max(1);
-        for cut in (0..text.len()).step_by(step).filter(|c| text.is_char_boundary(*c)) {
+        for cut in (0..text.len())
+            .step_by(step)
+            .filter(|c| text.is_char_boundary(*c))
+        {
             let db = RootDatabase::default();
             let file = SourceFile::new(&db, text[..cut].to_string());
             let _ = analysis::diagnostics(&db, file);
@@ -106,13 +165,19 @@ fn an_op_with_every_field_wrong() {
     exercise(text);
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, text.to_string());
-    let codes: Vec<&str> = analysis::diagnostics(&db, file).iter().map(|d| d.code.as_str()).collect();
+    let codes: Vec<&str> = analysis::diagnostics(&db, file)
+        .iter()
+        .map(|d| d.code.as_str())
+        .collect();
     // Each wrong field gives its one diagnostic; the op still lowers.
     for code in ["P206", "P207", "P203", "P205", "P200"] {
         assert!(codes.contains(&code), "{code} missing from {codes:?}");
     }
     let bir = analysis::file_bir(&db, file);
-    assert_eq!(bir["functions"][0]["blocks"][0]["instructions"][0]["opcode"], "Matmult");
+    assert_eq!(
+        bir["functions"][0]["blocks"][0]["instructions"][0]["opcode"],
+        "Matmult"
+    );
 }
 
 #[test]
@@ -124,12 +189,26 @@ fn hostile_whole_files() {
             garbage.push('\u{FFFD}');
         }
     }
-    let long_line = format!("kernel @k(%x: hbm f32[4]) {{ NoOp {{ {} }} }}", "a = 1, ".repeat(150_000));
-    for text in [garbage.as_str(), long_line.as_str(), "\u{FFFD}\u{FFFD}\u{FFFD}", "", "}}}}}", "kernel"] {
+    let long_line = format!(
+        "kernel @k(%x: hbm f32[4]) {{ NoOp {{ {} }} }}",
+        "a = 1, ".repeat(150_000)
+    );
+    for text in [
+        garbage.as_str(),
+        long_line.as_str(),
+        "\u{FFFD}\u{FFFD}\u{FFFD}",
+        "",
+        "}}}}}",
+        "kernel",
+    ] {
         let db = RootDatabase::default();
         let file = SourceFile::new(&db, text.to_string());
         let diagnostics = analysis::diagnostics(&db, file);
-        assert!(diagnostics.len() <= 5_000, "{} diagnostics", diagnostics.len());
+        assert!(
+            diagnostics.len() <= 5_000,
+            "{} diagnostics",
+            diagnostics.len()
+        );
         let _ = analysis::file_bir(&db, file);
     }
 }

@@ -215,6 +215,21 @@ pub fn did_you_mean<'a>(
     best.map(|(_, c)| c)
 }
 
+/// The candidate closest to `name` (case-folded optimal string alignment distance), however
+/// far; the first of equally close ones. For messages that must name the nearest choice
+/// even when no did-you-mean is close enough (SPEC §6.8 P408).
+pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = name.to_ascii_lowercase();
+    let mut best: Option<(usize, &str)> = None;
+    for candidate in candidates {
+        let distance = osa_distance(&lower, &candidate.to_ascii_lowercase());
+        if best.is_none_or(|(d, _)| distance < d) {
+            best = Some((distance, candidate));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
 fn osa_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();

@@ -42,17 +42,34 @@ const MAX_DECODING_DIAGNOSTICS: usize = 100;
 /// already report (those inside comments and strings), sorted by position.
 fn file_diagnostics(db: &RootDatabase, loaded: &Loaded) -> Vec<Diagnostic> {
     let mut all: Vec<Diagnostic> = analysis::diagnostics(db, loaded.file).clone();
-    let mut reported: Vec<analysis::TextRange> = all.iter().filter(|a| a.code == Code::P103).map(|a| a.range).collect();
+    let mut reported: Vec<analysis::TextRange> = all
+        .iter()
+        .filter(|a| a.code == Code::P103)
+        .map(|a| a.range)
+        .collect();
     reported.sort_by_key(|r| r.start());
     let covered = |r: analysis::TextRange| {
         let i = reported.partition_point(|x| x.start() <= r.start());
         i > 0 && reported[i - 1].contains_range(r)
     };
-    let extra: Vec<&Diagnostic> = loaded.decoding.iter().filter(|d| !covered(d.range)).collect();
-    all.extend(extra.iter().take(MAX_DECODING_DIAGNOSTICS).map(|d| (*d).clone()));
+    let extra: Vec<&Diagnostic> = loaded
+        .decoding
+        .iter()
+        .filter(|d| !covered(d.range))
+        .collect();
+    all.extend(
+        extra
+            .iter()
+            .take(MAX_DECODING_DIAGNOSTICS)
+            .map(|d| (*d).clone()),
+    );
     if let Some(first_dropped) = extra.get(MAX_DECODING_DIAGNOSTICS) {
         let more = extra.len() - MAX_DECODING_DIAGNOSTICS;
-        all.push(Diagnostic::new(Code::P103, first_dropped.range, format!("invalid UTF-8: {more} more runs not reported")));
+        all.push(Diagnostic::new(
+            Code::P103,
+            first_dropped.range,
+            format!("invalid UTF-8: {more} more runs not reported"),
+        ));
     }
     all.sort_by_key(|d| (d.range.start(), d.range.end()));
     all

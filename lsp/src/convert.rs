@@ -117,6 +117,25 @@ pub fn text_range(
     Ok(TextRange::new(start, end))
 }
 
+/// The byte range of an LSP range that may reach past the end of the document (inlay
+/// hints, code actions): a line past the last one means the end of the text.
+pub fn text_range_clamped(
+    index: &LineIndex,
+    text: &str,
+    r: Range,
+    encoding: Encoding,
+) -> Result<TextRange, PositionError> {
+    let clamp = |p: Position| match offset(index, text, p, encoding) {
+        Ok(o) => o,
+        Err(_) => TextSize::of(text),
+    };
+    let (start, end) = (clamp(r.start), clamp(r.end));
+    if end < start {
+        return Err(PositionError("the range ends before it starts".into()));
+    }
+    Ok(TextRange::new(start, end))
+}
+
 /// Applies one `didChange` content change to `rope`. A range past the last line ends at
 /// the end of the document. Errors: a range whose end precedes its start.
 pub fn apply_change(
@@ -188,6 +207,51 @@ fn column_to_byte(line: &str, column: u32, encoding: Encoding) -> usize {
         units += width;
     }
     line.len()
+}
+
+/// Semantic tokens in the LSP's relative encoding: `[Δline, Δstart, length, type,
+/// modifiers]` per token, positions and lengths in the negotiated encoding; a token that
+/// spans lines is split at each line end.
+pub fn semantic_tokens(
+    index: &LineIndex,
+    text: &str,
+    tokens: &[analysis::ide::SemanticToken],
+    encoding: Encoding,
+) -> Vec<tower_lsp_server::ls_types::SemanticToken> {
+    let mut out = Vec::new();
+    let (mut last_line, mut last_start) = (0u32, 0u32);
+    for token in tokens {
+        let type_index = analysis::ide::TokenType::ALL
+            .iter()
+            .position(|t| *t == token.token_type)
+            .unwrap_or(0) as u32;
+        let mut start = token.range.start();
+        while start < token.range.end() {
+            let line_end = text[usize::from(start)..usize::from(token.range.end())]
+                .find('\n')
+                .map_or(token.range.end(), |i| start + TextSize::from(i as u32));
+            let from = position(index, text, start, encoding);
+            let to = position(index, text, line_end, encoding);
+            if to.character > from.character {
+                let delta_line = from.line - last_line;
+                let delta_start = if delta_line == 0 {
+                    from.character - last_start
+                } else {
+                    from.character
+                };
+                out.push(tower_lsp_server::ls_types::SemanticToken {
+                    delta_line,
+                    delta_start,
+                    length: to.character - from.character,
+                    token_type: type_index,
+                    token_modifiers_bitset: token.modifiers,
+                });
+                (last_line, last_start) = (from.line, from.character);
+            }
+            start = line_end + TextSize::from(1);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -286,49 +350,4 @@ mod tests {
             .is_err()
         );
     }
-}
-
-/// Semantic tokens in the LSP's relative encoding: `[Δline, Δstart, length, type,
-/// modifiers]` per token, positions and lengths in the negotiated encoding; a token that
-/// spans lines is split at each line end.
-pub fn semantic_tokens(
-    index: &LineIndex,
-    text: &str,
-    tokens: &[analysis::ide::SemanticToken],
-    encoding: Encoding,
-) -> Vec<tower_lsp_server::ls_types::SemanticToken> {
-    let mut out = Vec::new();
-    let (mut last_line, mut last_start) = (0u32, 0u32);
-    for token in tokens {
-        let type_index = analysis::ide::TokenType::ALL
-            .iter()
-            .position(|t| *t == token.token_type)
-            .unwrap_or(0) as u32;
-        let mut start = token.range.start();
-        while start < token.range.end() {
-            let line_end = text[usize::from(start)..usize::from(token.range.end())]
-                .find('\n')
-                .map_or(token.range.end(), |i| start + TextSize::from(i as u32));
-            let from = position(index, text, start, encoding);
-            let to = position(index, text, line_end, encoding);
-            if to.character > from.character {
-                let delta_line = from.line - last_line;
-                let delta_start = if delta_line == 0 {
-                    from.character - last_start
-                } else {
-                    from.character
-                };
-                out.push(tower_lsp_server::ls_types::SemanticToken {
-                    delta_line,
-                    delta_start,
-                    length: to.character - from.character,
-                    token_type: type_index,
-                    token_modifiers_bitset: token.modifiers,
-                });
-                (last_line, last_start) = (from.line, from.character);
-            }
-            start = line_end + TextSize::from(1);
-        }
-    }
-    out
 }

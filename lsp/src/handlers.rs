@@ -59,7 +59,7 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
     }
     let doc = doc(snap, &params.text_document.uri)?;
     let (text, index) = text_and_index(snap, doc);
-    let range = convert::text_range(index, text, params.range, snap.encoding)
+    let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
         .map_err(|e| Error::invalid_params(e.0))?;
     let hints = analysis::ide::inlay_hints(&snap.db, doc.file, Some(range))
         .into_iter()
@@ -154,11 +154,6 @@ pub fn show_bir(snap: &Snapshot, params: ShowBirParams) -> Result<serde_json::Va
     let doc = doc(snap, &params.text_document.uri)?;
     let at = params.position.map(|p| offset(snap, doc, p)).transpose()?;
     Ok(serde_json::json!({ "bir": analysis::ide::show_bir(&snap.db, doc.file, at) }))
-}
-
-fn text_range(snap: &Snapshot, doc: &Doc, r: lsp::Range) -> Result<analysis::TextRange> {
-    let (text, index) = text_and_index(snap, doc);
-    convert::text_range(index, text, r, snap.encoding).map_err(|e| Error::invalid_params(e.0))
 }
 
 fn to_range(snap: &Snapshot, doc: &Doc, r: analysis::TextRange) -> lsp::Range {
@@ -411,8 +406,9 @@ pub fn code_actions(
 ) -> Result<Option<lsp::CodeActionResponse>> {
     let uri = params.text_document.uri;
     let doc = doc(snap, &uri)?;
-    let range = text_range(snap, doc, params.range)?;
     let (text, index) = text_and_index(snap, doc);
+    let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
+        .map_err(|e| Error::invalid_params(e.0))?;
     let actions = analysis::ide::fixes(&snap.db, doc.file, range)
         .into_iter()
         .map(|fix| {
@@ -477,7 +473,7 @@ pub fn folding_ranges(
         .into_iter()
         .filter_map(|f| {
             let r = to_range(snap, doc, f.range);
-            (r.end.line > r.start.line).then(|| lsp::FoldingRange {
+            (r.end.line > r.start.line).then_some(lsp::FoldingRange {
                 start_line: r.start.line,
                 start_character: None,
                 end_line: r.end.line,

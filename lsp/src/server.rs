@@ -44,7 +44,7 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 
 impl Backend {
     fn owner(&self) -> Result<&mpsc::Sender<Msg>> {
-        self.owner.get().ok_or_else(|| Error::invalid_request())
+        self.owner.get().ok_or_else(Error::invalid_request)
     }
 
     fn send(&self, msg: Msg) {
@@ -140,11 +140,22 @@ fn spawn_publisher(
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let encoding = Encoding::negotiate(&params.capabilities);
+        // A client that pulls diagnostics (`textDocument/diagnostic`) would show pushed ones
+        // a second time (VS Code and Neovim keep the two apart), so push only to the others.
+        let push = params
+            .capabilities
+            .text_document
+            .as_ref()
+            .and_then(|t| t.diagnostic.as_ref())
+            .is_none();
         let config = Config::from_options(params.initialization_options.as_ref());
         let publisher = spawn_publisher(self.client.clone());
         let runtime = tokio::runtime::Handle::current();
         let publisher = Mutex::new(publisher);
         let owner = spawn_owner(encoding, config, move |changed: Changed| {
+            if !push {
+                return;
+            }
             let Ok(publisher) = publisher.lock().map(|p| p.clone()) else {
                 return;
             };

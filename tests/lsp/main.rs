@@ -369,3 +369,49 @@ fn the_process_ends_when_stdin_closes() {
     server.close_stdin();
     assert_eq!(server.wait_exit().code(), Some(1));
 }
+
+#[test]
+fn a_pulling_client_gets_no_pushed_diagnostics() {
+    let mut server = Server::spawn(&[]);
+    let init = server.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {"textDocument": {"diagnostic": {"dynamicRegistration": false}}}}),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["diagnosticProvider"]["identifier"],
+        "pir"
+    );
+    server.notify("initialized", json!({}));
+    let u = uri("pull.pir");
+    server.open(&u, &SMALL.replacen("src = %t", "src = %q", 1));
+    let pulled = server.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": u}}),
+    );
+    assert_eq!(pulled["result"]["items"][0]["code"], "P200", "{pulled}");
+    // The pull answer came after the didOpen was handled; nothing was pushed for it.
+    let shutdown = server.request("shutdown", Value::Null);
+    assert!(shutdown.get("error").is_none());
+    let pushed = server
+        .unconsumed()
+        .iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics")
+        .count();
+    assert_eq!(pushed, 0);
+    server.notify("exit", Value::Null);
+    assert_eq!(server.wait_exit().code(), Some(0));
+}
+
+#[test]
+fn an_inlay_hint_range_past_the_end_is_clamped() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let u = uri("clamp.pir");
+    server.open(&u, SMALL);
+    server.diagnostics(&u, 1);
+    let hints = server.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 500, "character": 0}}}),
+    );
+    assert_eq!(hints["result"].as_array().map(Vec::len), Some(2), "{hints}");
+    assert!(server.shutdown_and_exit().success());
+}

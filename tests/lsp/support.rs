@@ -168,6 +168,14 @@ impl Server {
         }
     }
 
+    /// Every message received and not consumed so far (without waiting).
+    pub fn unconsumed(&mut self) -> &[Value] {
+        while let Ok(m) = self.incoming.try_recv() {
+            self.backlog.push(m);
+        }
+        &self.backlog
+    }
+
     /// Opens a document.
     pub fn open(&mut self, uri: &str, text: &str) {
         self.notify(

@@ -389,10 +389,10 @@ fn context<'t>(before: &[(Token, TextRange)], slice: impl Fn(TextRange) -> &'t s
             && matches!(significant[significant.len() - 3], (Token::Ident, r) if slice(r) == "reg");
         return if reg { Context::Dtype } else { Context::Memory };
     }
-    if let [.., (Token::Local, _), (Token::Colon, _), (Token::Ident, m)] = significant.as_slice() {
-        if Memory::from_name(slice(*m)).is_some() {
-            return Context::Dtype;
-        }
+    if let [.., (Token::Local, _), (Token::Colon, _), (Token::Ident, m)] = significant.as_slice()
+        && Memory::from_name(slice(*m)).is_some()
+    {
+        return Context::Dtype;
     }
     // The innermost open bracket.
     let mut depth = 0i32;
@@ -503,10 +503,8 @@ fn field_value_context<'t>(
     for i in (0..open).rev() {
         match significant[i].0 {
             Token::RBrace | Token::RBracket | Token::RParen => depth += 1,
-            Token::LBracket | Token::LParen => {
-                if depth > 0 {
-                    depth -= 1;
-                }
+            Token::LBracket | Token::LParen if depth > 0 => {
+                depth -= 1;
             }
             Token::LBrace => {
                 if depth == 0 {

@@ -51,13 +51,11 @@ pub fn references(
         return Vec::new();
     };
     let mut out = Vec::new();
-    if include_declaration {
-        if let Some(d) = items.definitions.get(def) {
-            out.push(Reference {
-                range: d.range,
-                is_definition: true,
-            });
-        }
+    if include_declaration && let Some(d) = items.definitions.get(def) {
+        out.push(Reference {
+            range: d.range,
+            is_definition: true,
+        });
     }
     out.extend(
         items

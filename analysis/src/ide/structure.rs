@@ -59,26 +59,26 @@ pub fn folding_ranges(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
                 *n += 1;
             }
             _ => {
-                if let Some((r, n)) = run.take() {
-                    if n >= 2 {
-                        folds.push(Fold {
-                            range: r,
-                            kind: FoldKind::Comment,
-                        });
-                    }
+                if let Some((r, n)) = run.take()
+                    && n >= 2
+                {
+                    folds.push(Fold {
+                        range: r,
+                        kind: FoldKind::Comment,
+                    });
                 }
                 run = only_comment.then_some((range, 1));
             }
         }
         last_line_start = only_comment.then_some(line_start);
     }
-    if let Some((r, n)) = run {
-        if n >= 2 {
-            folds.push(Fold {
-                range: r,
-                kind: FoldKind::Comment,
-            });
-        }
+    if let Some((r, n)) = run
+        && n >= 2
+    {
+        folds.push(Fold {
+            range: r,
+            kind: FoldKind::Comment,
+        });
     }
     folds.sort_by_key(|f| f.range.start());
     folds

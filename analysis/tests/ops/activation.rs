@@ -1,4 +1,247 @@
-//! ActivationOp and Activate2 (SPEC §6.2).
+//! ActivationOp and Activate2 (SPEC §6.2): `Activation` / `ActivationAccumulationOp` on
+//! the Activation engine.
 
-#[allow(unused_imports)]
+use expect_test::expect;
+
 use crate::common::check;
+use crate::matmul::check_schema;
+
+#[test]
+fn activation_basic() {
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf bf16[128, 512]) {
+  ActivationOp { dst = %y, src = %x, func = exp }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+        "#]],
+    );
+}
+
+#[test]
+fn activation_every_field() {
+    // A pointer scale becomes an `ins` argument and `scale` 1.0; imm0 a number, imm1 a
+    // pointer; the fused reduce defaults to reset_reduce (ZeroAccumulate).
+    check(
+        r#"
+kernel @k(%x: psum f32[128, 512], %s: sbuf f32[128, 1], %b: sbuf f32[128, 1], %u: sbuf f32[128, 512],
+          %d: sbuf f32[128, 512])
+    -> (%y: sbuf bf16[128, 512], %r: sbuf f32[128, 1], %o: sbuf f32[128, 512]) {
+  ActivationOp {
+    dst = %y, src = %x, func = gelu_apprx_tanh, func_args = [0.5, 2], func_outs = [%o]
+    scale = %s, bias = %b, up_bias = %u, down_bias = %d, imm0 = 1.5, imm1 = %s
+    reduce_op = multiply, reduce_dst = %r
+  }
+}
+"#,
+        expect![[r#"
+            5: Activation Activation I-1-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              in scale: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %s start_partition=0
+              in bias: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %b start_partition=0
+              in up_bias: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %u start_partition=0
+              in down_bias: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %d start_partition=0
+              in imm1: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %s start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              out func_outs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o start_partition=0
+              out reduce_dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %r start_partition=0
+              {"func":"Gelu_apprx_tanh","func_args":[0.5,2.0],"scale":1.0,"acc":"ZeroAccumulate","reduce_op":"mult","imm0":1.5,"is_accumulate":false}
+        "#]],
+    );
+}
+
+#[test]
+fn activation_accumulate_and_reduce_cmd() {
+    check(
+        r#"
+kernel @k(%x: sbuf f32[64, 256]) -> (%y: sbuf f32[64, 256], %r: sbuf f32[64, 1]) {
+  ActivationOp { dst = %y, src = %x, func = log, scale = 0.25, is_accumulate = true }
+  ActivationOp { dst = %y, src = %x, func = square, reduce_op = add, reduce_dst = %r, reduce_cmd = reduce }
+  ActivationOp { dst = %y, src = %x, func = copy, reduce_cmd = reset }
+}
+"#,
+        expect![[r#"
+            3: ActivationAccumulationOp Activation I-1-0
+              in src: physical_ap float32 ap=[[256,64],[1,256]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[256,64],[1,256]] offset=0 %y start_partition=0
+              {"func":"Ln","scale":0.25,"acc":"Idle","is_accumulate":true}
+            4: Activation Activation I-2-0
+              in src: physical_ap float32 ap=[[256,64],[1,256]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[256,64],[1,256]] offset=0 %y start_partition=0
+              out reduce_dst: physical_ap float32 ap=[[1,64],[1,1]] offset=0 %r start_partition=0
+              {"func":"Square","scale":1.0,"acc":"Accumulate","reduce_op":"add","is_accumulate":false}
+            5: Activation Activation I-3-0
+              in src: physical_ap float32 ap=[[256,64],[1,256]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[256,64],[1,256]] offset=0 %y start_partition=0
+              {"func":"Copy","scale":1.0,"acc":"Zero","is_accumulate":false}
+        "#]],
+    );
+}
+
+#[test]
+fn activate2() {
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512], %y2: sbuf f32[128, 512]) {
+  Activate2 { dst = %y, src = %x, func = exp, func2 = log, dst2 = %y2, scale = 2 }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              out dst2: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y2 start_partition=0
+              {"func":"Exp","is_activate2":true,"func2":"Ln","scale":2.0,"acc":"Idle","is_accumulate":false}
+        "#]],
+    );
+}
+
+#[test]
+fn activation_schema() {
+    check_schema(
+        r#"
+kernel @k(%x: sbuf f32[128, 512], %s: sbuf f32[128, 1]) -> (%y: sbuf f32[128, 512], %y2: sbuf f32[128, 512], %r: sbuf f32[128, 1]) {
+  ActivationOp { dst = %y, src = %x, func = exp, scale = %s, reduce_op = max, reduce_dst = %r }
+  ActivationOp { dst = %y, src = %x, func = relu, is_accumulate = true }
+  Activate2 { dst = %y, src = %x, func = exp, func2 = sigmoid, dst2 = %y2 }
+}
+"#,
+    );
+}
+
+// ----- rules -----------------------------------------------------------------------------
+
+#[test]
+fn p305_src_dst_shape() {
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 256]) {
+  ActivationOp { dst = %y, src = %x, func = exp }
+  ActivationOp { src = %x[0:64, :], dst = %y[0:64, :], func = exp }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[256,128],[1,256]] offset=0 %y start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            4: Activation Activation I-2-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[256,64],[1,256]] offset=0 %y start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            P305 error:3:34 `%x`: `src` has 128 partitions × 512 elements but `dst` has 128 × 256
+            P305 error:4:43 `%y[0:64, :]`: `src` has 64 partitions × 512 elements but `dst` has 64 × 256
+        "#]],
+    );
+}
+
+#[test]
+fn p306_start_partition() {
+    check(
+        r#"
+kernel @k(%x: sbuf f32[64, 512]) -> (%y: sbuf f32[64, 512]) {
+  ActivationOp {
+    dst = %y[32:64, :], src = %x[0:32, :]
+    func = exp
+  }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0 errors=["P306"]
+              in src: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %y start_partition=32
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            P306 error:4:11 `%y[32:64, :]`: src start_partition(0) or dst start_partition(32) mismatch
+                related `%x[0:32, :]`: the src starts here
+        "#]],
+    );
+}
+
+#[test]
+fn p305_pointer_shapes() {
+    // bias [128, 2], reduce_dst over 64 partitions, scale [128, 1] in bf16 (P407).
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 512], %b: sbuf f32[128, 2], %s: sbuf bf16[128, 1])
+    -> (%y: sbuf f32[128, 512], %r: sbuf f32[64, 1]) {
+  ActivationOp { dst = %y, src = %x, func = exp, bias = %b, reduce_op = add, reduce_dst = %r, scale = %s }
+}
+"#,
+        expect![[r#"
+            4: Activation Activation I-1-0 errors=["P305","P407"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              in scale: physical_ap bfloat16 ap=[[1,128],[1,1]] offset=0 %s start_partition=0
+              in bias: physical_ap float32 ap=[[2,128],[1,2]] offset=0 %b start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              out reduce_dst: physical_ap float32 ap=[[1,64],[1,1]] offset=0 %r start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"ZeroAccumulate","reduce_op":"add","is_accumulate":false}
+            P305 error:4:57 `%b`: `bias` must be [128, 1] (one element per partition); it is [128, 2]
+            P305 error:4:91 `%r`: `reduce_dst` must be [128, 1] (one element per partition); it is [64, 1]
+            P407 error:4:103 `%s`: the `scale` pointer must be f32; it is bf16
+        "#]],
+    );
+}
+
+#[test]
+fn p204_reduce_pairing() {
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512], %r: sbuf f32[128, 1]) {
+  ActivationOp { dst = %y, src = %x, func = exp, reduce_op = add }
+  ActivationOp { dst = %y, src = %x, func = exp, reduce_dst = %r }
+  ActivationOp { dst = %y, src = %x }
+  Activate2 { dst = %y, src = %x, func = exp }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0 errors=["P204"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"ZeroAccumulate","reduce_op":"add","is_accumulate":false}
+            4: Activation Activation I-2-0 errors=["P204"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              out reduce_dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %r start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            5: Activation Activation I-3-0 errors=["P204"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"scale":1.0,"acc":"Idle","is_accumulate":false}
+            6: Activation Activation I-4-0 errors=["P204"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"func":"Exp","is_activate2":true,"scale":1.0,"acc":"Idle","is_accumulate":false}
+            P204 error:3:3 `ActivationOp`: reduce_op needs the field `reduce_dst`
+            P204 error:4:3 `ActivationOp`: reduce_dst needs the field `reduce_op`
+            P204 error:5:3 `ActivationOp`: ActivationOp needs the field `func`
+            P204 error:6:3 `Activate2`: Activate2 needs the field `func2`
+            P204 error:6:3 `Activate2`: Activate2 needs the field `dst2`
+        "#]],
+    );
+}
+
+#[test]
+fn p207_p301_generic() {
+    // An unknown function gets a did-you-mean; the bias must be in sbuf.
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 512], %b: psum f32[128, 1]) -> (%y: sbuf f32[128, 512]) {
+  ActivationOp { dst = %y, src = %x, func = expp, bias = %b, reduce_cmd = zero }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0 errors=["P207","P301"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"scale":1.0,"acc":"Idle","is_accumulate":false}
+            P207 error:3:45 `expp`: unknown act_func value `expp`; did you mean `exp`?
+            P301 error:3:58 `%b`: `%b` is in psum, but this operand must be in sbuf
+            P207 error:3:75 `zero`: unknown reduce_cmd value `zero`; expected one of idle, reset, reduce, reset_reduce
+        "#]],
+    );
+}

@@ -90,7 +90,7 @@ class BirDocuments implements vscode.TextDocumentContentProvider, vscode.Disposa
   private readonly listeners = [
     vscode.workspace.onDidChangeTextDocument((e) => this.sourceChanged(e)),
     vscode.workspace.onDidCloseTextDocument((d) => {
-      if (d.uri.scheme === BIR_SCHEME) this.positions.delete(d.uri.query);
+      if (d.uri.scheme === BIR_SCHEME) this.positions.delete(sourceOf(d.uri));
     }),
   ];
 
@@ -128,7 +128,7 @@ class BirDocuments implements vscode.TextDocumentContentProvider, vscode.Disposa
   }
 
   async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
-    const source = uri.query;
+    const source = sourceOf(uri);
     if (!client?.isRunning()) {
       return JSON.stringify({ error: 'the pir language server is not running (see Output › Penguin IR)' }, null, 2);
     }
@@ -170,6 +170,11 @@ class BirDocuments implements vscode.TextDocumentContentProvider, vscode.Disposa
       }, 300),
     );
   }
+}
+
+/** The source document's uri (as the language client names it) of a `pir-bir:` uri. */
+function sourceOf(bir: vscode.Uri): string {
+  return vscode.Uri.parse(bir.query).toString();
 }
 
 function birUri(source: vscode.Uri): vscode.Uri {

@@ -4,9 +4,12 @@
 
 use serde_json::json;
 
-use super::common::{check_pointer_shape, check_same_partitions_and_free, check_start_partition, dst, src};
+use super::common::{
+    check_pointer_shape, check_same_partitions_and_free, check_start_partition, dst, src,
+};
 use crate::catalog::{
-    ACT_FUNC, ALU, Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems, OpSpec,
+    ACT_FUNC, ALU, Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems,
+    OpSpec,
 };
 use crate::cx::{Cx, alu_bir};
 use crate::diag::Code;
@@ -16,15 +19,34 @@ use crate::types::Dtype;
 static REDUCE_CMD: EnumSpec = EnumSpec {
     name: "reduce_cmd",
     values: &[
-        EnumValue { text: "idle", bir: "Idle", doc: "no fused reduce" },
-        EnumValue { text: "reset", bir: "Zero", doc: "reset the accumulator" },
-        EnumValue { text: "reduce", bir: "Accumulate", doc: "accumulate into the running reduce" },
-        EnumValue { text: "reset_reduce", bir: "ZeroAccumulate", doc: "reset, then accumulate" },
+        EnumValue {
+            text: "idle",
+            bir: "Idle",
+            doc: "no fused reduce",
+        },
+        EnumValue {
+            text: "reset",
+            bir: "Zero",
+            doc: "reset the accumulator",
+        },
+        EnumValue {
+            text: "reduce",
+            bir: "Accumulate",
+            doc: "accumulate into the running reduce",
+        },
+        EnumValue {
+            text: "reset_reduce",
+            bir: "ZeroAccumulate",
+            doc: "reset, then accumulate",
+        },
     ],
 };
 
 const DST: FieldSpec = dst(Mems::ON_CHIP, "the output access (sbuf or psum)");
-const SRC: FieldSpec = src(Mems::ON_CHIP, "the input access (sbuf or psum), same partitions and free size as `dst`");
+const SRC: FieldSpec = src(
+    Mems::ON_CHIP,
+    "the input access (sbuf or psum), same partitions and free size as `dst`",
+);
 const FUNC: FieldSpec = FieldSpec {
     name: "func",
     kind: Kind::Enum(&ACT_FUNC),
@@ -128,8 +150,21 @@ pub static ACTIVATION_OP: OpSpec = OpSpec {
           `ActivationAccumulationOp`.",
     source: "seed 000 §3 codegenActivationOp; SPEC §6.2",
     fields: &[
-        DST, SRC, FUNC, FUNC_ARGS, FUNC_OUTS, SCALE, BIAS, UP_BIAS, DOWN_BIAS, IMM0, IMM1, REDUCE_OP,
-        REDUCE_CMD_FIELD, REDUCE_DST, IS_ACCUMULATE,
+        DST,
+        SRC,
+        FUNC,
+        FUNC_ARGS,
+        FUNC_OUTS,
+        SCALE,
+        BIAS,
+        UP_BIAS,
+        DOWN_BIAS,
+        IMM0,
+        IMM1,
+        REDUCE_OP,
+        REDUCE_CMD_FIELD,
+        REDUCE_DST,
+        IS_ACCUMULATE,
     ],
     lower: lower_activation,
 };
@@ -179,11 +214,20 @@ pub static ACTIVATE2: OpSpec = OpSpec {
 
 /// The pointer checks of an `imm` field written as an access: `[P, 1]` f32 (SPEC §6.2).
 fn check_imm_pointer(cx: &mut Cx<'_>, field: &str, partitions: u64) {
-    let Some(operand) = cx.operand(field).cloned() else { return };
+    let Some(operand) = cx.operand(field).cloned() else {
+        return;
+    };
     let anchor = cx.anchor(field);
     check_pointer_shape(cx, field, anchor.clone(), &operand, partitions);
     if operand.tensor.dtype != Dtype::F32 {
-        cx.error(Code::P407, anchor, format!("the `{field}` pointer must be f32; it is {}", operand.tensor.dtype.name()));
+        cx.error(
+            Code::P407,
+            anchor,
+            format!(
+                "the `{field}` pointer must be f32; it is {}",
+                operand.tensor.dtype.name()
+            ),
+        );
     }
 }
 
@@ -203,15 +247,29 @@ fn lower_activation(cx: &mut Cx<'_>) {
     }
     let reduce = cx.written("reduce_op");
     if reduce && !cx.written("reduce_dst") {
-        cx.error(Code::P204, crate::diag::Anchor::Class, "reduce_op needs the field `reduce_dst`");
+        cx.error(
+            Code::P204,
+            crate::diag::Anchor::Class,
+            "reduce_op needs the field `reduce_dst`",
+        );
     }
     if !reduce && cx.written("reduce_dst") {
-        cx.error(Code::P204, crate::diag::Anchor::Class, "reduce_dst needs the field `reduce_op`");
+        cx.error(
+            Code::P204,
+            crate::diag::Anchor::Class,
+            "reduce_dst needs the field `reduce_op`",
+        );
     }
 
     let func = cx.ident("func").map(|f| ACT_FUNC.bir(f).to_string());
-    let func2 = activate2.then(|| cx.ident("func2").map(|f| ACT_FUNC.bir(f).to_string())).flatten();
-    let func_args: Vec<f64> = cx.list("func_args").iter().filter_map(Value::as_number).collect();
+    let func2 = activate2
+        .then(|| cx.ident("func2").map(|f| ACT_FUNC.bir(f).to_string()))
+        .flatten();
+    let func_args: Vec<f64> = cx
+        .list("func_args")
+        .iter()
+        .filter_map(Value::as_number)
+        .collect();
     let scale = match cx.value("scale") {
         Some(Value::Access(_)) => 1.0,
         _ => cx.float("scale").unwrap_or(1.0),
@@ -227,7 +285,11 @@ fn lower_activation(cx: &mut Cx<'_>) {
         .map(|f| (f, cx.value(f).and_then(Value::as_number)))
         .collect();
     let accumulate = cx.bool("is_accumulate");
-    let opcode = if accumulate { "ActivationAccumulationOp" } else { "Activation" };
+    let opcode = if accumulate {
+        "ActivationAccumulationOp"
+    } else {
+        "Activation"
+    };
     let inst = cx.inst_with_args(opcode);
     if let Some(func) = func {
         inst.set("func", func);

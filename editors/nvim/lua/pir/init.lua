@@ -194,7 +194,8 @@ local function scratch(source)
   end
   local buf = vim.api.nvim_create_buf(false, true)
   local name = vim.api.nvim_buf_get_name(source)
-  pcall(vim.api.nvim_buf_set_name, buf, 'pir-bir://' .. (name ~= '' and name or tostring(source)) .. '.bir.json')
+  local shown = name ~= '' and vim.fn.fnamemodify(name, ':~:.') or tostring(source)
+  pcall(vim.api.nvim_buf_set_name, buf, 'pir-bir://' .. shown .. '.bir.json')
   vim.bo[buf].buftype = 'nofile'
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false

@@ -75,7 +75,7 @@ kernel @lexical(%a: hbm f8e4m3fn[128, 4], %b: psum f8e5m2x4[1]) -> () {
     InlineASMBytesInst #3 { engine = pool, asm_bytes = x"de ad be ef", sync_type = data_path, latency_estimate = 4 }
 //  ^^^^^^^^^^^^^^^^^^ entity.name.type.op-class.penguin-ir
 //                     ^^ constant.other.op-id.penguin-ir
-//                                   ^^^^ constant.other.enum.penguin-ir
+//                                   ^^^^ variable.other.enummember.penguin-ir
 //                                                     ^ string.quoted.double.bytes.penguin-ir storage.type.string.bytes.penguin-ir
 //                                                      ^ string.quoted.double.bytes.penguin-ir punctuation.definition.string.begin.penguin-ir
 //                                                       ^^ string.quoted.double.bytes.penguin-ir constant.numeric.hex.bytes.penguin-ir

@@ -43,9 +43,9 @@ kernel @llama_mlp_cte(%x: hbm bf16[1, 2048, 4096], %ln_w: hbm bf16[1, 4096]) -> 
 //  ^^^^^^^^^^^^^ variable.other.property.field.penguin-ir
 //                  ^^^^ constant.language.boolean.penguin-ir
     norm_type = rms_norm
-//              ^^^^^^^^ constant.other.enum.penguin-ir
+//              ^^^^^^^^ variable.other.enummember.penguin-ir
     act_fn = silu
-//           ^^^^ constant.other.enum.penguin-ir
+//           ^^^^ variable.other.enummember.penguin-ir
     eps = 1e-5
 //        ^^^^ constant.numeric.float.penguin-ir
   }

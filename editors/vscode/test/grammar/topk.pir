@@ -68,7 +68,7 @@ kernel @topk(%inp: hbm bf16[128, 16384])
 //                                    ^ punctuation.separator.colon.penguin-ir
 //                                     ^^ constant.numeric.integer.decimal.penguin-ir
 //                                                                  ^^^^^^ variable.other.property.field.penguin-ir
-//                                                                           ^^^ constant.other.enum.penguin-ir
+//                                                                           ^^^ variable.other.enummember.penguin-ir
   TensorCopyOp { dst = %out_inds[:, 16:20], src = %ind_buf[:, 0:4], engine = act }  //> TensorCopy Activation
   DmaCopyOp { dst = %topk_values, src = %out_vals }  //> DMACopy DMA
   DmaCopyOp { dst = %topk_indices, src = %out_inds }  //> DMACopy DMA

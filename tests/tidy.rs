@@ -1,0 +1,70 @@
+//! Repository hygiene, checked under `cargo test` (as rust-analyzer's `tidy.rs`): every
+//! Rust file starts with a `//!` doc, no trailing whitespace (outside snapshots), no `#[ignore]` or
+//! `#[should_panic]` (assert today's behaviour with a FIXME instead), no `dbg!`.
+
+use std::path::{Path, PathBuf};
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        if path.is_dir() {
+            if !matches!(name, "target" | "node_modules" | ".git") && !name.starts_with('.') {
+                rust_files(&path, out);
+            }
+        } else if name.ends_with(".rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn rust_sources_are_tidy() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for dir in ["syntax", "lower", "analysis", "lsp", "tests", "benches"] {
+        rust_files(&root.join(dir), &mut files);
+    }
+    assert!(files.len() > 20);
+    let mut problems = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("utf-8 source");
+        let shown = file
+            .strip_prefix(&root)
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        if !text.trim_start().starts_with("//!") {
+            problems.push(format!("{shown}: no `//!` module doc at the top"));
+        }
+        // Inside `expect![[r#"…"#]]` snapshots, trailing spaces are data.
+        let mut in_snapshot = false;
+        for (i, line) in text.lines().enumerate() {
+            let at = format!("{shown}:{}", i + 1);
+            if line.contains("expect![[r#\"") {
+                in_snapshot = true;
+            }
+            let snapshot_line = in_snapshot;
+            if line.contains("\"#]]") {
+                in_snapshot = false;
+            }
+            if !snapshot_line && (line.ends_with(' ') || line.ends_with('\t')) {
+                problems.push(format!("{at}: trailing whitespace"));
+            }
+            let code = line.trim_start();
+            if code.starts_with("#[ignore") || code.starts_with("#[should_panic") {
+                problems.push(format!("{at}: {code}"));
+            }
+            if code.contains(&format!("{}!(", "dbg")) {
+                problems.push(format!("{at}: a debugging macro"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
