@@ -48,13 +48,18 @@ impl ExprError {
             ),
             ExprError::NotLoopVar(name) => (
                 Code::P303,
-                format!("`%{name}` is not a loop variable, so it cannot appear in an index expression"),
+                format!(
+                    "`%{name}` is not a loop variable, so it cannot appear in an index expression"
+                ),
             ),
             ExprError::DimVarOutsidePredicate => (
                 Code::P303,
                 "dim variables `$N` are only allowed inside predicates".to_string(),
             ),
-            ExprError::Overflow => (Code::P300, "Incorrect access pattern! (integer overflow)".to_string()),
+            ExprError::Overflow => (
+                Code::P300,
+                "Incorrect access pattern! (integer overflow)".to_string(),
+            ),
             ExprError::Reported => return None,
         };
         Some(Diag::new(code, anchor, message))
@@ -64,7 +69,10 @@ impl ExprError {
 impl Affine {
     /// A constant.
     pub fn constant(c: i64) -> Affine {
-        Affine { c, terms: Vec::new() }
+        Affine {
+            c,
+            terms: Vec::new(),
+        }
     }
 
     /// Whether there are no variable terms.
@@ -148,7 +156,11 @@ impl Affine {
         for (var, coeff) in &self.terms {
             let lp = loops.iter().rev().find(|l| &l.name == var)?;
             let (first, last) = lp.first_last()?;
-            let (lo, hi) = if *coeff >= 0 { (first, last) } else { (last, first) };
+            let (lo, hi) = if *coeff >= 0 {
+                (first, last)
+            } else {
+                (last, first)
+            };
             min.value += *coeff as i128 * lo as i128;
             max.value += *coeff as i128 * hi as i128;
             min.at.push((var.clone(), lo));
@@ -239,7 +251,11 @@ pub struct Operand {
 impl Operand {
     /// The kept counts (the access shape).
     pub fn shape(&self) -> Vec<u64> {
-        self.dims.iter().filter(|d| d.kept).map(|d| d.count).collect()
+        self.dims
+            .iter()
+            .filter(|d| d.kept)
+            .map(|d| d.count)
+            .collect()
     }
 
     /// The number of kept dims.
@@ -281,7 +297,10 @@ impl Operand {
     /// The start partition (on chip), affine in the loop variables.
     pub fn start_partition(&self) -> Affine {
         if self.on_chip() {
-            self.dims.first().map(|d| d.start.clone()).unwrap_or_default()
+            self.dims
+                .first()
+                .map(|d| d.start.clone())
+                .unwrap_or_default()
         } else {
             Affine::default()
         }
@@ -459,7 +478,10 @@ pub fn evaluate(
                     return None;
                 }
                 if step.c <= 0 {
-                    fail(diags, format!("dim {k}: the step {} is not positive", step.c));
+                    fail(
+                        diags,
+                        format!("dim {k}: the step {} is not positive", step.c),
+                    );
                     faulty = true;
                     dims.push(DimAccess {
                         start,
@@ -630,7 +652,11 @@ mod tests {
         assert!(op.faulty);
         assert_eq!(diags.len(), 1);
         assert_eq!(diags[0].message, "Incorrect access pattern!");
-        assert!(diags[0].related[0].message.contains("%i = 3"), "{:?}", diags[0]);
+        assert!(
+            diags[0].related[0].message.contains("%i = 3"),
+            "{:?}",
+            diags[0]
+        );
         let arg = op.to_json("src");
         assert_eq!(arg["kind"], "symbolic_ap");
         assert_eq!(arg["addrs"][0]["terms"][0]["coeff"], 512);

@@ -333,7 +333,9 @@ impl OpSpec {
 
 impl std::fmt::Debug for OpSpec {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpSpec").field("class", &self.class).finish()
+        f.debug_struct("OpSpec")
+            .field("class", &self.class)
+            .finish()
     }
 }
 
@@ -354,61 +356,81 @@ macro_rules! enum_spec {
     };
 }
 
-enum_spec!(ALU, "alu", [
-    ("bypass", "bypass", "pass the input through"),
-    ("add", "add", "a + b"),
-    ("subtract", "subtract", "a − b"),
-    ("multiply", "mult", "a × b (BIR `mult`)"),
-    ("divide", "divide", "a ÷ b"),
-    ("max", "max", "the larger of a and b"),
-    ("min", "min", "the smaller of a and b"),
-    ("pow", "pow", "a to the power b"),
-    ("abs_max", "abs_max", "the larger of |a| and |b|"),
-    ("is_equal", "is_equal", "1 if a = b else 0"),
-    ("not_equal", "not_equal", "1 if a ≠ b else 0"),
-    ("is_gt", "is_gt", "1 if a > b else 0"),
-    ("is_ge", "is_ge", "1 if a ≥ b else 0"),
-    ("is_lt", "is_lt", "1 if a < b else 0"),
-    ("is_le", "is_le", "1 if a ≤ b else 0"),
-    ("bitwise_and", "bitwise_and", "bitwise a AND b"),
-    ("bitwise_or", "bitwise_or", "bitwise a OR b"),
-    ("bitwise_xor", "bitwise_xor", "bitwise a XOR b"),
-    ("logical_and", "logical_and", "a AND b as truth values"),
-    ("logical_or", "logical_or", "a OR b as truth values"),
-    ("rsqrt", "rsqrt", "1 / √a"),
-]);
+enum_spec!(
+    ALU,
+    "alu",
+    [
+        ("bypass", "bypass", "pass the input through"),
+        ("add", "add", "a + b"),
+        ("subtract", "subtract", "a − b"),
+        ("multiply", "mult", "a × b (BIR `mult`)"),
+        ("divide", "divide", "a ÷ b"),
+        ("max", "max", "the larger of a and b"),
+        ("min", "min", "the smaller of a and b"),
+        ("pow", "pow", "a to the power b"),
+        ("abs_max", "abs_max", "the larger of |a| and |b|"),
+        ("is_equal", "is_equal", "1 if a = b else 0"),
+        ("not_equal", "not_equal", "1 if a ≠ b else 0"),
+        ("is_gt", "is_gt", "1 if a > b else 0"),
+        ("is_ge", "is_ge", "1 if a ≥ b else 0"),
+        ("is_lt", "is_lt", "1 if a < b else 0"),
+        ("is_le", "is_le", "1 if a ≤ b else 0"),
+        ("bitwise_and", "bitwise_and", "bitwise a AND b"),
+        ("bitwise_or", "bitwise_or", "bitwise a OR b"),
+        ("bitwise_xor", "bitwise_xor", "bitwise a XOR b"),
+        ("logical_and", "logical_and", "a AND b as truth values"),
+        ("logical_or", "logical_or", "a OR b as truth values"),
+        ("rsqrt", "rsqrt", "1 / √a"),
+    ]
+);
 
-enum_spec!(ACT_FUNC, "act_func", [
-    ("identity", "Identity", "f(x) = x"),
-    ("copy", "Copy", "copy (no arithmetic)"),
-    ("relu", "Relu", "max(x, 0)"),
-    ("gelu", "Gelu", "GELU"),
-    ("gelu_apprx_tanh", "Gelu_apprx_tanh", "GELU, tanh approximation"),
-    ("silu", "Silu", "x · sigmoid(x)"),
-    ("sigmoid", "Sigmoid", "1 / (1 + e^−x)"),
-    ("tanh", "Tanh", "tanh x"),
-    ("exp", "Exp", "e^x"),
-    ("log", "Ln", "natural logarithm (BIR `Ln`)"),
-    ("sqrt", "Sqrt", "√x"),
-    ("rsqrt", "Rsqrt", "1 / √x"),
-    ("square", "Square", "x²"),
-    ("reciprocal", "Reciprocal", "1 / x"),
-    ("softplus", "Softplus", "ln(1 + e^x)"),
-    ("mish", "Mish", "x · tanh(softplus(x))"),
-    ("erf", "Erf", "the error function"),
-    ("sin", "Sin", "sin x"),
-    ("abs", "Abs", "|x|"),
-    ("sign", "Sign", "the sign of x"),
-]);
+enum_spec!(
+    ACT_FUNC,
+    "act_func",
+    [
+        ("identity", "Identity", "f(x) = x"),
+        ("copy", "Copy", "copy (no arithmetic)"),
+        ("relu", "Relu", "max(x, 0)"),
+        ("gelu", "Gelu", "GELU"),
+        (
+            "gelu_apprx_tanh",
+            "Gelu_apprx_tanh",
+            "GELU, tanh approximation"
+        ),
+        ("silu", "Silu", "x · sigmoid(x)"),
+        ("sigmoid", "Sigmoid", "1 / (1 + e^−x)"),
+        ("tanh", "Tanh", "tanh x"),
+        ("exp", "Exp", "e^x"),
+        ("log", "Ln", "natural logarithm (BIR `Ln`)"),
+        ("sqrt", "Sqrt", "√x"),
+        ("rsqrt", "Rsqrt", "1 / √x"),
+        ("square", "Square", "x²"),
+        ("reciprocal", "Reciprocal", "1 / x"),
+        ("softplus", "Softplus", "ln(1 + e^x)"),
+        ("mish", "Mish", "x · tanh(softplus(x))"),
+        ("erf", "Erf", "the error function"),
+        ("sin", "Sin", "sin x"),
+        ("abs", "Abs", "|x|"),
+        ("sign", "Sign", "the sign of x"),
+    ]
+);
 
-enum_spec!(ENGINE, "engine", [
-    ("pe", "PE", "the tensor (matmul) engine"),
-    ("act", "Activation", "the scalar (activation) engine"),
-    ("dve", "DVE", "the vector engine"),
-    ("pool", "Pool", "GpSimd (the pool engine); cannot access PSUM"),
-    ("sp", "SP", "the sync engine"),
-    ("dma", "DMA", "a DMA queue"),
-]);
+enum_spec!(
+    ENGINE,
+    "engine",
+    [
+        ("pe", "PE", "the tensor (matmul) engine"),
+        ("act", "Activation", "the scalar (activation) engine"),
+        ("dve", "DVE", "the vector engine"),
+        (
+            "pool",
+            "Pool",
+            "GpSimd (the pool engine); cannot access PSUM"
+        ),
+        ("sp", "SP", "the sync engine"),
+        ("dma", "DMA", "a DMA queue"),
+    ]
+);
 
 #[cfg(test)]
 mod tests {
@@ -421,13 +443,31 @@ mod tests {
             assert!(classes.insert(spec.class), "duplicate class {}", spec.class);
             let mut names = std::collections::HashSet::new();
             for field in spec.fields {
-                assert!(names.insert(field.name), "{}.{} twice", spec.class, field.name);
-                assert!(!field.doc.is_empty(), "{}.{} has no doc", spec.class, field.name);
+                assert!(
+                    names.insert(field.name),
+                    "{}.{} twice",
+                    spec.class,
+                    field.name
+                );
+                assert!(
+                    !field.doc.is_empty(),
+                    "{}.{} has no doc",
+                    spec.class,
+                    field.name
+                );
             }
-            assert!(!spec.doc.is_empty() && !spec.source.is_empty(), "{}", spec.class);
+            assert!(
+                !spec.doc.is_empty() && !spec.source.is_empty(),
+                "{}",
+                spec.class
+            );
             if let EngineSpec::Field { default, allowed } = spec.engine {
                 assert!(allowed.contains(&default), "{}", spec.class);
-                assert!(spec.field("engine").is_some(), "{} needs an engine field", spec.class);
+                assert!(
+                    spec.field("engine").is_some(),
+                    "{} needs an engine field",
+                    spec.class
+                );
             }
         }
     }

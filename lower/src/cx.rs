@@ -6,12 +6,12 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value as Json, json};
 
+use crate::Lowered;
 use crate::access::{self, Operand};
 use crate::catalog::{self, Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
 use crate::diag::{Anchor, Code, Diag, Severity, ValuePath, did_you_mean};
 use crate::model::{Access, ResolvedOp, Target, Value};
 use crate::types::{Dtype, Memory};
-use crate::Lowered;
 
 /// The state of one spec field in the op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,7 +123,8 @@ impl<'a> Cx<'a> {
                     ),
                     None => format!("{} has no field `{}`", spec.class, field.name),
                 };
-                cx.diags.push(Diag::new(Code::P203, Anchor::FieldName(i), message));
+                cx.diags
+                    .push(Diag::new(Code::P203, Anchor::FieldName(i), message));
                 continue;
             };
             if repeated {
@@ -199,7 +200,13 @@ impl<'a> Cx<'a> {
         };
         match (kind, value) {
             (_, Value::Error) => false,
-            (_, Value::Access(Access { target: Target::Unresolved, .. })) => false,
+            (
+                _,
+                Value::Access(Access {
+                    target: Target::Unresolved,
+                    ..
+                }),
+            ) => false,
             (Kind::Acc(mems, _) | Kind::Imm(mems), Value::Access(a)) => match &a.target {
                 Target::Tensor(t) => self.check_memory(*mems, t.memory, &a.name, anchor),
                 _ => wrong(self),
@@ -212,9 +219,14 @@ impl<'a> Cx<'a> {
             | (Kind::Bytes, Value::Bytes(_))
             | (Kind::Pred, Value::Pred(_))
             | (Kind::Record, Value::Record(_)) => true,
-            (Kind::Reg, Value::Access(Access { target: Target::Register(_), indices: None, .. })) => {
-                true
-            }
+            (
+                Kind::Reg,
+                Value::Access(Access {
+                    target: Target::Register(_),
+                    indices: None,
+                    ..
+                }),
+            ) => true,
             (Kind::Dtype, Value::Ident(name)) => {
                 if Dtype::from_name(name).is_some() {
                     return true;
@@ -275,9 +287,13 @@ impl<'a> Cx<'a> {
                 }
                 match args.as_slice() {
                     [Value::Access(a)] if matches!(a.target, Target::Tensor(_)) => true,
-                    [Value::Access(Access { target: Target::Unresolved, .. })] | [Value::Error] => {
-                        false
-                    }
+                    [
+                        Value::Access(Access {
+                            target: Target::Unresolved,
+                            ..
+                        }),
+                    ]
+                    | [Value::Error] => false,
                     _ => {
                         self.diags.push(Diag::new(
                             Code::P206,
@@ -312,7 +328,9 @@ impl<'a> Cx<'a> {
     /// for compute engines and the Pool/PSUM rule.
     fn evaluate_accesses(&mut self) {
         for (slot, spec_field) in self.spec.fields.iter().enumerate() {
-            let Slot::Good(i) = self.slots[slot] else { continue };
+            let Slot::Good(i) = self.slots[slot] else {
+                continue;
+            };
             let value = &self.op.fields[i].value;
             let mut found = Vec::new();
             collect_accesses(value, ValuePath::field(i), &mut found);
@@ -405,7 +423,8 @@ impl<'a> Cx<'a> {
 
     /// Whether `name` is written with an error.
     pub fn is_bad(&self, name: &str) -> bool {
-        self.slot_index(name).is_some_and(|s| self.slots[s] == Slot::Bad)
+        self.slot_index(name)
+            .is_some_and(|s| self.slots[s] == Slot::Bad)
     }
 
     /// The good value of `name`.
@@ -523,7 +542,9 @@ impl<'a> Cx<'a> {
 
     /// The usable (non-faulty) accesses of list field `name`, with their element paths.
     pub fn list_operands(&self, name: &str) -> Vec<(ValuePath, &Operand)> {
-        let Some(i) = self.index(name) else { return Vec::new() };
+        let Some(i) = self.index(name) else {
+            return Vec::new();
+        };
         let field = ValuePath::field(i);
         (0..self.list(name).len())
             .filter_map(|k| {
@@ -594,7 +615,9 @@ impl<'a> Cx<'a> {
         let mut ins = Vec::new();
         let mut outs = Vec::new();
         for field in self.spec.fields {
-            let Some(i) = self.index(field.name) else { continue };
+            let Some(i) = self.index(field.name) else {
+                continue;
+            };
             let (dir, list) = match field.kind {
                 Kind::Acc(_, dir) | Kind::KernelOperand(dir) => (dir, false),
                 Kind::Imm(_) | Kind::IntAccReg => (Dir::In, false),

@@ -111,9 +111,17 @@ pub fn allocation(tensor: &model::Tensor, weight: bool) -> Json {
         }
     };
     let dims = if tensor.memory.is_on_chip() || tensor.dims.len() > 1 {
-        json!([tensor.dims.first().copied().unwrap_or(1), tensor.partition_bytes()])
+        json!([
+            tensor.dims.first().copied().unwrap_or(1),
+            tensor.partition_bytes()
+        ])
     } else {
-        json!([1, tensor.partition_bytes().saturating_mul(tensor.dims.first().copied().unwrap_or(1))])
+        json!([
+            1,
+            tensor
+                .partition_bytes()
+                .saturating_mul(tensor.dims.first().copied().unwrap_or(1))
+        ])
     };
     let kind = match tensor.kind {
         TensorKind::Input => "ExternalInput",

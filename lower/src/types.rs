@@ -156,7 +156,10 @@ impl FloatFormat {
         }
         let abs = value.abs();
         if abs > self.max_finite() {
-            return Err(format!("beyond the largest finite value {}", show_number(self.max_finite())));
+            return Err(format!(
+                "beyond the largest finite value {}",
+                show_number(self.max_finite())
+            ));
         }
         if abs == 0.0 {
             return Ok(sign_bit);
@@ -328,12 +331,18 @@ impl Dtype {
 
     /// Whether this packs four values per element (`…x4`, MX data).
     pub fn is_x4(self) -> bool {
-        matches!(self, Dtype::F8e5m2x4 | Dtype::F8e4m3fnx4 | Dtype::F4e2m1fnx4)
+        matches!(
+            self,
+            Dtype::F8e5m2x4 | Dtype::F8e4m3fnx4 | Dtype::F4e2m1fnx4
+        )
     }
 
     /// Whether this is one of the 1-byte fp8 formats the PE takes (SPEC §6.1 double_row).
     pub fn is_fp8(self) -> bool {
-        matches!(self, Dtype::F8e4m3 | Dtype::F8e5m2 | Dtype::F8e3m4 | Dtype::F8e4m3fn)
+        matches!(
+            self,
+            Dtype::F8e4m3 | Dtype::F8e5m2 | Dtype::F8e3m4 | Dtype::F8e4m3fn
+        )
     }
 
     /// The inclusive range of an integer dtype.
@@ -414,7 +423,11 @@ pub fn show_number(value: f64) -> String {
     if value.is_nan() {
         "nan".into()
     } else if value.is_infinite() {
-        if value > 0.0 { "inf".into() } else { "-inf".into() }
+        if value > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        }
     } else if value.fract() == 0.0 && value.abs() < 1e16 {
         format!("{}", value as i64)
     } else {
@@ -460,7 +473,9 @@ pub fn bit_pattern(dtype: Dtype, value: f64) -> Result<u64, String> {
             return Ok(0xFF);
         }
         if value <= 0.0 || value.is_infinite() {
-            return Err(format!("{shown} has no encoding in e8m0 (positive powers of two)"));
+            return Err(format!(
+                "{shown} has no encoding in e8m0 (positive powers of two)"
+            ));
         }
         let e = value.log2().round() as i64 + 127;
         if !(0..=254).contains(&e) {
@@ -547,12 +562,18 @@ mod tests {
         // 1 + 2^-8 is halfway between 1.0 and the next bf16 (1 + 2^-7): ties to even → 1.0.
         assert_eq!(bit_pattern(Dtype::Bf16, 1.0 + 2f64.powi(-8)), Ok(0x3f80));
         // 1 + 3·2^-8 is halfway between 1 + 2^-7 (odd) and 1 + 2^-6 (even) → up.
-        assert_eq!(bit_pattern(Dtype::Bf16, 1.0 + 3.0 * 2f64.powi(-8)), Ok(0x3f82));
+        assert_eq!(
+            bit_pattern(Dtype::Bf16, 1.0 + 3.0 * 2f64.powi(-8)),
+            Ok(0x3f82)
+        );
     }
 
     #[test]
     fn clipping() {
-        assert_eq!(clip_scalar(Dtype::Bf16, f64::NEG_INFINITY), f64::NEG_INFINITY);
+        assert_eq!(
+            clip_scalar(Dtype::Bf16, f64::NEG_INFINITY),
+            f64::NEG_INFINITY
+        );
         assert_eq!(clip_scalar(Dtype::F8e4m3, 1000.0), 240.0);
         assert_eq!(clip_scalar(Dtype::U8, -3.7), 0.0);
         assert_eq!(clip_scalar(Dtype::I8, -3.7), -3.0);

@@ -45,7 +45,11 @@ fn render_block(block: &Value, depth: usize, out: &mut String) {
     let indent = "  ".repeat(depth);
     for inst in block["instructions"].as_array().into_iter().flatten() {
         if inst["opcode"] == "Loop" {
-            out.push_str(&format!("{indent}{} {}\n", inst["name"].as_str().unwrap_or(""), inst["LoopAxis"]));
+            out.push_str(&format!(
+                "{indent}{} {}\n",
+                inst["name"].as_str().unwrap_or(""),
+                inst["LoopAxis"]
+            ));
             for b in inst["blocks"].as_array().into_iter().flatten() {
                 render_block(b, depth + 1, out);
             }
@@ -74,7 +78,10 @@ fn render_block(block: &Value, depth: usize, out: &mut String) {
         }
         let mut fields = serde_json::Map::new();
         for (k, v) in inst.as_object().into_iter().flatten() {
-            if !matches!(k.as_str(), "opcode" | "name" | "engine" | "ins" | "outs" | "debuginfo") {
+            if !matches!(
+                k.as_str(),
+                "opcode" | "name" | "engine" | "ins" | "outs" | "debuginfo"
+            ) {
                 fields.insert(k.clone(), v.clone());
             }
         }

@@ -15,10 +15,6 @@ return {
   init_options = {
     inlayHints = { enabled = true },
   },
-  -- `pir lsp` pushes diagnostics after every change and also answers pull requests
-  -- (`textDocument/diagnostic`). Neovim would show both sets, each in its own namespace, so
-  -- every diagnostic twice: use the pushed ones only.
-  on_init = function(client)
-    client.server_capabilities.diagnosticProvider = nil
-  end,
+  -- Diagnostics: Neovim pulls them (`textDocument/diagnostic`); `pir lsp` pushes only to
+  -- clients that cannot pull, so each diagnostic is shown once.
 }

@@ -71,7 +71,9 @@ local function find(buf, text, token)
   error(('%q not found in %s'):format(text, vim.api.nvim_buf_get_name(buf)), 0)
 end
 
--- Count publishDiagnostics per uri, so that "no errors" means "the server has spoken".
+-- Count diagnostic reports per uri, so that "no errors" means "the server has spoken".
+-- Neovim pulls them (`textDocument/diagnostic`); `pir lsp` pushes only to clients that do
+-- not pull, so both handlers are counted.
 local published = {}
 local default_publish = vim.lsp.handlers['textDocument/publishDiagnostics']
 vim.lsp.handlers['textDocument/publishDiagnostics'] = function(err, result, ctx)
@@ -79,6 +81,15 @@ vim.lsp.handlers['textDocument/publishDiagnostics'] = function(err, result, ctx)
     published[result.uri] = (published[result.uri] or 0) + 1
   end
   return default_publish(err, result, ctx)
+end
+local default_pull = vim.lsp.handlers['textDocument/diagnostic']
+vim.lsp.handlers['textDocument/diagnostic'] = function(err, result, ctx, ...)
+  local ret = default_pull(err, result, ctx, ...)
+  local uri = ctx and ctx.params and ctx.params.textDocument and ctx.params.textDocument.uri
+  if uri and not err then
+    published[uri] = (published[uri] or 0) + 1
+  end
+  return ret
 end
 
 local function open_copy(name, dir)

@@ -28,7 +28,12 @@ pub const fn src(mems: Mems, doc: &'static str) -> FieldSpec {
 }
 
 /// A required read access named `name`.
-pub const fn input(name: &'static str, mems: Mems, bir: &'static str, doc: &'static str) -> FieldSpec {
+pub const fn input(
+    name: &'static str,
+    mems: Mems,
+    bir: &'static str,
+    doc: &'static str,
+) -> FieldSpec {
     FieldSpec {
         name,
         kind: Kind::Acc(mems, Dir::In),
@@ -50,7 +55,9 @@ pub fn later_anchor(cx: &Cx<'_>, a_field: &str, b_field: &str) -> Anchor {
 /// P305 unless `a` and `b` have the same partition count and free size (the src/dst
 /// rule of SPEC §6.2, §6.3), on the later of the two.
 pub fn check_same_partitions_and_free(cx: &mut Cx<'_>, a_field: &str, b_field: &str) {
-    let (Some(a), Some(b)) = (cx.operand(a_field), cx.operand(b_field)) else { return };
+    let (Some(a), Some(b)) = (cx.operand(a_field), cx.operand(b_field)) else {
+        return;
+    };
     let (pa, fa, pb, fb) = (a.partitions(), a.free_size(), b.partitions(), b.free_size());
     if pa != pb || fa != fb {
         let anchor = later_anchor(cx, a_field, b_field);
@@ -66,7 +73,9 @@ pub fn check_same_partitions_and_free(cx: &mut Cx<'_>, a_field: &str, b_field: &
 
 /// P305 unless `a` and `b` select the same number of elements, on the later of the two.
 pub fn check_same_elements(cx: &mut Cx<'_>, a_field: &str, b_field: &str) {
-    let (Some(a), Some(b)) = (cx.operand(a_field), cx.operand(b_field)) else { return };
+    let (Some(a), Some(b)) = (cx.operand(a_field), cx.operand(b_field)) else {
+        return;
+    };
     if a.elements() != b.elements() {
         let (ea, eb) = (a.elements(), b.elements());
         let anchor = later_anchor(cx, a_field, b_field);
@@ -82,14 +91,20 @@ pub fn check_same_elements(cx: &mut Cx<'_>, a_field: &str, b_field: &str) {
 /// `{prefix}src start_partition(S) or dst start_partition(D) mismatch` (seed 000 §2.1;
 /// `prefix` is `"tensorcopy "` for TensorCopyOp). Reported on `dst`, related: `src`.
 pub fn check_start_partition(cx: &mut Cx<'_>, prefix: &str) {
-    let (Some(dst), Some(src)) = (cx.operand("dst"), cx.operand("src")) else { return };
+    let (Some(dst), Some(src)) = (cx.operand("dst"), cx.operand("src")) else {
+        return;
+    };
     if !dst.on_chip() || !src.on_chip() {
         return;
     }
     let (d, s) = (dst.start_partition(), src.start_partition());
     if d != s {
         let show = |a: &crate::access::Affine| {
-            if a.is_const() { a.c.to_string() } else { "<loop-dependent>".to_string() }
+            if a.is_const() {
+                a.c.to_string()
+            } else {
+                "<loop-dependent>".to_string()
+            }
         };
         let message = format!(
             "{prefix}src start_partition({}) or dst start_partition({}) mismatch",
@@ -103,7 +118,13 @@ pub fn check_start_partition(cx: &mut Cx<'_>, prefix: &str) {
 }
 
 /// P305 unless `operand` is `[P, 1]` (one element per partition) with P = `partitions`.
-pub fn check_pointer_shape(cx: &mut Cx<'_>, field: &str, anchor: Anchor, operand: &Operand, partitions: u64) {
+pub fn check_pointer_shape(
+    cx: &mut Cx<'_>,
+    field: &str,
+    anchor: Anchor,
+    operand: &Operand,
+    partitions: u64,
+) {
     if operand.partitions() != partitions || operand.free_size() != 1 {
         cx.error(
             Code::P305,

@@ -2,7 +2,7 @@
 //! `TensorCopy` (SPEC §6.7).
 
 use super::common::{check_same_elements, check_start_partition, dst, src};
-use crate::catalog::{Default, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec, ENGINE};
+use crate::catalog::{Default, ENGINE, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
 use crate::cx::Cx;
 
 /// DmaCopyOp: a DMA-queue copy between any memories, element counts equal.
@@ -17,7 +17,10 @@ pub static DMA_COPY_OP: OpSpec = OpSpec {
     source: "SPEC §6.6 (decision, needed by real kernels); seed 000 §7.2 DMACopy",
     fields: &[
         dst(Mems::ANY, "the destination access, in any memory"),
-        src(Mems::ANY, "the source access, in any memory; same element count as `dst`"),
+        src(
+            Mems::ANY,
+            "the source access, in any memory; same element count as `dst`",
+        ),
     ],
     lower: lower_dma_copy,
 };
@@ -42,7 +45,10 @@ pub static TENSOR_COPY_OP: OpSpec = OpSpec {
     source: "SPEC §6.7; seed 000 §2.1 (the `tensorcopy src start_partition(` literal)",
     fields: &[
         dst(Mems::ON_CHIP, "the destination access (sbuf or psum)"),
-        src(Mems::ON_CHIP, "the source access (sbuf or psum); same element count as `dst`"),
+        src(
+            Mems::ON_CHIP,
+            "the source access (sbuf or psum); same element count as `dst`",
+        ),
         FieldSpec {
             name: "engine",
             kind: Kind::Enum(&ENGINE),

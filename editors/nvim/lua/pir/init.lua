@@ -24,14 +24,6 @@ function M.setup(opts)
   if opts.inlay_hints ~= nil then
     vim.g.pir_inlay_hints = opts.inlay_hints
   end
-  if type(config.on_init) == 'function' then
-    -- A caller's on_init replaces lsp/pir.lua's: keep what that one does (see there).
-    local own = config.on_init
-    config.on_init = function(client, ...)
-      client.server_capabilities.diagnosticProvider = nil
-      return own(client, ...)
-    end
-  end
   if next(config) ~= nil then
     vim.lsp.config('pir', config)
   end
