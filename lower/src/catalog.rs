@@ -57,18 +57,22 @@ impl Engine {
         })
     }
 
+    /// Every engine an `engine` field may name (`pe act dve pool sp dma`).
+    pub const NAMEABLE: &'static [Engine] = &[
+        Engine::Pe,
+        Engine::Act,
+        Engine::Dve,
+        Engine::Pool,
+        Engine::Sp,
+        Engine::Dma,
+    ];
+
     /// Parses an `engine` field value.
     pub fn from_field_name(name: &str) -> Option<Engine> {
-        [
-            Engine::Pe,
-            Engine::Act,
-            Engine::Dve,
-            Engine::Pool,
-            Engine::Sp,
-            Engine::Dma,
-        ]
-        .into_iter()
-        .find(|e| e.field_name() == Some(name))
+        Engine::NAMEABLE
+            .iter()
+            .copied()
+            .find(|e| e.field_name() == Some(name))
     }
 
     /// Whether the quadrant rule P307 applies to this engine's operands (SPEC §5: the

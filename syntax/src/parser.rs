@@ -150,7 +150,9 @@ fn join_or(names: &[String]) -> String {
 /// Source order, one error per start offset (the first reported: a cascade at one token
 /// is one mistake), and the [`MAX_ERRORS`] cap.
 fn finish_errors(mut errors: Vec<SyntaxError>) -> Vec<SyntaxError> {
-    errors.sort_by_key(|e| e.range.start());
+    // One error per start offset; where two start together the higher code wins, so that
+    // invalid UTF-8 (P103) is never hidden by what it broke (a P102 bytes literal, say).
+    errors.sort_by_key(|e| (e.range.start(), std::cmp::Reverse(e.code)));
     errors.dedup_by(|later, earlier| later.range.start() == earlier.range.start());
     if errors.len() > MAX_ERRORS {
         let left_out = errors.len() - MAX_ERRORS;

@@ -282,3 +282,18 @@ fn a_megabyte_of_garbage_gives_few_diagnostics() {
             .starts_with("too many syntax errors")
     );
 }
+
+/// Found by `arbitrary_bytes`: invalid UTF-8 inside a bytes literal was hidden by the
+/// literal's own P102 at the same offset.
+#[test]
+fn invalid_utf8_inside_a_bytes_literal_is_reported() {
+    let (_, parse) = syntax::parse_bytes(&[b'x', b'"', 0x80, b'"']);
+    assert!(
+        parse
+            .errors
+            .iter()
+            .any(|e| e.code == syntax::SyntaxErrorCode::P103),
+        "{:?}",
+        parse.errors
+    );
+}

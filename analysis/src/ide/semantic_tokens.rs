@@ -112,13 +112,7 @@ pub fn semantic_tokens(db: &dyn Db, file: SourceFile) -> Vec<SemanticToken> {
     for (token, range) in tokens {
         let (token_type, modifiers) = match token {
             Token::Comment => (TokenType::Comment, 0),
-            Token::Kernel
-            | Token::Tensor
-            | Token::For
-            | Token::In
-            | Token::Step
-            | Token::True
-            | Token::False => (TokenType::Keyword, 0),
+            t if t.is_keyword() => (TokenType::Keyword, 0),
             Token::Int | Token::Float => (TokenType::Number, 0),
             Token::Str | Token::Bytes => (TokenType::String, 0),
             Token::OpId => (TokenType::Decorator, 0),

@@ -5,7 +5,8 @@
 use serde_json::json;
 
 use super::common::{
-    check_pointer_shape, check_same_partitions_and_free, check_start_partition, dst, src,
+    check_imm_pointer, check_pointer_shape, check_same_partitions_and_free, check_start_partition,
+    dst, src,
 };
 use crate::catalog::{
     ACT_FUNC, ALU, Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems,
@@ -14,7 +15,6 @@ use crate::catalog::{
 use crate::cx::{Cx, alu_bir};
 use crate::diag::Code;
 use crate::model::Value;
-use crate::types::Dtype;
 
 static REDUCE_CMD: EnumSpec = EnumSpec {
     name: "reduce_cmd",
@@ -212,25 +212,6 @@ pub static ACTIVATE2: OpSpec = OpSpec {
     lower: lower_activation,
 };
 
-/// The pointer checks of an `imm` field written as an access: `[P, 1]` f32 (SPEC §6.2).
-fn check_imm_pointer(cx: &mut Cx<'_>, field: &str, partitions: u64) {
-    let Some(operand) = cx.operand(field).cloned() else {
-        return;
-    };
-    let anchor = cx.anchor(field);
-    check_pointer_shape(cx, field, anchor.clone(), &operand, partitions);
-    if operand.tensor.dtype != Dtype::F32 {
-        cx.error(
-            Code::P407,
-            anchor,
-            format!(
-                "the `{field}` pointer must be f32; it is {}",
-                operand.tensor.dtype.name()
-            ),
-        );
-    }
-}
-
 fn lower_activation(cx: &mut Cx<'_>) {
     let activate2 = cx.spec.class == "Activate2";
     check_same_partitions_and_free(cx, "dst", "src");
@@ -243,7 +224,7 @@ fn lower_activation(cx: &mut Cx<'_>) {
                 check_pointer_shape(cx, field, anchor, &operand, p);
             }
         }
-        check_imm_pointer(cx, "scale", p);
+        check_imm_pointer(cx, "scale", Some(p), true);
     }
     let reduce = cx.written("reduce_op");
     if reduce && !cx.written("reduce_dst") {

@@ -4,6 +4,7 @@ use crate::access::Operand;
 use crate::catalog::{Default, Dir, FieldSpec, Kind, Mems};
 use crate::cx::Cx;
 use crate::diag::{Anchor, Code, Diag};
+use crate::types::Dtype;
 
 /// `dst`: a written access in `mems`.
 pub const fn dst(mems: Mems, doc: &'static str) -> FieldSpec {
@@ -132,6 +133,28 @@ pub fn check_pointer_shape(
             format!(
                 "`{field}` must be [{partitions}, 1] (one element per partition); it is {:?}",
                 operand.shape()
+            ),
+        );
+    }
+}
+
+/// P305 unless the `imm` field `field`, written as an access, is `[P, 1]` with P =
+/// `partitions`; with `f32`, also P407 unless it is f32.
+pub fn check_imm_pointer(cx: &mut Cx<'_>, field: &str, partitions: Option<u64>, f32_only: bool) {
+    let Some(operand) = cx.operand(field).cloned() else {
+        return;
+    };
+    let anchor = cx.anchor(field);
+    if let Some(p) = partitions {
+        check_pointer_shape(cx, field, anchor.clone(), &operand, p);
+    }
+    if f32_only && operand.tensor.dtype != Dtype::F32 {
+        cx.error(
+            Code::P407,
+            anchor,
+            format!(
+                "the `{field}` pointer must be f32; it is {}",
+                operand.tensor.dtype.name()
             ),
         );
     }

@@ -16,14 +16,7 @@ use crate::types::{self, Memory, limits};
 // ----- InlineASMInst / InlineASMBytesInst ------------------------------------------
 
 /// Every engine an inline-assembly instruction may name.
-const ALL_ENGINES: &[Engine] = &[
-    Engine::Pe,
-    Engine::Act,
-    Engine::Dve,
-    Engine::Pool,
-    Engine::Sp,
-    Engine::Dma,
-];
+const ALL_ENGINES: &[Engine] = Engine::NAMEABLE;
 
 const ASM_ENGINE: FieldSpec = FieldSpec {
     name: "engine",

@@ -13,7 +13,8 @@
 use serde_json::{Value as Json, json};
 
 use super::common::{
-    check_pointer_shape, check_same_partitions_and_free, check_start_partition, dst, src,
+    check_imm_pointer, check_pointer_shape, check_same_partitions_and_free, check_start_partition,
+    dst, src,
 };
 use crate::access::Affine;
 use crate::catalog::{
@@ -461,28 +462,6 @@ fn alu_class(op: &str) -> Option<bool> {
         "bypass" => None,
         "bitwise_and" | "bitwise_or" | "bitwise_xor" => Some(true),
         _ => Some(false),
-    }
-}
-
-/// P305 unless the `imm` field `field`, written as an access, is `[P, 1]` with P =
-/// `partitions`; with `f32`, also P407 unless it is f32.
-fn check_imm_pointer(cx: &mut Cx<'_>, field: &str, partitions: Option<u64>, f32_only: bool) {
-    let Some(operand) = cx.operand(field).cloned() else {
-        return;
-    };
-    let anchor = cx.anchor(field);
-    if let Some(p) = partitions {
-        check_pointer_shape(cx, field, anchor.clone(), &operand, p);
-    }
-    if f32_only && operand.tensor.dtype != Dtype::F32 {
-        cx.error(
-            Code::P407,
-            anchor,
-            format!(
-                "the `{field}` pointer must be f32; it is {}",
-                operand.tensor.dtype.name()
-            ),
-        );
     }
 }
 
