@@ -88,10 +88,10 @@ fn bench(c: &mut Criterion) {
 
         // A comment line moves every op.
         let commented = text.replacen("  DmaCopyOp", "  // moved\n  DmaCopyOp", 1);
+        file.set_text(&mut db).to(text.clone());
+        analyse(&db, file);
         db.take_executions();
         file.set_text(&mut db).to(commented.clone());
-        analyse(&db, file);
-        file.set_text(&mut db).to(text.clone());
         analyse(&db, file);
         assert_eq!(lowerings(&db), 0, "moving ops must re-lower none");
         let mut flip = false;
