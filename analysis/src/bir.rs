@@ -21,12 +21,18 @@ pub fn file_bir(db: &dyn Db, file: SourceFile) -> Json {
         .iter()
         .map(|k| function(db, file, k))
         .collect();
-    json!({
-        "attributes": {"neuron_core_id": 0},
-        "functions": functions,
-        "arch": "gen3",
-        "version": 2,
-    })
+    object([
+        ("attributes", json!({"neuron_core_id": 0})),
+        ("functions", Json::Array(functions)),
+        ("arch", json!("gen3")),
+        ("version", json!(2)),
+    ])
+}
+
+/// A JSON object of `pairs` in order. Unlike `json!`, it moves its values instead of
+/// serializing them again (which would copy every instruction of the file).
+fn object<const N: usize>(pairs: [(&str, Json); N]) -> Json {
+    Json::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
 fn function(db: &dyn Db, file: SourceFile, kernel: &KernelItems) -> Json {
@@ -42,12 +48,16 @@ fn function(db: &dyn Db, file: SourceFile, kernel: &KernelItems) -> Json {
             Allocation::Register(r) => lower::register_allocation(r),
         })
         .collect();
-    json!({
-        "name": kernel.name,
-        "attributes": [],
-        "allocations": allocations,
-        "blocks": [{"name": "entry", "instructions": instructions(db, file, &kernel.body)}],
-    })
+    let entry = object([
+        ("name", json!("entry")),
+        ("instructions", Json::Array(instructions(db, file, &kernel.body))),
+    ]);
+    object([
+        ("name", json!(kernel.name)),
+        ("attributes", json!([])),
+        ("allocations", Json::Array(allocations)),
+        ("blocks", Json::Array(vec![entry])),
+    ])
 }
 
 /// The instructions of a block: each op's lowering with its position, loops nested.
@@ -58,15 +68,16 @@ pub fn instructions(db: &dyn Db, file: SourceFile, items: &[Item]) -> Vec<Json> 
             Item::Op(op) => out.extend(op_instructions(db, file, op)),
             Item::Loop(lp) => {
                 let (lb, ub, stride) = lp.var.bounds.unwrap_or((0, 0, 1));
-                out.push(json!({
-                    "opcode": "Loop",
-                    "name": lp.bir_name,
-                    "LoopAxis": {"name": lp.var.name, "lb": lb, "ub": ub, "stride": stride},
-                    "blocks": [{
-                        "name": format!("{}-body", lp.bir_name),
-                        "instructions": instructions(db, file, &lp.body),
-                    }],
-                }));
+                let body = object([
+                    ("name", json!(format!("{}-body", lp.bir_name))),
+                    ("instructions", Json::Array(instructions(db, file, &lp.body))),
+                ]);
+                out.push(object([
+                    ("opcode", json!("Loop")),
+                    ("name", json!(lp.bir_name)),
+                    ("LoopAxis", json!({"name": lp.var.name, "lb": lb, "ub": ub, "stride": stride})),
+                    ("blocks", Json::Array(vec![body])),
+                ]));
             }
         }
     }
