@@ -173,3 +173,28 @@ fn examples_and_corpus_are_formatted() {
         .expect("runs");
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn folder_link_cycles_end_and_each_file_is_checked_once() {
+    let dir = std::env::temp_dir().join(format!("pir-cli-links-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("k.pir"), b"kernel @k() {\n  NoOp {}\n}\n").expect("write");
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(".", dir.join("a")).expect("link");
+        std::os::unix::fs::symlink(".", dir.join("b")).expect("link");
+    }
+    let out = pir().args(["check", "--format", "json"]).arg(&dir).output().expect("runs");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["files"].as_array().map(Vec::len), Some(1), "{report}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn fmt_leaves_invalid_utf8_alone() {
+    let bytes = b"kernel @k() {\n      NoOp {} // \xff\n}\n";
+    let path = temp("badfmt.pir", bytes);
+    assert_eq!(pir().arg("fmt").arg(&path).status().expect("runs").code(), Some(1));
+    assert_eq!(std::fs::read(&path).expect("read"), bytes);
+}

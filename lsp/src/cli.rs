@@ -75,23 +75,41 @@ fn file_diagnostics(db: &RootDatabase, loaded: &Loaded) -> Vec<Diagnostic> {
     all
 }
 
-/// Files to check: each path, and every `*.pir` under each folder, sorted.
+/// Files to check: each path, and every `*.pir` under each folder (sorted), each file
+/// once. A folder reached again through a symbolic link is not walked twice, so link
+/// cycles end.
 fn collect(paths: &[PathBuf], out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut seen_dirs = std::collections::HashSet::new();
+    let mut seen_files = std::collections::HashSet::new();
+    walk(paths, out, &mut seen_dirs, &mut seen_files)
+}
+
+fn walk(
+    paths: &[PathBuf],
+    out: &mut Vec<PathBuf>,
+    seen_dirs: &mut std::collections::HashSet<PathBuf>,
+    seen_files: &mut std::collections::HashSet<PathBuf>,
+) -> std::io::Result<()> {
     for path in paths {
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
         if path.is_dir() {
+            if !seen_dirs.insert(canonical) {
+                continue;
+            }
             let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
                 .map(|e| e.map(|e| e.path()))
                 .collect::<Result<_, _>>()?;
             entries.sort();
             let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
                 entries.into_iter().partition(|p| p.is_dir());
-            out.extend(
-                files
-                    .into_iter()
-                    .filter(|p| p.extension().is_some_and(|e| e == "pir")),
-            );
-            collect(&dirs, out)?;
-        } else {
+            for file in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "pir")) {
+                let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
+                if seen_files.insert(canonical) {
+                    out.push(file);
+                }
+            }
+            walk(&dirs, out, seen_dirs, seen_files)?;
+        } else if seen_files.insert(canonical) {
             out.push(path.clone());
         }
     }
@@ -230,8 +248,14 @@ pub fn fmt(paths: &[PathBuf], check: bool) -> u8 {
     }
     let mut status = 0;
     for path in &files {
-        let text = match std::fs::read(path) {
-            Ok(bytes) => syntax::decode(&bytes).0,
+        let text = match std::fs::read(path).map(String::from_utf8) {
+            Ok(Ok(text)) => text,
+            Ok(Err(_)) => {
+                // Writing the decoded text back would replace the bad bytes: never lose text.
+                eprintln!("pir: {}: not formatted: the file is not valid UTF-8", path.display());
+                status = status.max(1);
+                continue;
+            }
             Err(e) => {
                 eprintln!("pir: {}: {e}", path.display());
                 status = 2;
