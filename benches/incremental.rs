@@ -72,33 +72,39 @@ fn bench(c: &mut Criterion) {
             "an edit of one field must re-lower exactly one op"
         );
         let mut value = 1;
-        c.bench_function(&format!("edit one field value → diagnostics, {n} ops"), |b| {
-            b.iter_batched(
-                || {
-                    value += 1;
-                    with_value(value)
-                },
-                |edited| {
-                    // What the server computes after each change.
-                    file.set_text(&mut db).to(edited);
-                    std::hint::black_box(analysis::diagnostics(&db, file));
-                },
-                criterion::BatchSize::SmallInput,
-            );
-        });
-        c.bench_function(&format!("edit one field value → diagnostics + BIR, {n} ops"), |b| {
-            b.iter_batched(
-                || {
-                    value += 1;
-                    with_value(value)
-                },
-                |edited| {
-                    file.set_text(&mut db).to(edited);
-                    analyse(&db, file);
-                },
-                criterion::BatchSize::SmallInput,
-            );
-        });
+        c.bench_function(
+            &format!("edit one field value → diagnostics, {n} ops"),
+            |b| {
+                b.iter_batched(
+                    || {
+                        value += 1;
+                        with_value(value)
+                    },
+                    |edited| {
+                        // What the server computes after each change.
+                        file.set_text(&mut db).to(edited);
+                        std::hint::black_box(analysis::diagnostics(&db, file));
+                    },
+                    criterion::BatchSize::SmallInput,
+                );
+            },
+        );
+        c.bench_function(
+            &format!("edit one field value → diagnostics + BIR, {n} ops"),
+            |b| {
+                b.iter_batched(
+                    || {
+                        value += 1;
+                        with_value(value)
+                    },
+                    |edited| {
+                        file.set_text(&mut db).to(edited);
+                        analyse(&db, file);
+                    },
+                    criterion::BatchSize::SmallInput,
+                );
+            },
+        );
 
         // A comment line moves every op.
         let commented = text.replacen("  DmaCopyOp", "  // moved\n  DmaCopyOp", 1);

@@ -86,8 +86,9 @@ fn exit_codes() {
         pir()
             .arg("check")
             .arg(&clean)
-            .status()
+            .output()
             .expect("runs")
+            .status
             .code(),
         Some(0)
     );
@@ -96,16 +97,25 @@ fn exit_codes() {
         pir()
             .arg("check")
             .arg(&missing)
-            .status()
+            .output()
             .expect("runs")
+            .status
             .code(),
         Some(2)
     );
     assert_eq!(
-        pir().arg("frobnicate").status().expect("runs").code(),
+        pir()
+            .arg("frobnicate")
+            .output()
+            .expect("runs")
+            .status
+            .code(),
         Some(2)
     );
-    assert_eq!(pir().arg("check").status().expect("runs").code(), Some(2));
+    assert_eq!(
+        pir().arg("check").output().expect("runs").status.code(),
+        Some(2)
+    );
     let out = temp("out.json", b"");
     assert_eq!(
         pir()
@@ -113,8 +123,9 @@ fn exit_codes() {
             .arg(&clean)
             .arg("-o")
             .arg(&out)
-            .status()
+            .output()
             .expect("runs")
+            .status
             .code(),
         Some(0)
     );
@@ -129,13 +140,20 @@ fn fmt_check_and_write() {
         pir()
             .args(["fmt", "--check"])
             .arg(&messy)
-            .status()
+            .output()
             .expect("runs")
+            .status
             .code(),
         Some(1)
     );
     assert_eq!(
-        pir().arg("fmt").arg(&messy).status().expect("runs").code(),
+        pir()
+            .arg("fmt")
+            .arg(&messy)
+            .output()
+            .expect("runs")
+            .status
+            .code(),
         Some(0)
     );
     assert_eq!(
@@ -146,14 +164,21 @@ fn fmt_check_and_write() {
         pir()
             .args(["fmt", "--check"])
             .arg(&messy)
-            .status()
+            .output()
             .expect("runs")
+            .status
             .code(),
         Some(0)
     );
     let broken = temp("broken.pir", b"kernel @k( {");
     assert_eq!(
-        pir().arg("fmt").arg(&broken).status().expect("runs").code(),
+        pir()
+            .arg("fmt")
+            .arg(&broken)
+            .output()
+            .expect("runs")
+            .status
+            .code(),
         Some(1)
     );
     assert_eq!(
@@ -169,8 +194,9 @@ fn examples_and_corpus_are_formatted() {
         .args(["fmt", "--check"])
         .arg(root.join("examples"))
         .arg(root.join("tests/corpus"))
-        .status()
-        .expect("runs");
+        .output()
+        .expect("runs")
+        .status;
     assert_eq!(status.code(), Some(0));
 }
 
@@ -185,9 +211,17 @@ fn folder_link_cycles_end_and_each_file_is_checked_once() {
         std::os::unix::fs::symlink(".", dir.join("a")).expect("link");
         std::os::unix::fs::symlink(".", dir.join("b")).expect("link");
     }
-    let out = pir().args(["check", "--format", "json"]).arg(&dir).output().expect("runs");
+    let out = pir()
+        .args(["check", "--format", "json"])
+        .arg(&dir)
+        .output()
+        .expect("runs");
     let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    assert_eq!(report["files"].as_array().map(Vec::len), Some(1), "{report}");
+    assert_eq!(
+        report["files"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -195,6 +229,15 @@ fn folder_link_cycles_end_and_each_file_is_checked_once() {
 fn fmt_leaves_invalid_utf8_alone() {
     let bytes = b"kernel @k() {\n      NoOp {} // \xff\n}\n";
     let path = temp("badfmt.pir", bytes);
-    assert_eq!(pir().arg("fmt").arg(&path).status().expect("runs").code(), Some(1));
+    assert_eq!(
+        pir()
+            .arg("fmt")
+            .arg(&path)
+            .output()
+            .expect("runs")
+            .status
+            .code(),
+        Some(1)
+    );
     assert_eq!(std::fs::read(&path).expect("read"), bytes);
 }

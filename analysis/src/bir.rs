@@ -50,7 +50,10 @@ fn function(db: &dyn Db, file: SourceFile, kernel: &KernelItems) -> Json {
         .collect();
     let entry = object([
         ("name", json!("entry")),
-        ("instructions", Json::Array(instructions(db, file, &kernel.body))),
+        (
+            "instructions",
+            Json::Array(instructions(db, file, &kernel.body)),
+        ),
     ]);
     object([
         ("name", json!(kernel.name)),
@@ -70,12 +73,18 @@ pub fn instructions(db: &dyn Db, file: SourceFile, items: &[Item]) -> Vec<Json> 
                 let (lb, ub, stride) = lp.var.bounds.unwrap_or((0, 0, 1));
                 let body = object([
                     ("name", json!(format!("{}-body", lp.bir_name))),
-                    ("instructions", Json::Array(instructions(db, file, &lp.body))),
+                    (
+                        "instructions",
+                        Json::Array(instructions(db, file, &lp.body)),
+                    ),
                 ]);
                 out.push(object([
                     ("opcode", json!("Loop")),
                     ("name", json!(lp.bir_name)),
-                    ("LoopAxis", json!({"name": lp.var.name, "lb": lb, "ub": ub, "stride": stride})),
+                    (
+                        "LoopAxis",
+                        json!({"name": lp.var.name, "lb": lb, "ub": ub, "stride": stride}),
+                    ),
                     ("blocks", Json::Array(vec![body])),
                 ]));
             }

@@ -102,7 +102,10 @@ fn walk(
             entries.sort();
             let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
                 entries.into_iter().partition(|p| p.is_dir());
-            for file in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "pir")) {
+            for file in files
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "pir"))
+            {
                 let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
                 if seen_files.insert(canonical) {
                     out.push(file);
@@ -252,7 +255,10 @@ pub fn fmt(paths: &[PathBuf], check: bool) -> u8 {
             Ok(Ok(text)) => text,
             Ok(Err(_)) => {
                 // Writing the decoded text back would replace the bad bytes: never lose text.
-                eprintln!("pir: {}: not formatted: the file is not valid UTF-8", path.display());
+                eprintln!(
+                    "pir: {}: not formatted: the file is not valid UTF-8",
+                    path.display()
+                );
                 status = status.max(1);
                 continue;
             }
