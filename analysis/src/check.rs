@@ -112,9 +112,15 @@ fn dataflow(
     }) else {
         return;
     };
+    let mut reported: HashSet<&str> = HashSet::new();
     for def in &items.definitions {
         let declared = matches!(def.kind, DefKind::Tensor | DefKind::Register);
-        if declared && kernel_def.scope.contains_range(def.range) && !used.contains(&def.name) {
+        // A second definition of a name is P201 already: one diagnostic per mistake.
+        if declared
+            && kernel_def.scope.contains_range(def.range)
+            && !used.contains(&def.name)
+            && reported.insert(def.name.as_str())
+        {
             let what = if def.kind == DefKind::Tensor {
                 "tensor"
             } else {

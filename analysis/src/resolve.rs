@@ -151,6 +151,7 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings) -> FileItems {
             ordinal: 0,
             allocations: Vec::new(),
             settings,
+            quiet: false,
         };
         for param in &kernel.params {
             resolver.param(param, TensorKind::Input, kernel.range);
@@ -195,6 +196,9 @@ struct KernelResolver<'a> {
     ordinal: u32,
     allocations: Vec<Allocation>,
     settings: OpSettings,
+    /// Inside an op of an unknown class: names are still resolved (for navigation) but not
+    /// reported, since SPEC §7 checks such an op no further than its P202.
+    quiet: bool,
 }
 
 impl KernelResolver<'_> {
@@ -475,6 +479,7 @@ impl KernelResolver<'_> {
         } else {
             self.op_ids.insert(op_id, id_range);
         }
+        self.quiet = lower::lookup(&op.class.text).is_none();
         let fields = op
             .fields
             .iter()
@@ -513,6 +518,7 @@ impl KernelResolver<'_> {
                 self.out.references.push((name.range, def));
                 Some(binding)
             }
+            None if self.quiet => None,
             None => {
                 let visible: Vec<&str> = self
                     .scopes

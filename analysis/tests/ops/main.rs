@@ -12,4 +12,5 @@ mod max;
 mod memset_dma;
 mod misc;
 mod reduce;
+mod rules;
 mod tensor_scalar;

@@ -1,0 +1,292 @@
+//! The rules that are not one op's: names (P200, P201, P202, P208), declarations (P207,
+//! P302, P304, P414), access patterns (P300, P303, P307 and its DMA exemption) and the
+//! dataflow warnings (P500, P501) — SPEC §3–§5, §7.
+
+use expect_test::expect;
+
+use crate::common::check;
+
+#[test]
+fn undefined_names_with_suggestions() {
+    check(
+        r#"
+kernel @k(%input: hbm f32[128, 4]) {
+  tensor %tile : sbuf f32[128, 4]
+  DmaCopyOp { dst = %tlie, src = %input }
+  DmaCopyOp { dst = %tile, src = %input[%j, :] }
+}
+"#,
+        expect![[r#"
+            4: DMACopy DMA I-1-0 errors=["P200"]
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %input
+              {"mode":"Copy"}
+            5: DMACopy DMA I-2-0 errors=["P200"]
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %tile start_partition=0
+              {"mode":"Copy"}
+            P200 error:4:21 `%tlie`: `%tlie` is not defined here; did you mean `%tile`?
+            P200 error:5:41 `%j`: `%j` is not defined here
+        "#]],
+    );
+}
+
+#[test]
+fn duplicate_definitions_and_op_ids() {
+    check(
+        r#"
+kernel @k(%x: hbm f32[128, 4], %x: hbm f32[128, 4]) {
+  tensor %t : sbuf f32[128, 4]
+  tensor %t : sbuf f32[128, 4]
+  for %t in 0..2 {
+    NoOp #5 {}
+  }
+  NoOp #5 {}
+  NoOp {}
+  NoOp {}
+}
+kernel @k() {
+}
+"#,
+        expect![[r#"
+            L-t {"name":"t","lb":0,"ub":2,"stride":1}
+            P201 error:2:32 `%x`: `%x` is already defined in this kernel
+                related `%x`: first defined here
+            P500 warning:3:10 `%t`: tensor `%t` is declared but no op uses it
+            P201 error:4:10 `%t`: `%t` is already defined in this kernel
+                related `%t`: first defined here
+            P201 error:5:7 `%t`: `%t` is already defined in this kernel
+                related `%t`: first defined here
+            P208 error:8:8 `#5`: op id 5 is already used in this kernel
+                related `#5`: first used here
+            P201 error:12:8 `@k`: kernel `@k` is defined twice
+                related `@k`: first defined here
+        "#]],
+    );
+}
+
+#[test]
+fn unknown_op_class_is_not_checked_further() {
+    check(
+        r#"
+kernel @k(%x: hbm f32[128, 4]) {
+  MatmulOp { bogus = 1, dst = %nowhere }
+  Frobnicate {}
+}
+"#,
+        expect![[r#"
+            P202 error:3:3 `MatmulOp`: unknown op class `MatmulOp`; did you mean `MatMulOp`?
+            P202 error:4:3 `Frobnicate`: unknown op class `Frobnicate`
+        "#]],
+    );
+}
+
+#[test]
+fn declaration_types() {
+    check(
+        r#"
+kernel @k(%a: hmb f32[4], %b: hbm bf61[4], %c: reg f32[1]) {
+  tensor %wide : sbuf f32[129, 4]
+  tensor %big : sbuf f32[128, 60000]
+  tensor %bank : psum f32[128, 4097]
+  tensor %empty : sbuf f32[128, 0]
+  reg %r : i23
+}
+"#,
+        expect![[r#"
+            P207 error:2:15 `hmb`: unknown memory space `hmb`; did you mean `hbm`?
+            P207 error:2:35 `bf61`: unknown dtype `bf61`; did you mean `bf16`?
+            P207 error:2:48 `reg`: a tensor cannot live in `reg`; declare a register with `reg %name : i32`
+            P500 warning:3:10 `%wide`: tensor `%wide` is declared but no op uses it
+            P302 error:3:18 `sbuf f32[129, 4]`: sbuf has 129 partitions; at most 128 exist
+            P500 warning:4:10 `%big`: tensor `%big` is declared but no op uses it
+            P304 error:4:17 `sbuf f32[128, 60000]`: `%big` needs 240000 bytes per partition; sbuf has 212984
+            P500 warning:5:10 `%bank`: tensor `%bank` is declared but no op uses it
+            P304 error:5:18 `psum f32[128, 4097]`: `%bank` needs 16388 bytes per partition; psum has 16384
+            P500 warning:6:10 `%empty`: tensor `%empty` is declared but no op uses it
+            P414 error:6:19 `sbuf f32[128, 0]`: a dim of size 0 holds no element
+            P500 warning:7:7 `%r`: register `%r` is declared but no op uses it
+            P207 error:7:12 `i23`: unknown dtype `i23`; did you mean `i32`?
+        "#]],
+    );
+}
+
+#[test]
+fn loop_bounds() {
+    check(
+        r#"
+kernel @k(%x: hbm f32[128, 8]) {
+  tensor %t : sbuf f32[128, 1]
+  for %i in 0..%x {
+    NoOp {}
+  }
+  for %j in 0..8 step 0 {
+    NoOp {}
+  }
+  for %k in -2..8 {
+    NoOp {}
+  }
+  for %m in 2*2..8 step 2 {
+    DmaCopyOp { dst = %t, src = %x[:, %m : %m + 1] }
+  }
+}
+"#,
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":0,"stride":1}
+            L-j {"name":"j","lb":0,"ub":0,"stride":1}
+            L-k {"name":"k","lb":0,"ub":0,"stride":1}
+            L-m {"name":"m","lb":4,"ub":8,"stride":2}
+              14: DMACopy DMA I-4-0
+                in src: symbolic_ap float32 ap=[[8,128],[1,1]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"m","coeff":1}],"c":0}] access_shape=[128,1] %x
+                out dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %t start_partition=0
+                {"mode":"Copy"}
+            P414 error:4:16 `%x`: a loop bound must be an integer constant
+            P414 error:7:23 `0`: a loop step must be positive; got 0
+            P414 error:10:13 `-2`: loop bounds are natural numbers (BIR LoopAxis); got -2
+        "#]],
+    );
+}
+
+#[test]
+fn access_pattern_errors() {
+    check(
+        r#"
+kernel @k(%x: hbm f32[128, 64]) {
+  tensor %t : sbuf f32[128, 64]
+  for %i in 0..4 {
+    DmaCopyOp { dst = %t[0:128, 0:64, 0], src = %x }
+    DmaCopyOp { dst = %t[:, 8:8], src = %x[:, 0:0] }
+    DmaCopyOp { dst = %t[:, 0:64:0], src = %x }
+    DmaCopyOp { dst = %t[:, %i*%i], src = %x[:, 0] }
+    DmaCopyOp { dst = %t[:, %t], src = %x[:, 0] }
+    DmaCopyOp { dst = %t[:, %i : 2*%i], src = %x[:, 0:2] }
+    DmaCopyOp { dst = %t[:, %i*16 : %i*16 + 32], src = %x[:, 0:32] }
+  }
+}
+"#,
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":4,"stride":1}
+              5: DMACopy DMA I-1-0 errors=["P300"]
+                in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %x
+                {"mode":"Copy"}
+              6: DMACopy DMA I-2-0 errors=["P300"]
+                in src: physical_ap float32 ap=[[64,128],[1,0]] offset=0 %x
+                out dst: physical_ap float32 ap=[[64,128],[1,0]] offset=8 %t start_partition=0
+                {"mode":"Copy"}
+              7: DMACopy DMA I-3-0 errors=["P300"]
+                in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %x
+                out dst: physical_ap float32 ap=[[64,128],[1,0]] offset=0 %t start_partition=0
+                {"mode":"Copy"}
+              8: DMACopy DMA I-4-0 errors=["P303"]
+                in src: physical_ap float32 ap=[[64,128]] offset=0 %x
+                {"mode":"Copy"}
+              9: DMACopy DMA I-5-0 errors=["P303"]
+                in src: physical_ap float32 ap=[[64,128]] offset=0 %x
+                {"mode":"Copy"}
+              10: DMACopy DMA I-6-0 errors=["P300"]
+                in src: physical_ap float32 ap=[[64,128],[1,2]] offset=0 %x
+                {"mode":"Copy"}
+              11: DMACopy DMA I-7-0 errors=["P300"]
+                in src: physical_ap float32 ap=[[64,128],[1,32]] offset=0 %x
+                out dst: symbolic_ap float32 ap=[[64,128],[1,32]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":16}],"c":0}] access_shape=[128,32] %t start_partition=0
+                {"mode":"Copy"}
+            P300 error:5:23 `%t[0:128, 0:64, 0]`: Incorrect access pattern!
+                related `%t[0:128, 0:64, 0]`: `%t` has 2 dims but the access has 3 indices
+            P300 error:6:29 `8:8`: Incorrect access pattern!
+                related `8:8`: dim 1: the slice selects no element
+            P300 error:6:47 `0:0`: Incorrect access pattern!
+                related `0:0`: dim 1: the slice selects no element
+            P300 error:7:29 `0:64:0`: Incorrect access pattern!
+                related `0:64:0`: dim 1: the step 0 is not positive
+            P303 error:8:29 `%i*%i`: expression is not affine: a product may have at most one non-constant factor
+            P303 error:9:29 `%t`: `%t` is not a loop variable, so it cannot appear in an index expression
+            P300 error:10:29 `%i : 2*%i`: Incorrect access pattern!
+                related `%i : 2*%i`: dim 1: the slice length must not depend on a loop variable
+            P300 error:11:29 `%i*16 : %i*16 + 32`: Incorrect access pattern!
+                related `%i*16 : %i*16 + 32`: dim 1 of `%t` has 64 elements; the access reaches element 79 when %i = 3
+        "#]],
+    );
+}
+
+#[test]
+fn quadrant_rule_for_compute_engines_only() {
+    check(
+        r#"
+kernel @k(%x: hbm f32[128, 4]) {
+  tensor %t : sbuf f32[128, 4]
+  tensor %u : sbuf f32[128, 4]
+  DmaCopyOp { dst = %t[16:48, :], src = %x[0:32, :] }
+  TensorCopyOp { dst = %u[16:48, :], src = %t[16:48, :] }
+  TensorCopyOp { dst = %u[64:128, :], src = %t[64:128, :] }
+  TensorCopyOp { dst = %u[32:96, :], src = %t[32:96, :] }
+  for %q in 0..4 {
+    TensorCopyOp { dst = %u[%q*32 : %q*32 + 32, :], src = %t[%q*32 : %q*32 + 32, :] }
+    TensorCopyOp { dst = %u[%q*16 : %q*16 + 16, :], src = %t[%q*16 : %q*16 + 16, :] }
+  }
+}
+"#,
+        expect![[r#"
+            5: DMACopy DMA I-1-0
+              in src: physical_ap float32 ap=[[4,32],[1,4]] offset=0 %x
+              out dst: physical_ap float32 ap=[[4,32],[1,4]] offset=0 %t start_partition=16
+              {"mode":"Copy"}
+            6: TensorCopy DVE I-2-0 errors=["P307"]
+              in src: physical_ap float32 ap=[[4,32],[1,4]] offset=0 %t start_partition=16
+              out dst: physical_ap float32 ap=[[4,32],[1,4]] offset=0 %u start_partition=16
+            7: TensorCopy DVE I-3-0
+              in src: physical_ap float32 ap=[[4,64],[1,4]] offset=0 %t start_partition=64
+              out dst: physical_ap float32 ap=[[4,64],[1,4]] offset=0 %u start_partition=64
+            8: TensorCopy DVE I-4-0 errors=["P307"]
+              in src: physical_ap float32 ap=[[4,64],[1,4]] offset=0 %t start_partition=32
+              out dst: physical_ap float32 ap=[[4,64],[1,4]] offset=0 %u start_partition=32
+            L-q {"name":"q","lb":0,"ub":4,"stride":1}
+              10: TensorCopy DVE I-5-0
+                in src: symbolic_ap float32 ap=[[4,32],[1,4]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"q","coeff":32}],"c":0,"partition":true}] access_shape=[32,4] %t start_partition=0
+                out dst: symbolic_ap float32 ap=[[4,32],[1,4]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"q","coeff":32}],"c":0,"partition":true}] access_shape=[32,4] %u start_partition=0
+              11: TensorCopy DVE I-6-0 errors=["P307"]
+                in src: symbolic_ap float32 ap=[[4,16],[1,4]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"q","coeff":16}],"c":0,"partition":true}] access_shape=[16,4] %t start_partition=0
+                out dst: symbolic_ap float32 ap=[[4,16],[1,4]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"q","coeff":16}],"c":0,"partition":true}] access_shape=[16,4] %u start_partition=0
+            P307 error:6:24 `%u[16:48, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16
+            P307 error:6:44 `%t[16:48, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16
+            P307 error:8:24 `%u[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32
+            P307 error:8:44 `%t[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32
+            P307 error:11:26 `%u[%q*16 : %q*16 + 16, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16 when %q = 1
+            P307 error:11:59 `%t[%q*16 : %q*16 + 16, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16 when %q = 1
+        "#]],
+    );
+}
+
+#[test]
+fn dataflow_warnings() {
+    check(
+        r#"
+kernel @k(%x: hbm f32[128, 4]) -> (%y: hbm f32[128, 4]) {
+  tensor %unused : sbuf f32[128, 4]
+  tensor %t : sbuf f32[128, 4]
+  tensor %u : sbuf f32[128, 4]
+  reg %r : i32
+  TensorCopyOp { dst = %u, src = %t }
+  DmaCopyOp { dst = %t, src = %x }
+  TensorCopyOp { dst = %u, src = %t }
+  DmaCopyOp { dst = %y, src = %u }
+}
+"#,
+        expect![[r#"
+            7: TensorCopy DVE I-1-0
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %u start_partition=0
+            8: DMACopy DMA I-2-0
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %x
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %t start_partition=0
+              {"mode":"Copy"}
+            9: TensorCopy DVE I-3-0
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %u start_partition=0
+            10: DMACopy DMA I-4-0
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %u start_partition=0
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %y
+              {"mode":"Copy"}
+            P500 warning:3:10 `%unused`: tensor `%unused` is declared but no op uses it
+            P500 warning:6:7 `%r`: register `%r` is declared but no op uses it
+            P501 warning:7:34 `%t`: `%t` is read here before any op writes it
+        "#]],
+    );
+}
