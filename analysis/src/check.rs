@@ -70,13 +70,25 @@ fn dataflow(
             _ => None,
         })
         .collect();
-    let mut used: HashSet<String> = HashSet::new();
     let mut warned: HashSet<String> = HashSet::new();
     let mut kernel_range: Option<TextRange> = None;
     for_each_op(&kernel.body, &mut |op| {
         let range = op.syntax.range;
         kernel_range = Some(kernel_range.map_or(range, |r| r.cover(range)));
         let lowered = op_lowering(db, op);
+        if lower::lookup(&op.resolved.class).is_none() {
+            // An unknown op (P202) says nothing of what it reads or writes: count every
+            // tensor it names as written, so that its mistake does not make later reads warn.
+            for name in accessed_names(op) {
+                if let Some(a) = kernel.allocations.iter().find_map(|a| match a {
+                    Allocation::Tensor(t) if t.name == name => Some(t.name.as_str()),
+                    _ => None,
+                }) {
+                    written.insert(a);
+                }
+            }
+            return;
+        }
         for name in &lowered.reads {
             if !written.contains(name.as_str()) && warned.insert(name.clone()) {
                 let anchor = first_access_of(op, name).map_or(Anchor::Class, Anchor::Value);
@@ -86,14 +98,6 @@ fn dataflow(
                     format!("`%{name}` is read here before any op writes it"),
                 ));
             }
-        }
-        for name in lowered
-            .reads
-            .iter()
-            .chain(&lowered.writes)
-            .chain(&lowered.registers)
-        {
-            used.insert(name.clone());
         }
         for name in &lowered.writes {
             if let Some(a) = kernel.allocations.iter().find_map(|a| match a {
@@ -112,15 +116,20 @@ fn dataflow(
     }) else {
         return;
     };
-    let mut reported: HashSet<&str> = HashSet::new();
-    for def in &items.definitions {
-        let declared = matches!(def.kind, DefKind::Tensor | DefKind::Register);
+    // Used: named anywhere (resolution's use table), whatever else is wrong with the use.
+    let used: HashSet<usize> = items.references.iter().map(|(_, d)| *d).collect();
+    let mut seen: HashSet<&str> = HashSet::new();
+    for (index, def) in items.definitions.iter().enumerate() {
+        let declared = matches!(
+            def.kind,
+            DefKind::Tensor | DefKind::Register | DefKind::Param
+        );
+        if !declared || !kernel_def.scope.contains_range(def.range) {
+            continue;
+        }
         // A second definition of a name is P201 already: one diagnostic per mistake.
-        if declared
-            && kernel_def.scope.contains_range(def.range)
-            && !used.contains(&def.name)
-            && reported.insert(def.name.as_str())
-        {
+        let first = seen.insert(def.name.as_str());
+        if first && def.kind != DefKind::Param && !used.contains(&index) {
             let what = if def.kind == DefKind::Tensor {
                 "tensor"
             } else {
@@ -133,6 +142,25 @@ fn dataflow(
             ));
         }
     }
+}
+
+/// Every tensor or register name the op's fields access.
+fn accessed_names(op: &OpItem) -> Vec<String> {
+    fn walk(value: &Value, out: &mut Vec<String>) {
+        match value {
+            Value::Access(a) => out.push(a.name.clone()),
+            Value::List(items) | Value::Call { args: items, .. } => {
+                items.iter().for_each(|v| walk(v, out))
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    op.resolved
+        .fields
+        .iter()
+        .for_each(|f| walk(&f.value, &mut out));
+    out
 }
 
 /// The path of the first access in `op`'s fields that names tensor `name`.

@@ -31,7 +31,8 @@ pub struct LineCol {
 }
 
 /// The [`LineCol`] of byte `offset` in `text` (clamped to the text; an offset inside a
-/// multi-byte character counts from that character's start).
+/// multi-byte character counts from that character's start; a leading byte-order mark is
+/// not counted).
 pub fn line_col(index: &LineIndex, text: &str, offset: TextSize) -> LineCol {
     let mut offset = offset.min(TextSize::of(text));
     while !text.is_char_boundary(usize::from(offset)) {
@@ -41,8 +42,10 @@ pub fn line_col(index: &LineIndex, text: &str, offset: TextSize) -> LineCol {
     let column = index
         .to_wide(WideEncoding::Utf32, utf8)
         .map_or(utf8.col, |wide| wide.col);
+    // A byte-order mark is no column (editors do not show it).
+    let bom = utf8.line == 0 && offset > TextSize::from(0) && text.starts_with('\u{FEFF}');
     LineCol {
         line: utf8.line + 1,
-        column: column + 1,
+        column: column + 1 - u32::from(bom),
     }
 }

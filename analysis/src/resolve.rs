@@ -294,12 +294,16 @@ impl KernelResolver<'_> {
             dims: ty.dims.iter().map(|(d, _)| *d).collect(),
             kind,
         };
-        for (code, message) in lower::check_tensor(&tensor) {
+        let problems = lower::check_tensor(&tensor);
+        let usable = problems.iter().all(|(code, _)| *code == Code::P304);
+        for (code, message) in problems {
             self.out
                 .diagnostics
                 .push(Diagnostic::new(code, ty.range, message));
         }
-        Some(Arc::new(tensor))
+        // A tensor with a zero dim has no access pattern: its uses would only repeat the
+        // declaration's error. (Over capacity, P304, it still has one.)
+        usable.then(|| Arc::new(tensor))
     }
 
     fn dtype(&mut self, name: Option<&ast::Name>) -> Option<Dtype> {
@@ -388,6 +392,8 @@ impl KernelResolver<'_> {
             let e = e?;
             match const_eval(e) {
                 Some(v) => Some(v),
+                // An unreadable bound already has its syntax error: one per mistake.
+                None if has_error(e) => None,
                 None => {
                     r.out.diagnostics.push(Diagnostic::new(
                         Code::P414,
@@ -615,6 +621,17 @@ impl KernelResolver<'_> {
             E::Paren(inner) => self.expr(inner),
             E::Error => M::Error,
         }
+    }
+}
+
+/// Whether an expression holds an unreadable piece.
+fn has_error(expr: &ast::Expr) -> bool {
+    use ast::ExprKind as E;
+    match &expr.kind {
+        E::Error => true,
+        E::Neg(inner) | E::Paren(inner) => has_error(inner),
+        E::Binary(a, _, b) => has_error(a) || has_error(b),
+        E::Int(_) | E::Local(_) | E::DimVar(_) => false,
     }
 }
 

@@ -396,17 +396,16 @@ pub fn evaluate(
     let indices: &[Index] = access.indices.as_deref().unwrap_or(&[]);
     let value_anchor = Anchor::Value(path.clone());
     if indices.len() > tensor.dims.len() {
-        diags.push(
-            Diag::new(Code::P300, value_anchor, "Incorrect access pattern!").with_related(
-                Anchor::Value(path.clone()),
-                format!(
-                    "`%{}` has {} dims but the access has {} indices",
-                    tensor.name,
-                    tensor.dims.len(),
-                    indices.len()
-                ),
+        diags.push(Diag::incorrect_access_pattern(
+            value_anchor,
+            Anchor::Value(path.clone()),
+            format!(
+                "`%{}` has {} dims but the access has {} indices",
+                tensor.name,
+                tensor.dims.len(),
+                indices.len()
             ),
-        );
+        ));
         return None;
     }
     let mut faulty = false;
@@ -414,10 +413,11 @@ pub fn evaluate(
     for (k, &size) in tensor.dims.iter().enumerate() {
         let anchor = Anchor::Index(path.clone(), k);
         let fail = |diags: &mut Vec<Diag>, note: String| {
-            diags.push(
-                Diag::new(Code::P300, anchor.clone(), "Incorrect access pattern!")
-                    .with_related(anchor.clone(), note),
-            );
+            diags.push(Diag::incorrect_access_pattern(
+                anchor.clone(),
+                anchor.clone(),
+                note,
+            ));
         };
         let partition = k == 0 && tensor.memory.is_on_chip();
         let dim = match indices.get(k) {
@@ -651,7 +651,13 @@ mod tests {
         let op = evaluate(&access, &t, &loops, &ValuePath::field(1), &mut diags).unwrap();
         assert!(op.faulty);
         assert_eq!(diags.len(), 1);
-        assert_eq!(diags[0].message, "Incorrect access pattern!");
+        assert!(
+            diags[0]
+                .message
+                .starts_with("Incorrect access pattern! dim 1"),
+            "{:?}",
+            diags[0]
+        );
         assert!(
             diags[0].related[0].message.contains("%i = 3"),
             "{:?}",

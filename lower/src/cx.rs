@@ -11,7 +11,7 @@ use crate::access::{self, Operand};
 use crate::catalog::{self, Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
 use crate::diag::{Anchor, Code, Diag, Severity, ValuePath, did_you_mean};
 use crate::model::{Access, ResolvedOp, Target, Value};
-use crate::types::{Dtype, Memory};
+use crate::types::{Dtype, Memory, limits};
 
 /// The state of one spec field in the op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +104,7 @@ impl<'a> Cx<'a> {
         // diagnostic, so that a pathological op cannot flood the client.
         let mut rejected = 0usize;
         let mut first_unreported: Option<usize> = None;
+        let mut suggested: Vec<&'static str> = Vec::new();
         for (i, field) in op.fields.iter().enumerate() {
             let known = spec.fields.iter().position(|f| f.name == field.name);
             let repeated = known.is_some_and(|slot| cx.slots[slot] != Slot::Absent);
@@ -116,7 +117,9 @@ impl<'a> Cx<'a> {
             }
             let Some(slot) = known else {
                 let names = spec.fields.iter().map(|f| f.name);
-                let message = match did_you_mean(&field.name, names) {
+                let suggestion = did_you_mean(&field.name, names);
+                suggested.extend(suggestion);
+                let message = match suggestion {
                     Some(s) => format!(
                         "{} has no field `{}`; did you mean `{s}`?",
                         spec.class, field.name
@@ -150,7 +153,12 @@ impl<'a> Cx<'a> {
             ));
         }
         for (slot, field) in spec.fields.iter().enumerate() {
-            if field.is_required() && cx.slots[slot] == Slot::Absent {
+            // A misspelt required field is its P203 (with this name as the suggestion);
+            // reporting it missing too would be a second diagnostic for one mistake.
+            if field.is_required()
+                && cx.slots[slot] == Slot::Absent
+                && !suggested.contains(&field.name)
+            {
                 cx.diags.push(Diag::new(
                     Code::P204,
                     Anchor::Class,
@@ -328,8 +336,15 @@ impl<'a> Cx<'a> {
     /// for compute engines and the Pool/PSUM rule.
     fn evaluate_accesses(&mut self) {
         for (slot, spec_field) in self.spec.fields.iter().enumerate() {
-            let Slot::Good(i) = self.slots[slot] else {
-                continue;
+            let i = match self.slots[slot] {
+                Slot::Good(i) => i,
+                Slot::Bad => {
+                    // Still count what a bad field names as read or written, so that one
+                    // mistake does not also make later reads warn (P501).
+                    self.record_bad_field(spec_field);
+                    continue;
+                }
+                Slot::Absent => continue,
             };
             let value = &self.op.fields[i].value;
             let mut found = Vec::new();
@@ -355,6 +370,25 @@ impl<'a> Cx<'a> {
                         ) else {
                             continue;
                         };
+                        let partitions = operand.dims.first().map_or(0, |d| {
+                            (d.count.saturating_sub(1) as i128) * d.step as i128 + 1
+                        });
+                        if operand.on_chip()
+                            && !operand.faulty
+                            && partitions > limits::PARTITIONS as i128
+                        {
+                            self.diags.push(Diag::new(
+                                Code::P302,
+                                Anchor::Value(path.clone()),
+                                format!(
+                                    "`%{}` spans {partitions} partitions; {} has {}",
+                                    tensor.name,
+                                    tensor.memory.name(),
+                                    limits::PARTITIONS
+                                ),
+                            ));
+                            operand.faulty = true;
+                        }
                         if self.engine == Engine::Pool && tensor.memory == Memory::Psum {
                             self.diags.push(Diag::new(
                                 Code::P301,
@@ -379,6 +413,37 @@ impl<'a> Cx<'a> {
                     Target::Register(reg) => push_unique(&mut self.registers, &reg.name),
                     Target::LoopVar | Target::Unresolved => {}
                 }
+            }
+        }
+    }
+
+    /// Records the tensors a bad field names as read or written (by the field's direction).
+    fn record_bad_field(&mut self, spec_field: &FieldSpec) {
+        let Some(i) = self
+            .op
+            .fields
+            .iter()
+            .position(|f| f.name == spec_field.name)
+        else {
+            return;
+        };
+        let mut found = Vec::new();
+        collect_accesses(&self.op.fields[i].value, ValuePath::field(i), &mut found);
+        let out = match spec_field.kind {
+            Kind::Acc(_, dir) | Kind::KernelOperand(dir) => dir == Dir::Out,
+            Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => {
+                *dir == Dir::Out
+            }
+            _ => false,
+        };
+        for (_, access) in found {
+            if let Target::Tensor(tensor) = &access.target {
+                let list = if out {
+                    &mut self.writes
+                } else {
+                    &mut self.reads
+                };
+                push_unique(list, &tensor.name);
             }
         }
     }
@@ -563,6 +628,20 @@ impl<'a> Cx<'a> {
     /// Reports a diagnostic.
     pub fn error(&mut self, code: Code, anchor: Anchor, message: impl Into<String>) {
         self.diags.push(Diag::new(code, anchor, message));
+    }
+
+    /// Whether an error is already reported on field `name`'s value (or inside it).
+    pub fn has_error_on(&self, name: &str) -> bool {
+        let Some(path) = self.path(name) else {
+            return false;
+        };
+        self.diags.iter().any(|d| {
+            d.code.severity() == Severity::Error
+                && match &d.anchor {
+                    Anchor::Value(p) | Anchor::Index(p, _) => p.field == path.field,
+                    _ => false,
+                }
+        })
     }
 
     /// Reports a prepared diagnostic.

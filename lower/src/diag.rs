@@ -185,6 +185,18 @@ impl Diag {
         }
     }
 
+    /// P300 with the seed literal `Incorrect access pattern!` (seed 000 §2.1) followed by
+    /// what is wrong, which is also the related note at `related` (SPEC §5: "a related note
+    /// naming the dim and the loop values"; clients that hide related notes still show it).
+    pub fn incorrect_access_pattern(anchor: Anchor, related: Anchor, note: String) -> Diag {
+        Diag::new(
+            Code::P300,
+            anchor,
+            format!("Incorrect access pattern! {note}"),
+        )
+        .with_related(related, note)
+    }
+
     /// Adds a related location.
     pub fn with_related(mut self, anchor: Anchor, message: impl Into<String>) -> Diag {
         self.related.push(Related {

@@ -59,24 +59,11 @@ pub fn lower_op(op: &ResolvedOp) -> Lowered {
     cx.finish()
 }
 
-/// Checks a tensor declaration or parameter type (SPEC §4): P302 for more than 128
-/// partitions, P304 for a per-partition footprint beyond the memory's capacity.
+/// Checks a tensor declaration or parameter type (SPEC §4): P304 for a per-partition
+/// footprint beyond the memory's capacity, P414 for a dim of size 0. (More than 128
+/// partitions is P302 on the operands that access them, SPEC §7.)
 pub fn check_tensor(tensor: &model::Tensor) -> Vec<(Code, String)> {
     let mut out = Vec::new();
-    if tensor.memory.is_on_chip() {
-        let partitions = tensor.dims.first().copied().unwrap_or(1);
-        if partitions > types::limits::PARTITIONS {
-            out.push((
-                Code::P302,
-                format!(
-                    "{} has {} partitions; at most {} exist",
-                    tensor.memory.name(),
-                    partitions,
-                    types::limits::PARTITIONS
-                ),
-            ));
-        }
-    }
     if let Some(capacity) = tensor.memory.partition_capacity() {
         let bytes = tensor.partition_bytes();
         if bytes > capacity {

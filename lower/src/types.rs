@@ -477,7 +477,16 @@ pub fn bit_pattern(dtype: Dtype, value: f64) -> Result<u64, String> {
                 "{shown} has no encoding in e8m0 (positive powers of two)"
             ));
         }
-        let e = value.log2().round() as i64 + 127;
+        // Round to the nearest power of two by value (not by exponent), ties to the even
+        // encoding (SPEC §4: nearest, ties to even).
+        let lower = value.log2().floor();
+        let (lo, hi) = (2f64.powf(lower), 2f64.powf(lower + 1.0));
+        let below = lower as i64 + 127;
+        let e = match (value - lo).partial_cmp(&(hi - value)) {
+            Some(std::cmp::Ordering::Less) => below,
+            Some(std::cmp::Ordering::Greater) => below + 1,
+            _ => below + (below & 1),
+        };
         if !(0..=254).contains(&e) {
             return Err(format!("{shown} is outside e8m0's range"));
         }
@@ -551,6 +560,10 @@ mod tests {
         // f16 smallest subnormal 2^-24.
         assert_eq!(bit_pattern(Dtype::F16, 2f64.powi(-24)), Ok(1));
         assert_eq!(bit_pattern(Dtype::E8m0, 1.0), Ok(127));
+        // Nearest by value, ties to the even encoding.
+        assert_eq!(bit_pattern(Dtype::E8m0, 2.9), Ok(128));
+        assert_eq!(bit_pattern(Dtype::E8m0, 0.75), Ok(126));
+        assert_eq!(bit_pattern(Dtype::E8m0, 12.0), Ok(130));
         assert!(bit_pattern(Dtype::I8, 128.0).is_err());
         assert!(bit_pattern(Dtype::I32, 0.5).is_err());
         assert!(bit_pattern(Dtype::F8e5m2x4, 1.0).is_err());

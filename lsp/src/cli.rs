@@ -78,27 +78,53 @@ fn file_diagnostics(db: &RootDatabase, loaded: &Loaded) -> Vec<Diagnostic> {
 /// Files to check: each path, and every `*.pir` under each folder (sorted), each file
 /// once. A folder reached again through a symbolic link is not walked twice, so link
 /// cycles end.
-fn collect(paths: &[PathBuf], out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn collect(paths: &[PathBuf]) -> Files {
+    let mut files = Files::default();
     let mut seen_dirs = std::collections::HashSet::new();
     let mut seen_files = std::collections::HashSet::new();
-    walk(paths, out, &mut seen_dirs, &mut seen_files)
+    walk(paths, &mut files, &mut seen_dirs, &mut seen_files);
+    files
+}
+
+/// What [`collect`] found: the files to read, and the paths that could not be read (each
+/// reported by the caller, which goes on with the rest).
+#[derive(Default)]
+struct Files {
+    paths: Vec<PathBuf>,
+    errors: Vec<(PathBuf, std::io::Error)>,
+}
+
+impl Files {
+    /// Reports the unreadable paths on stderr; the exit status they imply (2 or 0).
+    fn report_errors(&self) -> u8 {
+        for (path, e) in &self.errors {
+            eprintln!("pir: {}: {e}", path.display());
+        }
+        if self.errors.is_empty() { 0 } else { 2 }
+    }
 }
 
 fn walk(
     paths: &[PathBuf],
-    out: &mut Vec<PathBuf>,
+    out: &mut Files,
     seen_dirs: &mut std::collections::HashSet<PathBuf>,
     seen_files: &mut std::collections::HashSet<PathBuf>,
-) -> std::io::Result<()> {
+) {
     for path in paths {
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
         if path.is_dir() {
             if !seen_dirs.insert(canonical) {
                 continue;
             }
-            let mut entries: Vec<PathBuf> = std::fs::read_dir(path)?
-                .map(|e| e.map(|e| e.path()))
-                .collect::<Result<_, _>>()?;
+            let entries: std::io::Result<Vec<PathBuf>> =
+                std::fs::read_dir(path).and_then(|dir| dir.map(|e| e.map(|e| e.path())).collect());
+            let mut entries = match entries {
+                Ok(entries) => entries,
+                Err(e) => {
+                    out.errors.push((path.clone(), e));
+                    continue;
+                }
+            };
             entries.sort();
             let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
                 entries.into_iter().partition(|p| p.is_dir());
@@ -108,28 +134,35 @@ fn walk(
             {
                 let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
                 if seen_files.insert(canonical) {
-                    out.push(file);
+                    out.paths.push(file);
                 }
             }
-            walk(&dirs, out, seen_dirs, seen_files)?;
+            walk(&dirs, out, seen_dirs, seen_files);
         } else if seen_files.insert(canonical) {
-            out.push(path.clone());
+            out.paths.push(path.clone());
         }
     }
-    Ok(())
+}
+
+/// Writes `text` to stdout; a closed pipe (`pir check … | head`) ends quietly.
+fn print_stdout(text: &str) -> bool {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .is_ok()
 }
 
 /// `pir check`.
 pub fn check(paths: &[PathBuf], format: Format) -> u8 {
-    let mut files = Vec::new();
-    if let Err(e) = collect(paths, &mut files) {
-        eprintln!("pir: {e}");
-        return 2;
+    let files = collect(paths);
+    let mut status = files.report_errors();
+    if files.paths.is_empty() && status == 0 {
+        eprintln!("pir: no .pir files to check");
     }
     let db = RootDatabase::default();
-    let mut status = 0;
     let mut reports = Vec::new();
-    for path in &files {
+    let (mut errors, mut warnings) = (0usize, 0usize);
+    for path in &files.paths {
         let loaded = match load(&db, path) {
             Ok(l) => l,
             Err(e) => {
@@ -139,7 +172,13 @@ pub fn check(paths: &[PathBuf], format: Format) -> u8 {
             }
         };
         let diagnostics = file_diagnostics(&db, &loaded);
-        if diagnostics.iter().any(|d| d.severity == Severity::Error) && status == 0 {
+        let file_errors = diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        errors += file_errors;
+        warnings += diagnostics.len() - file_errors;
+        if file_errors > 0 && status == 0 {
             status = 1;
         }
         match format {
@@ -147,9 +186,24 @@ pub fn check(paths: &[PathBuf], format: Format) -> u8 {
             Format::Json => reports.push(json_report(&db, &loaded, &diagnostics)),
         }
     }
-    if format == Format::Json {
-        let doc = json!({ "files": reports });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    match format {
+        Format::Json => {
+            let doc = json!({ "files": reports });
+            let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+            text.push('\n');
+            print_stdout(&text);
+        }
+        Format::Human if !files.paths.is_empty() => {
+            let plural =
+                |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+            eprintln!(
+                "pir: checked {}: {}, {}",
+                plural(files.paths.len(), "file"),
+                plural(errors, "error"),
+                plural(warnings, "warning")
+            );
+        }
+        Format::Human => {}
     }
     status
 }
@@ -169,13 +223,18 @@ pub fn lower(path: &Path, output: Option<&Path>) -> u8 {
     let bir = analysis::file_bir(&db, loaded.file);
     let mut text = serde_json::to_string_pretty(bir).unwrap_or_default();
     text.push('\n');
-    let written = match output {
-        Some(out) => std::fs::write(out, text),
-        None => std::io::stdout().lock().write_all(text.as_bytes()),
-    };
-    if let Err(e) = written {
-        eprintln!("pir: {e}");
-        return 2;
+    match output {
+        Some(out) => {
+            if let Err(e) = std::fs::write(out, text) {
+                eprintln!("pir: {}: {e}", out.display());
+                return 2;
+            }
+        }
+        None => {
+            if !print_stdout(&text) {
+                return 2;
+            }
+        }
     }
     u8::from(diagnostics.iter().any(|d| d.severity == Severity::Error))
 }
@@ -220,6 +279,8 @@ fn print_human(db: &RootDatabase, loaded: &Loaded, diagnostics: &[Diagnostic]) {
         .with_index_type(IndexType::Byte)
         .with_color(color);
     let mut stderr = std::io::stderr().lock();
+    // One source (its line table) per file, not per diagnostic.
+    let mut cache = (name.as_str(), Source::from(text.as_str()));
     for d in diagnostics {
         let range = usize::from(d.range.start())..usize::from(d.range.end());
         let kind = match d.severity {
@@ -235,22 +296,16 @@ fn print_human(db: &RootDatabase, loaded: &Loaded, diagnostics: &[Diagnostic]) {
             let range = usize::from(range.start())..usize::from(range.end());
             report = report.with_label(Label::new((name.as_str(), range)).with_message(note));
         }
-        let _ = report
-            .finish()
-            .write((name.as_str(), Source::from(text)), &mut stderr);
+        let _ = report.finish().write(&mut cache, &mut stderr);
     }
 }
 
 /// `pir fmt [--check]`: formats in place; with `--check`, lists the files that would
 /// change and exits 1 if any. A file with syntax errors is reported and left alone (exit 1).
 pub fn fmt(paths: &[PathBuf], check: bool) -> u8 {
-    let mut files = Vec::new();
-    if let Err(e) = collect(paths, &mut files) {
-        eprintln!("pir: {e}");
-        return 2;
-    }
-    let mut status = 0;
-    for path in &files {
+    let files = collect(paths);
+    let mut status = files.report_errors();
+    for path in &files.paths {
         let text = match std::fs::read(path).map(String::from_utf8) {
             Ok(Ok(text)) => text,
             Ok(Err(_)) => {
@@ -280,7 +335,7 @@ pub fn fmt(paths: &[PathBuf], check: bool) -> u8 {
             continue;
         }
         if check {
-            println!("{}", path.display());
+            print_stdout(&format!("{}\n", path.display()));
             status = status.max(1);
         } else if let Err(e) = std::fs::write(path, formatted) {
             eprintln!("pir: {}: {e}", path.display());

@@ -211,13 +211,20 @@ fn column_to_byte(line: &str, column: u32, encoding: Encoding) -> usize {
 
 /// Semantic tokens in the LSP's relative encoding: `[Δline, Δstart, length, type,
 /// modifiers]` per token, positions and lengths in the negotiated encoding; a token that
-/// spans lines is split at each line end.
+/// spans lines is split at each line end. One pass over the text: positions advance from
+/// token to token (a long line of wide characters stays linear).
 pub fn semantic_tokens(
-    index: &LineIndex,
     text: &str,
     tokens: &[analysis::ide::SemanticToken],
     encoding: Encoding,
 ) -> Vec<tower_lsp_server::ls_types::SemanticToken> {
+    let mut cursor = Cursor {
+        text,
+        encoding,
+        at: 0,
+        line: 0,
+        column: 0,
+    };
     let mut out = Vec::new();
     let (mut last_line, mut last_start) = (0u32, 0u32);
     for token in tokens {
@@ -225,33 +232,77 @@ pub fn semantic_tokens(
             .iter()
             .position(|t| *t == token.token_type)
             .unwrap_or(0) as u32;
-        let mut start = token.range.start();
-        while start < token.range.end() {
-            let line_end = text[usize::from(start)..usize::from(token.range.end())]
-                .find('\n')
-                .map_or(token.range.end(), |i| start + TextSize::from(i as u32));
-            let from = position(index, text, start, encoding);
-            let to = position(index, text, line_end, encoding);
-            if to.character > from.character {
-                let delta_line = from.line - last_line;
+        let (start, end) = (
+            usize::from(token.range.start()),
+            usize::from(token.range.end()),
+        );
+        if start < cursor.at
+            || end > text.len()
+            || !text.is_char_boundary(start)
+            || !text.is_char_boundary(end)
+        {
+            continue;
+        }
+        let mut piece_start = start;
+        for raw in text[start..end].split('\n') {
+            let piece = raw.strip_suffix('\r').unwrap_or(raw);
+            let (line, column) = cursor.advance(piece_start);
+            let length = cursor.width(piece);
+            if length > 0 {
+                let delta_line = line - last_line;
                 let delta_start = if delta_line == 0 {
-                    from.character - last_start
+                    column - last_start
                 } else {
-                    from.character
+                    column
                 };
                 out.push(tower_lsp_server::ls_types::SemanticToken {
                     delta_line,
                     delta_start,
-                    length: to.character - from.character,
+                    length,
                     token_type: type_index,
                     token_modifiers_bitset: token.modifiers,
                 });
-                (last_line, last_start) = (from.line, from.character);
+                (last_line, last_start) = (line, column);
             }
-            start = line_end + TextSize::from(1);
+            piece_start += raw.len() + 1;
         }
     }
     out
+}
+
+/// A position moving forward through a text: byte offset, line, column in `encoding`.
+struct Cursor<'t> {
+    text: &'t str,
+    encoding: Encoding,
+    at: usize,
+    line: u32,
+    column: u32,
+}
+
+impl Cursor<'_> {
+    fn width(&self, s: &str) -> u32 {
+        match self.encoding {
+            Encoding::Utf8 => s.len() as u32,
+            Encoding::Utf16 => s.encode_utf16().count() as u32,
+        }
+    }
+
+    /// Moves to byte `to` (not backwards) and returns its line and column.
+    fn advance(&mut self, to: usize) -> (u32, u32) {
+        let to = to.min(self.text.len());
+        if to > self.at {
+            let skipped = &self.text[self.at..to];
+            match skipped.rfind('\n') {
+                Some(nl) => {
+                    self.line += skipped.matches('\n').count() as u32;
+                    self.column = self.width(&skipped[nl + 1..]);
+                }
+                None => self.column += self.width(skipped),
+            }
+            self.at = to;
+        }
+        (self.line, self.column)
+    }
 }
 
 #[cfg(test)]

@@ -388,9 +388,9 @@ pub fn semantic_tokens(
     params: lsp::SemanticTokensParams,
 ) -> Result<Option<lsp::SemanticTokensResult>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let (text, index) = text_and_index(snap, doc);
+    let text = doc.file.text(&snap.db);
     let tokens = analysis::ide::semantic_tokens(&snap.db, doc.file);
-    let data = convert::semantic_tokens(index, text, &tokens, snap.encoding);
+    let data = convert::semantic_tokens(text, &tokens, snap.encoding);
     Ok(Some(lsp::SemanticTokensResult::Tokens(
         lsp::SemanticTokens {
             result_id: None,

@@ -234,8 +234,22 @@ fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>
         |_| None,
     );
     let body = stmt_block(text, stmt_parser(text));
+    // A name without its `@` is reported but kept, so the signature (and every use of its
+    // parameters) is still read: one mistake, one diagnostic.
+    let bare_name = named(text, Token::Ident).validate(|name, e, emitter| {
+        emitter.emit(Rich::custom(
+            e.span(),
+            format!(
+                "expected `@name`, found `{}`: a kernel name starts with `@`",
+                name.text
+            ),
+        ));
+        name
+    });
     just(Token::Kernel)
-        .ignore_then(or_expected(named(text, Token::Global)))
+        .ignore_then(or_expected(
+            named(text, Token::Global).or(bare_name).labelled("`@name`"),
+        ))
         .then(or_expected(params.clone()))
         .then(just(Token::Arrow).ignore_then(or_expected(params)).or_not())
         .then(body_after_header(

@@ -58,7 +58,15 @@ pub struct CompletionItem {
 pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<CompletionItem> {
     let text = file.text(db);
     let (tokens, _) = syntax::lex(text);
-    // The word being typed: a name token that ends at (or contains) the cursor.
+    // Nothing to complete inside a comment.
+    if tokens
+        .iter()
+        .any(|(t, r)| *t == Token::Comment && r.start() < offset && offset <= r.end())
+    {
+        return Vec::new();
+    }
+    // The word being typed: a name token that ends at (or contains) the cursor, or a lone
+    // `%` just typed (the trigger character of tensor names).
     let word = tokens.iter().find(|(t, r)| {
         matches!(
             t,
@@ -73,9 +81,14 @@ pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Compl
         ) && r.start() < offset
             && offset <= r.end()
     });
-    let replace = word.map_or(TextRange::empty(offset), |(_, r)| {
-        TextRange::new(r.start(), offset)
-    });
+    let lone_percent = word.is_none()
+        && usize::from(offset) > 0
+        && text.as_bytes().get(usize::from(offset) - 1) == Some(&b'%');
+    let replace = match word {
+        Some((_, r)) => TextRange::new(r.start(), offset),
+        None if lone_percent => TextRange::new(offset - TextSize::from(1), offset),
+        None => TextRange::empty(offset),
+    };
     let before: Vec<(Token, TextRange)> = tokens
         .iter()
         .copied()
@@ -307,7 +320,7 @@ fn tensors(
 }
 
 /// Names visible at `offset`: `(name, kind, the tensor if it is one)`.
-fn names_in_scope(
+pub(crate) fn names_in_scope(
     db: &dyn Db,
     file: SourceFile,
     offset: TextSize,
@@ -590,6 +603,11 @@ mod tests {
 
     #[test]
     fn enum_values_and_tensors_after_equals() {
+        let got = labels(&format!(
+            "{HEAD}  MatMulOp {{ dst = %$0, moving = %t }}\n}}\n"
+        ));
+        assert_eq!(got, ["%x", "%t", "%p"]);
+        assert!(labels(&format!("{HEAD}  NoOp {{}} // Mat$0\n}}\n")).is_empty());
         let got = labels(&format!("{HEAD}  MatMulOp {{ perf_mode = $0 }}\n}}\n"));
         assert_eq!(got, ["none", "double_row"]);
         let got = labels(&format!("{HEAD}  ActivationOp {{ func = ex$0 }}\n}}\n"));

@@ -3,7 +3,7 @@
 //! (P402) and adding `op1` (P404).
 
 use lower::Code;
-use lower::catalog::{self, Default, Kind};
+use lower::catalog::{self, Kind};
 use syntax::ast::{self, TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, parse};
@@ -60,7 +60,10 @@ pub fn fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<Fix> {
                 let Some(edit) = insert_field(
                     text,
                     op,
-                    &format!("{field} = {}", placeholder(&op.class.text, field)),
+                    &format!(
+                        "{field} = {}",
+                        placeholder(db, file, op.class.range.start(), &op.class.text, field)
+                    ),
                 ) else {
                     continue;
                 };
@@ -98,27 +101,71 @@ fn backticked(message: &str) -> Option<&str> {
     Some(&message[start..end])
 }
 
-/// A value to start from for a missing field of `class`.
-fn placeholder(class: &str, field: &str) -> String {
+/// A value to start from for a missing field of `class` at `offset`: an access is the
+/// first tensor in scope in a memory the field takes (else `%field`), an immediate `1.0`,
+/// an ALU op `add`, any other enum its first value.
+fn placeholder(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    class: &str,
+    field: &str,
+) -> String {
     let Some(spec) = catalog::lookup(class).and_then(|s| s.field(field)) else {
         return "?".into();
     };
-    match spec.kind {
+    let kind = match spec.kind {
+        Kind::List(inner) => {
+            return format!("[{}]", inner_placeholder(db, file, offset, *inner, field));
+        }
+        k => k,
+    };
+    inner_placeholder(db, file, offset, kind, field)
+}
+
+fn inner_placeholder(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    kind: Kind,
+    field: &str,
+) -> String {
+    match kind {
+        Kind::Enum(e) if std::ptr::eq(e, &catalog::ALU) => "add".into(),
         Kind::Enum(e) => e.values.first().map_or("?", |v| v.text).to_string(),
         Kind::Bool => "false".into(),
         Kind::Int => "0".into(),
-        Kind::Float | Kind::Imm(_) => match spec.default {
-            Default::Float(f) => format!("{f:?}"),
-            _ => "1.0".into(),
-        },
+        Kind::Float | Kind::Imm(_) => "1.0".into(),
         Kind::Str => "\"\"".into(),
         Kind::Bytes => "x\"00\"".into(),
         Kind::Dtype => "f32".into(),
         Kind::List(_) => "[]".into(),
         Kind::Record => "{}".into(),
         Kind::Pred => "$0 >= 0".into(),
-        Kind::Acc(..) | Kind::Reg | Kind::IntAccReg | Kind::KernelOperand(_) => format!("%{field}"),
+        Kind::Acc(mems, _) => {
+            tensor_in_scope(db, file, offset, Some(mems)).unwrap_or_else(|| format!("%{field}"))
+        }
+        Kind::Reg | Kind::IntAccReg | Kind::KernelOperand(_) => {
+            tensor_in_scope(db, file, offset, None).unwrap_or_else(|| format!("%{field}"))
+        }
     }
+}
+
+/// The first tensor in scope at `offset` in one of `mems` (any memory when `None`).
+fn tensor_in_scope(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    mems: Option<catalog::Mems>,
+) -> Option<String> {
+    super::completion::names_in_scope(db, file, offset)
+        .into_iter()
+        .find(|(_, _, tensor)| match (mems, tensor) {
+            (Some(m), Some(t)) => m.contains(t.memory),
+            (None, Some(_)) => true,
+            _ => false,
+        })
+        .map(|(name, _, _)| format!("%{name}"))
 }
 
 /// The op whose class name or body contains `offset`.

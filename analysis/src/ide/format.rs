@@ -75,8 +75,14 @@ pub fn format(text: &str) -> Option<String> {
         out.push(s);
     }
     align_tensor_colons(&mut out);
-    let mut result = out.join("\n");
-    result.push('\n');
+    // Keep the file's line ends: CRLF if its first line ends so (SPEC §1 allows both).
+    let newline = if text.find('\n').is_some_and(|i| text[..i].ends_with('\r')) {
+        "\r\n"
+    } else {
+        "\n"
+    };
+    let mut result = out.join(newline);
+    result.push_str(newline);
     Some(result)
 }
 
@@ -214,6 +220,15 @@ mod tests {
         let expected = "kernel @k(%x: hbm f32[128, 4]) -> (%y: hbm f32[128, 4]) {\n\n  tensor %t         : sbuf f32[128, 4]\n  tensor %long_name : sbuf f32[128, 4]\n  for %i in 0..2 {\n    DmaCopyOp { dst = %t[%i*64 : %i*64 + 64, 0:4], src = %x }  // copy\n  }\n  MemsetOp { dst = %t, value = -1 }\n}\n";
         assert_eq!(format(text).as_deref(), Some(expected));
         assert_eq!(format(expected).as_deref(), Some(expected));
+    }
+
+    #[test]
+    fn keeps_crlf_line_ends() {
+        let text = "kernel @k(%x: hbm f32[4]) {\r\n    NoOp {}\r\n}\r\n";
+        assert_eq!(
+            format(text).as_deref(),
+            Some("kernel @k(%x: hbm f32[4]) {\r\n  NoOp {}\r\n}\r\n")
+        );
     }
 
     #[test]

@@ -40,19 +40,19 @@ pub fn folding_ranges(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
     // Runs of comment lines.
     let (tokens, _) = syntax::lex(text);
     let mut run: Option<(TextRange, usize)> = None;
-    let mut last_line_start = None;
+    let index = crate::db::line_index(db, file);
+    let mut last_comment_line: Option<u32> = None;
     for (token, range) in tokens.iter().copied() {
         if token != Token::Comment {
             continue;
         }
-        let line_start = text[..usize::from(range.start())]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
+        // Line lookups through the index: linear in the comments, whatever the line length.
+        let line = index.line_col(range.start()).line;
+        let line_start = index.line(line).map_or(0, |r| usize::from(r.start()));
         let only_comment = text[line_start..usize::from(range.start())]
             .trim()
             .is_empty();
-        let previous_line = last_line_start
-            .is_some_and(|prev: usize| text[prev..line_start].matches('\n').count() == 1);
+        let previous_line = last_comment_line.is_some_and(|prev| prev + 1 == line);
         match (&mut run, only_comment && previous_line) {
             (Some((r, n)), true) => {
                 *r = r.cover(range);
@@ -70,7 +70,7 @@ pub fn folding_ranges(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
                 run = only_comment.then_some((range, 1));
             }
         }
-        last_line_start = only_comment.then_some(line_start);
+        last_comment_line = only_comment.then_some(line);
     }
     if let Some((r, n)) = run
         && n >= 2

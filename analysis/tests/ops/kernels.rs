@@ -212,11 +212,10 @@ kernel @k(%x: hbm bf16[128, 64]) -> (%y: hbm bf16[128, 64]) {
               in srcs[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x access="seq"
               out dsts[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %y access="seq"
               {"kernel_name":"K","srcs_shape":[[128,64]],"dsts_shape":[[128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
-            P500 warning:3:7 `%r`: register `%r` is declared but no op uses it
             P207 error:4:42 `tiles(%x)`: unknown access kind `tiles`; expected full, subtensor, tile or opaque; did you mean `tile`?
             P206 error:5:42 `full(%x, %x)`: `full(…)` takes exactly one tensor access
             P206 error:6:42 `%r`: expected access or full/subtensor/tile/opaque(access), found a register
-            P300 error:7:45 `0:256`: Incorrect access pattern!
+            P300 error:7:45 `0:256`: Incorrect access pattern! dim 0 of `%x` has 128 elements; the access reaches element 255
                 related `0:256`: dim 0 of `%x` has 128 elements; the access reaches element 255
             P414 error:8:75 `[1, 2, 3]`: `sb_buf_shape` takes 2 non-negative integers; it has 3
             P414 error:8:107 `-2`: `psum_buf_shape` entries are sizes; -2 is negative

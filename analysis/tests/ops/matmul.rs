@@ -791,7 +791,7 @@ kernel @k(%st: sbuf f8e4m3fnx4[128, 128], %mv: sbuf f8e4m3fnx4[128, 512], %ls: s
               in scale_ptr: physical_ap float32 ap=[[2,128],[1,2]] offset=0 %sp start_partition=0
               out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,512],"is_accumulate":false}
-            P300 error:5:72 `%ls`: Incorrect access pattern!
+            P300 error:5:72 `%ls`: Incorrect access pattern! `lhs_scale` has 32 partitions; one E8M0 scale per 8 partitions of the stationary (128) needs 16
                 related `%ls`: `lhs_scale` has 32 partitions; one E8M0 scale per 8 partitions of the stationary (128) needs 16
             P305 error:5:89 `%rs`: `rhs_scale` has 256 elements per partition but the moving has 512
             P305 error:5:106 `%sp`: `scale_ptr` must be [128, 1] (one element per partition); it is [128, 2]

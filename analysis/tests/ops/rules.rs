@@ -96,7 +96,6 @@ kernel @k(%a: hmb f32[4], %b: hbm bf61[4], %c: reg f32[1]) {
             P207 error:2:35 `bf61`: unknown dtype `bf61`; did you mean `bf16`?
             P207 error:2:48 `reg`: a tensor cannot live in `reg`; declare a register with `reg %name : i32`
             P500 warning:3:10 `%wide`: tensor `%wide` is declared but no op uses it
-            P302 error:3:18 `sbuf f32[129, 4]`: sbuf has 129 partitions; at most 128 exist
             P500 warning:4:10 `%big`: tensor `%big` is declared but no op uses it
             P304 error:4:17 `sbuf f32[128, 60000]`: `%big` needs 240000 bytes per partition; sbuf has 212984
             P500 warning:5:10 `%bank`: tensor `%bank` is declared but no op uses it
@@ -188,19 +187,19 @@ kernel @k(%x: hbm f32[128, 64]) {
                 in src: physical_ap float32 ap=[[64,128],[1,32]] offset=0 %x
                 out dst: symbolic_ap float32 ap=[[64,128],[1,32]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":16}],"c":0}] access_shape=[128,32] %t start_partition=0
                 {"mode":"Copy"}
-            P300 error:5:23 `%t[0:128, 0:64, 0]`: Incorrect access pattern!
+            P300 error:5:23 `%t[0:128, 0:64, 0]`: Incorrect access pattern! `%t` has 2 dims but the access has 3 indices
                 related `%t[0:128, 0:64, 0]`: `%t` has 2 dims but the access has 3 indices
-            P300 error:6:29 `8:8`: Incorrect access pattern!
+            P300 error:6:29 `8:8`: Incorrect access pattern! dim 1: the slice selects no element
                 related `8:8`: dim 1: the slice selects no element
-            P300 error:6:47 `0:0`: Incorrect access pattern!
+            P300 error:6:47 `0:0`: Incorrect access pattern! dim 1: the slice selects no element
                 related `0:0`: dim 1: the slice selects no element
-            P300 error:7:29 `0:64:0`: Incorrect access pattern!
+            P300 error:7:29 `0:64:0`: Incorrect access pattern! dim 1: the step 0 is not positive
                 related `0:64:0`: dim 1: the step 0 is not positive
             P303 error:8:29 `%i*%i`: expression is not affine: a product may have at most one non-constant factor
             P303 error:9:29 `%t`: `%t` is not a loop variable, so it cannot appear in an index expression
-            P300 error:10:29 `%i : 2*%i`: Incorrect access pattern!
+            P300 error:10:29 `%i : 2*%i`: Incorrect access pattern! dim 1: the slice length must not depend on a loop variable
                 related `%i : 2*%i`: dim 1: the slice length must not depend on a loop variable
-            P300 error:11:29 `%i*16 : %i*16 + 32`: Incorrect access pattern!
+            P300 error:11:29 `%i*16 : %i*16 + 32`: Incorrect access pattern! dim 1 of `%t` has 64 elements; the access reaches element 79 when %i = 3
                 related `%i*16 : %i*16 + 32`: dim 1 of `%t` has 64 elements; the access reaches element 79 when %i = 3
         "#]],
     );
@@ -287,6 +286,92 @@ kernel @k(%x: hbm f32[128, 4]) -> (%y: hbm f32[128, 4]) {
             P500 warning:3:10 `%unused`: tensor `%unused` is declared but no op uses it
             P500 warning:6:7 `%r`: register `%r` is declared but no op uses it
             P501 warning:7:34 `%t`: `%t` is read here before any op writes it
+        "#]],
+    );
+}
+
+#[test]
+fn more_than_128_partitions_is_on_the_operand() {
+    check(
+        r#"
+kernel @k(%x: hbm f32[256, 4]) {
+  tensor %wide : sbuf f32[256, 4]
+  DmaCopyOp { dst = %wide, src = %x }
+  TensorCopyOp { dst = %wide[0:128, :], src = %wide[128:256, :] }
+}
+"#,
+        expect![[r#"
+            4: DMACopy DMA I-1-0 errors=["P302"]
+              in src: physical_ap float32 ap=[[4,256],[1,4]] offset=0 %x
+              out dst: physical_ap float32 ap=[[4,256],[1,4]] offset=0 %wide start_partition=0
+              {"mode":"Copy"}
+            5: TensorCopy DVE I-2-0 errors=["P307"]
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %wide start_partition=128
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %wide start_partition=0
+            P302 error:4:21 `%wide`: `%wide` spans 256 partitions; sbuf has 128
+            P307 error:5:47 `%wide[128:256, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 128
+        "#]],
+    );
+}
+
+#[test]
+fn a_kernel_name_without_its_sigil_is_one_error() {
+    check(
+        r#"
+kernel k(%x: hbm bf16[128, 64]) {
+  tensor %t : sbuf bf16[128, 64]
+  DmaCopyOp { dst = %t, src = %x }
+}
+"#,
+        expect![[r#"
+            4: DMACopy DMA I-1-0
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %x
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %t start_partition=0
+              {"mode":"Copy"}
+            P100 error:2:8 `k`: expected `@name`, found `k`: a kernel name starts with `@`
+        "#]],
+    );
+}
+
+#[test]
+fn one_mistake_one_diagnostic() {
+    check(
+        r#"
+kernel @k(%x: hbm f32[128, 512]) {
+  tensor %t : sbuf f32[128, 512]
+  tensor %s : sbfu f32[128, 512]
+  tensor %p : psum f32[128, 1024]
+  DmaCopyOp { dst = %t, scr = %x }
+  DmaCopyOp { dst = %s, src = %x }
+  MatMulOp { dst = %p, stationary = %t[:, 0:128], moving = %t }
+  for %i in 0..2x {
+    NoOp {}
+  }
+  DmaCopyOpp { dst = %t, src = %x }
+  TensorCopyOp { dst = %t, src = %t }
+}
+"#,
+        expect![[r#"
+            6: DMACopy DMA I-1-0 errors=["P203"]
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              {"mode":"Copy"}
+            7: DMACopy DMA I-2-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x
+              {"mode":"Copy"}
+            8: Matmult PE I-3-0 errors=["P406"]
+              in stationary: physical_ap float32 ap=[[512,128],[1,128]] offset=0 %t start_partition=0
+              in moving: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[1024,128],[1,1024]] offset=0 %p start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[128,1024],"is_accumulate":false}
+            L-i {"name":"i","lb":0,"ub":0,"stride":1}
+            13: TensorCopy DVE I-6-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+            P207 error:4:15 `sbfu`: unknown memory space `sbfu`; did you mean `sbuf`?
+            P203 error:6:25 `scr`: DmaCopyOp has no field `scr`; did you mean `src`?
+            P406 error:8:20 `%p`: dst must be [M, N] = [128, 512]; it is [128, 1024]
+            P102 error:9:16 `2x`: malformed number `2x`
+            P202 error:12:3 `DmaCopyOpp`: unknown op class `DmaCopyOpp`; did you mean `DmaCopyOp`?
         "#]],
     );
 }

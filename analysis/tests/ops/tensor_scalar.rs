@@ -343,7 +343,7 @@ kernel @k(%x: sbuf f32[128, 128]) -> (%y: sbuf f32[128, 128]) {
                 in src: physical_ap float32 ap=[[128,128],[1,128]] offset=0 %x start_partition=0
                 out dst: physical_ap float32 ap=[[128,128],[1,128]] offset=0 %y start_partition=0
                 {"op0":"bypass","operand0":0.0,"reverse0":false,"op1":"bypass","reverse1":false,"is_tensor_scalar_addr":false,"is_scalar_tensor_tensor":false,"acc":"Idle"}
-            P300 error:5:62 `$2 >= 0`: Incorrect access pattern!
+            P300 error:5:62 `$2 >= 0`: Incorrect access pattern! the predicate names `$2`, but the dst access has rank 2 (dims $0 to $1)
                 related `%y`: the predicate names `$2`, but the dst access has rank 2 (dims $0 to $1)
             P303 error:7:62 `$0 - %i >= 0`: a predicate is over the dst dims `$0 $1 …`; the loop variable `%i` cannot appear in it
             P303 error:9:62 `$0 * $1 >= 0`: expression is not affine: a product may have at most one non-constant factor

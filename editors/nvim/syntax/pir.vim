@@ -27,7 +27,8 @@ syn match pirType        "\<\%(f32r\=\|tf32\|bf16\|f16\|f8e4m3\%(fn\%(x4\)\=\)\=
 
 " Keywords. `reg` is a keyword only at the start of a statement (`reg %r : i32`).
 syn match pirKeyword     "\<\%(kernel\|tensor\)\>"
-syn match pirKeyword     "\%(^\s*\|[{}]\s*\)\@<=reg\ze\s\+%"
+syn match pirKeyword     "^\s*\zsreg\ze\s\+%"
+syn match pirKeyword     "[{}]\s*\zsreg\ze\s\+%"
 syn match pirRepeat      "\<\%(for\|in\|step\)\>"
 syn match pirBoolean     "\<\%(true\|false\)\>"
 
@@ -62,7 +63,10 @@ syn region pirBytes      matchgroup=pirBytesDelim start=+\<x"+ end=+"+ end=+$+ o
 " Statement level: a field name (NAME = value, not ==), an op class (OPCLASS [#N] { at
 " the start of a statement). Defined last: they win over the word classes above.
 syn match pirField       "\<\h\w*\ze\s*=\%(=\)\@!"
-syn match pirOpClass     "\%(^\s*\|[{}]\s*\)\@<=\h\w*\ze\%(\s*#\d\+\)\=\s*{"
+" `\zs` rather than a look-behind: a look-behind before `\w*` runs out of pattern memory
+" (E363) on words of a few hundred characters.
+syn match pirOpClass     "^\s*\zs\h\w*\ze\%(\s*#\d\+\)\=\s*{"
+syn match pirOpClass     "[{}]\s*\zs\h\w*\ze\%(\s*#\d\+\)\=\s*{"
 
 " Comments; `//>` (expected BIR) and `//!` (expected diagnostics) are corpus annotations.
 syn keyword pirTodo      contained TODO FIXME XXX NOTE

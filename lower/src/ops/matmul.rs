@@ -567,6 +567,10 @@ fn check_pe_dtypes(cx: &mut Cx<'_>, double_row: bool, transpose: bool) {
 /// P304 on `dst` when its psum tensor does not fit one 2 KiB bank per partition (SPEC §4).
 /// A tensor beyond the whole PSUM already has P304 on its declaration and is skipped.
 pub fn check_one_bank(cx: &mut Cx<'_>) {
+    // A dst already wrong (its shape, P406; its dtype, P407) is one mistake, not two.
+    if cx.has_error_on("dst") {
+        return;
+    }
     let Some(dst) = cx.any_operand("dst") else {
         return;
     };
@@ -874,14 +878,14 @@ fn check_mx_scales(cx: &mut Cx<'_>) {
         }
         if sp != op_p / 8 {
             let anchor = cx.anchor(scale);
-            let diag = Diag::new(Code::P300, anchor.clone(), "Incorrect access pattern!")
-                .with_related(
-                    anchor,
-                    format!(
-                        "`{scale}` has {sp} partitions; one E8M0 scale per 8 partitions of the {of} ({op_p}) needs {}",
-                        op_p / 8
-                    ),
-                );
+            let diag = Diag::incorrect_access_pattern(
+                anchor.clone(),
+                anchor,
+                format!(
+                    "`{scale}` has {sp} partitions; one E8M0 scale per 8 partitions of the {of} ({op_p}) needs {}",
+                    op_p / 8
+                ),
+            );
             cx.report(diag);
         } else if sf != op_f {
             let anchor = cx.anchor(scale);

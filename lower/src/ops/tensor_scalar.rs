@@ -646,14 +646,14 @@ fn predicates(cx: &mut Cx<'_>, field: &str, rank: Option<usize>) -> Vec<Json> {
                 Some(d) => {
                     let rank = rank.unwrap_or(0);
                     cx.report(
-                        Diag::new(Code::P300, anchor.clone(), "Incorrect access pattern!")
-                            .with_related(
-                                cx.anchor("dst"),
-                                format!(
-                                    "the predicate names `${d}`, but the dst access has rank {rank} (dims $0 to ${})",
-                                    rank.saturating_sub(1)
-                                ),
+                        Diag::incorrect_access_pattern(
+                            anchor.clone(),
+                            cx.anchor("dst"),
+                            format!(
+                                "the predicate names `${d}`, but the dst access has rank {rank} (dims $0 to ${})",
+                                rank.saturating_sub(1)
                             ),
+                        ),
                     );
                     ok = false;
                     break;
