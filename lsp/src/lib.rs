@@ -8,3 +8,4 @@ pub mod convert;
 mod handlers;
 pub mod server;
 mod state;
+mod transport;

@@ -4,6 +4,10 @@
 //! ([`crate::state`]) in arrival order; requests take a snapshot from it (so they see every
 //! earlier edit) and run on a blocking thread, where a panic is caught and answered with an
 //! internal error, and salsa's cancellation is answered with `ContentModified`.
+//!
+//! The framework reads and writes stdio through [`crate::transport`], which answers
+//! malformed messages itself (the framework would stop reading after one) and forwards the
+//! rest.
 
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -17,6 +21,7 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 use crate::convert::Encoding;
 use crate::handlers::{self, ShowBirParams};
 use crate::state::{Changed, Config, Msg, Snapshot, spawn_owner};
+use crate::transport;
 
 /// The server's state shared by the framework's handler tasks.
 pub struct Backend {
@@ -429,6 +434,14 @@ pub fn run() -> i32 {
             return 2;
         }
     };
+    // Between stdio and the framework, so that a malformed message cannot end the session.
+    let (input, output, stdio) = match transport::stdio() {
+        Ok(parts) => parts,
+        Err(e) => {
+            eprintln!("pir lsp: {e}");
+            return 2;
+        }
+    };
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = shutdown.clone();
     runtime.block_on(async move {
@@ -442,10 +455,10 @@ pub fn run() -> i32 {
             builder = builder.custom_method("pir/debugPanic", Backend::debug_panic);
         }
         let (service, socket) = builder.finish();
-        Server::new(tokio::io::stdin(), tokio::io::stdout(), socket)
-            .serve(service)
-            .await;
+        Server::new(input, output, socket).serve(service).await;
     });
+    // The framework's last responses (to `shutdown`, say) must reach the client.
+    stdio.finish();
     // Blocking tasks (a diagnostics computation) must not keep the process alive.
     runtime.shutdown_background();
     if shutdown.load(Ordering::SeqCst) {

@@ -415,3 +415,81 @@ fn an_inlay_hint_range_past_the_end_is_clamped() {
     assert_eq!(hints["result"].as_array().map(Vec::len), Some(2), "{hints}");
     assert!(server.shutdown_and_exit().success());
 }
+
+/// `body` in a `Content-Length` frame.
+fn framed(body: &str) -> Vec<u8> {
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+#[test]
+fn malformed_messages_are_answered_and_the_server_keeps_serving() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let u = uri("malformed.pir");
+    server.open(&u, SMALL);
+    server.diagnostics(&u, 1);
+    let error = |code: i64, id: Value| move |m: &Value| m["error"]["code"] == code && m["id"] == id;
+
+    // Truncated JSON: a parse error, with id null.
+    server.send_raw(&framed(
+        r#"{"jsonrpc":"2.0","id":901,"method":"textDocument/hov"#,
+    ));
+    server.wait_for(error(-32700, Value::Null));
+    // JSON that is not a JSON-RPC message: an invalid request, with its id when it has one.
+    server.send_raw(&framed("[1,2,3]"));
+    server.wait_for(error(-32600, Value::Null));
+    server.send_raw(&framed(r#"{"jsonrpc":"2.0","id":9,"method":5}"#));
+    server.wait_for(error(-32600, json!(9)));
+    // A header block without Content-Length: a parse error, and its body (a `shutdown`) is
+    // skipped up to the next header.
+    server.send_raw(
+        b"Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n\
+          {\"jsonrpc\":\"2.0\",\"id\":902,\"method\":\"shutdown\"}",
+    );
+    server.wait_for(error(-32700, Value::Null));
+    // A huge Content-Length: a parse error, not an allocation; its body is skipped too.
+    server.send_raw(
+        b"Content-Length: 99999999999\r\n\r\n{\"jsonrpc\":\"2.0\",\"id\":903,\"method\":\"shutdown\"}",
+    );
+    server.wait_for(error(-32700, Value::Null));
+    // A body longer than its Content-Length: `{}` is no JSON-RPC message and the rest is
+    // garbage, but the header glued to it is found; header names in any case, `\n` line ends
+    // and a Content-Type are accepted.
+    let at = SMALL.find("DmaCopyOp").expect("op") + 2;
+    let hover = json!({"jsonrpc": "2.0", "id": 904, "method": "textDocument/hover", "params": {
+        "textDocument": {"uri": u}, "position": position_of(SMALL, at, server.encoding)}})
+    .to_string();
+    let mut raw = b"Content-Length: 2\r\n\r\n{}}}".to_vec();
+    raw.extend(format!("content-length: {}\ncontent-type: application/vscode-jsonrpc; charset=utf-8\n\n{hover}", hover.len()).bytes());
+    server.send_raw(&raw);
+    server.wait_for(error(-32600, Value::Null));
+    server.wait_for(error(-32700, Value::Null));
+    let answer = server.wait_for(|m| m["id"] == 904);
+    assert!(
+        answer["result"]["contents"]["value"].is_string(),
+        "{answer}"
+    );
+
+    // The server still answers normal requests, and neither skipped `shutdown` ran.
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": position_of(SMALL, at, server.encoding)}),
+    );
+    assert!(hover["result"]["contents"]["value"].is_string(), "{hover}");
+    let unexpected: Vec<&Value> = server
+        .unconsumed()
+        .iter()
+        .filter(|m| m.get("id").is_some() && m.get("method").is_none())
+        .collect();
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+    assert_eq!(server.shutdown_and_exit().code(), Some(0));
+}
+
+#[test]
+fn the_process_ends_when_stdin_closes_inside_a_message() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    server.send_raw(&framed("[]"));
+    server.wait_for(|m| m["error"]["code"] == -32600);
+    server.send_raw(b"Content-Length: 50\r\n\r\n{\"jsonrpc\":");
+    server.close_stdin();
+    assert_eq!(server.wait_exit().code(), Some(1));
+}

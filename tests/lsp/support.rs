@@ -147,6 +147,13 @@ impl Server {
         stdin.flush().expect("flush");
     }
 
+    /// Sends raw bytes (for malformed input).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).expect("write to pir lsp");
+        stdin.flush().expect("flush");
+    }
+
     /// Waits for the first message (in arrival order, backlog first) matching `pred`.
     pub fn wait_for(&mut self, pred: impl Fn(&Value) -> bool) -> Value {
         if let Some(i) = self.backlog.iter().position(&pred) {

@@ -1,0 +1,711 @@
+//! The stdio transport of `pir lsp`: `Content-Length` framing that survives malformed input.
+//!
+//! `tower-lsp-server` stops reading after the first message it cannot decode (its
+//! `FramedRead` ends on a decode error), so one bad frame would end the session. This layer
+//! stands between the real stdio and the framework, which only ever sees well-formed input:
+//!
+//! ```text
+//! stdin ─▶ reader thread ──well-formed messages──▶ FrameSource (the framework's "stdin")
+//!               │ error responses
+//!               ▼
+//! stdout ◀─ writer thread ◀──whole frames──────── FrameSink (the framework's "stdout")
+//! ```
+//!
+//! - The **reader thread** reads `Content-Length`-framed messages from stdin (buffered).
+//!   Header names are case-insensitive, lines may end in `\r\n` or `\n`, and `Content-Type`
+//!   and unknown headers are ignored. A header block without a valid `Content-Length`
+//!   (missing, not a number, conflicting, above [`MAX_CONTENT_LENGTH`]) and a stray line that
+//!   is not a header are answered with a parse error (-32700, id null); the reader then skips
+//!   input up to the next `Content-Length` (also in the middle of a line, where a client that
+//!   miscounted a body leaves the next header), so it resynchronizes on the next header
+//!   block. A body that is not JSON is a parse error; JSON that is not a JSON-RPC 2.0 message
+//!   is an invalid request (-32600) with the request's id when it can be read, else null.
+//!   Each rejection is logged to stderr in one line. Well-formed messages are re-encoded
+//!   and forwarded, so the framework's decoder never fails (and never ends the session).
+//! - The **writer thread** is the only one writing to stdout: whole frames (the framework's,
+//!   cut out of its output stream by [`FrameSink`], and the reader's error responses), each
+//!   flushed, so frames never interleave.
+//! - The end of stdin ends the reader thread, which closes [`FrameSource`], so `serve`
+//!   returns; after `exit` the framework returns by itself. [`Transport::finish`] then waits
+//!   (bounded) until every queued frame is written.
+//!
+//! Plain threads do the blocking stdio (as `tokio::io::stdin`/`stdout` do internally) and
+//! bounded channels carry the data, so a client that does not read slows the server down
+//! instead of growing its memory.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::io::{self, BufRead, Read, Write};
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::mpsc::error::SendError;
+use tokio::sync::mpsc::{self, OwnedPermit, Receiver, Sender};
+use tower_lsp_server::jsonrpc::{ErrorCode, Request, Response};
+
+/// The largest body accepted; a larger `Content-Length` is rejected without reading the body.
+pub(crate) const MAX_CONTENT_LENGTH: u64 = 256 << 20;
+
+/// The longest header line. Of a longer line (garbage, not a header) only the last
+/// `MAX_LINE` bytes are kept: where a header glued to the garbage would be.
+const MAX_LINE: usize = 8 << 10;
+
+/// What the reader looks for to resynchronize after garbage (compared case-insensitively).
+const CONTENT_LENGTH: &[u8] = b"content-length";
+
+/// Messages queued for the framework, and frames queued for stdout.
+const INPUT_QUEUE: usize = 16;
+const OUTPUT_QUEUE: usize = 64;
+
+/// How long [`Transport::finish`] waits for the last frames to be written.
+const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Starts the reader thread on stdin and the writer thread on stdout. Returns the
+/// framework's "stdin" and "stdout" and the handle to drain the output at the end.
+pub(crate) fn stdio() -> io::Result<(FrameSource, FrameSink, Transport)> {
+    let (output, frames) = mpsc::channel(OUTPUT_QUEUE);
+    let (input, messages) = mpsc::channel(INPUT_QUEUE);
+    std::thread::Builder::new()
+        .name("pir-lsp-stdout".into())
+        .spawn(move || write_frames(io::stdout(), frames))?;
+    let errors = output.clone();
+    std::thread::Builder::new()
+        .name("pir-lsp-stdin".into())
+        .spawn(move || read_frames(io::stdin().lock(), &input, &errors))?;
+    let source = FrameSource {
+        messages,
+        current: Vec::new(),
+        read: 0,
+    };
+    let sink = FrameSink {
+        output: output.clone(),
+        partial: Vec::new(),
+        frames: VecDeque::new(),
+        reserve: None,
+    };
+    Ok((source, sink, Transport { output }))
+}
+
+/// The running transport (its threads end with the process).
+pub(crate) struct Transport {
+    output: Sender<Out>,
+}
+
+impl Transport {
+    /// Waits until the writer has written every frame queued so far, but at most
+    /// [`DRAIN_TIMEOUT`] (the client may not be reading). Call it after `serve` returned, so
+    /// the framework's last responses reach the client before the process ends.
+    pub(crate) fn finish(self) {
+        let (done, written) = std::sync::mpsc::channel();
+        let output = self.output;
+        // Queuing blocks while the queue is full: do it aside, and wait with a timeout.
+        let _ = std::thread::Builder::new()
+            .spawn(move || output.blocking_send(Out::Barrier(done)).is_ok());
+        let _ = written.recv_timeout(DRAIN_TIMEOUT);
+    }
+}
+
+/// An item for the writer thread.
+enum Out {
+    /// A whole frame, header and body.
+    Frame(Vec<u8>),
+    /// Acknowledge once every earlier frame is written.
+    Barrier(std::sync::mpsc::Sender<()>),
+}
+
+/// `Content-Length: N\r\n\r\n` and `body`.
+fn frame(body: &[u8]) -> Vec<u8> {
+    let mut frame = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    frame.extend_from_slice(body);
+    frame
+}
+
+/// The writer thread: writes each frame whole and flushes it.
+fn write_frames(mut stdout: impl Write, mut frames: Receiver<Out>) {
+    while let Some(item) = frames.blocking_recv() {
+        match item {
+            Out::Frame(frame) => {
+                if let Err(e) = stdout.write_all(&frame).and_then(|()| stdout.flush()) {
+                    eprintln!("pir lsp: cannot write to stdout: {e}");
+                    return;
+                }
+            }
+            Out::Barrier(done) => {
+                let _ = done.send(());
+            }
+        }
+    }
+}
+
+/// The reader thread: forwards well-formed messages to the framework and answers the rest.
+fn read_frames(stdin: impl BufRead, messages: &Sender<Vec<u8>>, output: &Sender<Out>) {
+    let mut reader = FrameReader::new(stdin);
+    loop {
+        let checked = match reader.next() {
+            Ok(Some(Incoming::Body(body))) => check(&body),
+            Ok(Some(Incoming::Garbage(reason))) => Err(Rejection::parse_error(reason)),
+            Ok(None) => return,
+            Err(e) => {
+                eprintln!("pir lsp: cannot read stdin: {e}");
+                return;
+            }
+        };
+        let sent = match checked {
+            Ok(message) => messages.blocking_send(frame(&message)).is_ok(),
+            Err(rejection) => {
+                eprintln!(
+                    "pir lsp: ignoring a malformed message: {}",
+                    rejection.reason
+                );
+                output
+                    .blocking_send(Out::Frame(rejection.response()))
+                    .is_ok()
+            }
+        };
+        if !sent {
+            // The framework has ended (`exit`) or stdout is gone.
+            return;
+        }
+    }
+}
+
+/// A message the transport answers with an error instead of forwarding.
+#[derive(Debug)]
+struct Rejection {
+    code: ErrorCode,
+    /// The id to answer with: the request's, or null.
+    id: Value,
+    /// Why, for the log and the error's `data`.
+    reason: String,
+}
+
+impl Rejection {
+    fn parse_error(reason: String) -> Rejection {
+        Rejection {
+            code: ErrorCode::ParseError,
+            id: Value::Null,
+            reason,
+        }
+    }
+
+    fn invalid_request(id: Value, reason: String) -> Rejection {
+        Rejection {
+            code: ErrorCode::InvalidRequest,
+            id,
+            reason,
+        }
+    }
+
+    /// The error response, framed.
+    fn response(&self) -> Vec<u8> {
+        let response = json!({
+            "jsonrpc": "2.0",
+            "id": self.id,
+            "error": {
+                "code": self.code.code(),
+                "message": self.code.description(),
+                "data": self.reason,
+            },
+        });
+        frame(response.to_string().as_bytes())
+    }
+}
+
+/// Checks that `body` is a JSON-RPC 2.0 message the framework accepts and re-encodes it: a
+/// request or notification (`method` a string; `id`, if any, an integer, a string or null;
+/// `params`, if any, an object, an array or null) or a response (an `id` and a `result` or
+/// an `error`). Re-encoding drops what the framework's stricter decoder would reject in
+/// otherwise good JSON (such as a repeated key).
+fn check(body: &[u8]) -> Result<Vec<u8>, Rejection> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| Rejection::parse_error(format!("invalid JSON ({e}): {}", preview(body))))?;
+    let Value::Object(fields) = &value else {
+        return Err(Rejection::invalid_request(
+            Value::Null,
+            format!("not a JSON object: {}", preview(body)),
+        ));
+    };
+    let response = !fields.contains_key("method")
+        && (fields.contains_key("result") || fields.contains_key("error"));
+    // A request's id can be answered; a response's id is in the server's own id space.
+    let valid_id = |id: &Value| id.is_string() || id.is_i64();
+    let id = match fields.get("id") {
+        Some(id) if !response && valid_id(id) => id.clone(),
+        _ => Value::Null,
+    };
+    let problem = if fields.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        Some("no \"jsonrpc\": \"2.0\"")
+    } else if response {
+        None
+    } else if !fields.contains_key("method") {
+        Some("no method")
+    } else if !fields.get("method").is_some_and(Value::is_string) {
+        Some("the method is not a string")
+    } else if !fields
+        .get("id")
+        .is_none_or(|id| id.is_null() || valid_id(id))
+    {
+        Some("the id is not an integer, a string or null")
+    } else if !fields
+        .get("params")
+        .is_none_or(|p| p.is_object() || p.is_array() || p.is_null())
+    {
+        Some("the params are not an object or an array")
+    } else {
+        None
+    };
+    if let Some(problem) = problem {
+        return Err(Rejection::invalid_request(
+            id,
+            format!("{problem}: {}", preview(body)),
+        ));
+    }
+    let encoded = if response {
+        serde_json::from_value::<Response>(value).and_then(|r| serde_json::to_vec(&r))
+    } else {
+        serde_json::from_value::<Request>(value).and_then(|r| serde_json::to_vec(&r))
+    };
+    encoded.map_err(|e| {
+        Rejection::invalid_request(
+            id,
+            format!("not a JSON-RPC message ({e}): {}", preview(body)),
+        )
+    })
+}
+
+/// The start of `bytes` on one line, for the log: control characters escaped.
+fn preview(bytes: &[u8]) -> String {
+    const SHOWN: usize = 80;
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(SHOWN)]);
+    let mut shown = String::from("`");
+    for c in text.chars() {
+        if c.is_control() {
+            shown.extend(c.escape_default());
+        } else {
+            shown.push(c);
+        }
+    }
+    shown.push_str(if bytes.len() > SHOWN { "…`" } else { "`" });
+    shown
+}
+
+/// One step of reading stdin.
+#[derive(Debug, PartialEq)]
+enum Incoming {
+    /// The body of a well-framed message (not checked yet).
+    Body(Vec<u8>),
+    /// Input that is not a well-framed message, and why.
+    Garbage(String),
+}
+
+/// Reads `Content-Length`-framed messages, resynchronizing after garbage.
+struct FrameReader<R> {
+    input: R,
+    /// After garbage: skipping input up to the next `Content-Length`.
+    skipping: bool,
+    /// A header found in the middle of a garbage line, to read next.
+    pending: Option<Vec<u8>>,
+}
+
+/// One line of input, without its line end.
+struct Line {
+    bytes: Vec<u8>,
+    /// Only the last [`MAX_LINE`] bytes were kept.
+    cut: bool,
+}
+
+/// What a header block said so far.
+#[derive(Default)]
+struct Headers {
+    length: Option<u64>,
+    problem: Option<String>,
+}
+
+impl Headers {
+    fn add(&mut self, name: &[u8], value: &[u8]) {
+        // `Content-Type` (always UTF-8 JSON in practice) and unknown headers are tolerated.
+        if !name.eq_ignore_ascii_case(CONTENT_LENGTH) || self.problem.is_some() {
+            return;
+        }
+        if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
+            self.problem = Some(format!("a Content-Length of {}", preview(value)));
+            return;
+        }
+        // Digits only: parsing fails only on overflow, which is over the limit anyway.
+        let length = std::str::from_utf8(value)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(u64::MAX);
+        match self.length {
+            Some(earlier) if earlier != length => {
+                self.problem = Some(format!(
+                    "conflicting Content-Length headers ({earlier} and {length})"
+                ));
+            }
+            _ => self.length = Some(length),
+        }
+    }
+
+    fn length(self) -> Result<usize, String> {
+        if let Some(problem) = self.problem {
+            return Err(problem);
+        }
+        match self.length {
+            None => Err("a header block without Content-Length".into()),
+            Some(length) if length > MAX_CONTENT_LENGTH => Err(format!(
+                "a Content-Length of {length} bytes, over the limit of {} MiB",
+                MAX_CONTENT_LENGTH >> 20
+            )),
+            Some(length) => usize::try_from(length).map_err(|e| e.to_string()),
+        }
+    }
+}
+
+/// Splits a header line `Name: value` (the name an HTTP token), trimming the value.
+fn header(line: &[u8]) -> Option<(&[u8], &[u8])> {
+    let colon = line.iter().position(|&b| b == b':')?;
+    let (name, value) = (&line[..colon], &line[colon + 1..]);
+    let token = |b: &u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(b);
+    (!name.is_empty() && name.iter().all(token)).then(|| (name, value.trim_ascii()))
+}
+
+/// Where `needle` (lowercase) first occurs in `haystack`, ignoring ASCII case.
+fn find_ignoring_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
+}
+
+impl<R: BufRead> FrameReader<R> {
+    fn new(input: R) -> Self {
+        FrameReader {
+            input,
+            skipping: false,
+            pending: None,
+        }
+    }
+
+    /// The next message body or piece of garbage; `None` at the end of the input.
+    fn next(&mut self) -> io::Result<Option<Incoming>> {
+        let mut headers: Option<Headers> = None;
+        loop {
+            let line = match self.pending.take() {
+                Some(bytes) => Line { bytes, cut: false },
+                None => match self.read_line()? {
+                    Some(line) => line,
+                    None => {
+                        if headers.is_some() {
+                            eprintln!("pir lsp: the input ended inside a message header");
+                        }
+                        return Ok(None);
+                    }
+                },
+            };
+            let mut bytes = line.bytes.as_slice();
+            let mut cut = line.cut;
+            if self.skipping {
+                let Some(at) = find_ignoring_case(bytes, CONTENT_LENGTH) else {
+                    continue;
+                };
+                self.skipping = false;
+                bytes = &bytes[at..];
+                cut = false;
+            }
+            if bytes.is_empty() {
+                let Some(block) = headers.take() else {
+                    // Blank lines between messages are tolerated.
+                    continue;
+                };
+                return match block.length() {
+                    Ok(length) => self.read_body(length),
+                    Err(reason) => {
+                        self.skipping = true;
+                        Ok(Some(Incoming::Garbage(reason)))
+                    }
+                };
+            }
+            if !cut && let Some((name, value)) = header(bytes) {
+                headers.get_or_insert_default().add(name, value);
+                continue;
+            }
+            // Not a header: garbage, with the block so far. A header glued to its end (after
+            // a body longer than its `Content-Length`) starts the next block.
+            let reason = format!(
+                "{}{} is not a header line",
+                if cut { "…" } else { "" },
+                preview(bytes)
+            );
+            match find_ignoring_case(bytes.get(1..).unwrap_or_default(), CONTENT_LENGTH) {
+                Some(at) => self.pending = Some(bytes[at + 1..].to_vec()),
+                None => self.skipping = true,
+            }
+            return Ok(Some(Incoming::Garbage(reason)));
+        }
+    }
+
+    /// Reads one line without its line end (`\n` or `\r\n`), keeping its last [`MAX_LINE`]
+    /// bytes; `None` at the end of the input (a last line without a line end is dropped).
+    fn read_line(&mut self) -> io::Result<Option<Line>> {
+        let mut bytes = Vec::new();
+        let mut cut = false;
+        loop {
+            let buffer = match self.input.fill_buf() {
+                Ok(buffer) => buffer,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buffer.is_empty() {
+                if !bytes.is_empty() {
+                    eprintln!("pir lsp: the input ended inside a message header");
+                }
+                return Ok(None);
+            }
+            let end = buffer.iter().position(|&b| b == b'\n');
+            let used = end.map_or(buffer.len(), |end| end + 1);
+            bytes.extend_from_slice(&buffer[..end.unwrap_or(buffer.len())]);
+            self.input.consume(used);
+            if bytes.len() > MAX_LINE {
+                bytes.drain(..bytes.len() - MAX_LINE);
+                cut = true;
+            }
+            if end.is_some() {
+                if bytes.last() == Some(&b'\r') {
+                    bytes.pop();
+                }
+                return Ok(Some(Line { bytes, cut }));
+            }
+        }
+    }
+
+    /// Reads a body of `length` bytes (allocating as they arrive, not up front).
+    fn read_body(&mut self, length: usize) -> io::Result<Option<Incoming>> {
+        let mut body = Vec::with_capacity(length.min(1 << 20));
+        (&mut self.input)
+            .take(length as u64)
+            .read_to_end(&mut body)?;
+        if body.len() < length {
+            eprintln!("pir lsp: the input ended inside a message body");
+            return Ok(None);
+        }
+        Ok(Some(Incoming::Body(body)))
+    }
+}
+
+/// The framework's "stdin": the (re-framed) messages the reader thread forwards. Ends when
+/// the reader thread does.
+pub(crate) struct FrameSource {
+    messages: Receiver<Vec<u8>>,
+    current: Vec<u8>,
+    read: usize,
+}
+
+impl AsyncRead for FrameSource {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        while this.read == this.current.len() {
+            match ready!(this.messages.poll_recv(cx)) {
+                Some(frame) => {
+                    this.current = frame;
+                    this.read = 0;
+                }
+                // The end of the input.
+                None => return Poll::Ready(Ok(())),
+            }
+        }
+        let n = buf.remaining().min(this.current.len() - this.read);
+        buf.put_slice(&this.current[this.read..this.read + n]);
+        this.read += n;
+        Poll::Ready(Ok(()))
+    }
+}
+
+type Reserve = Pin<Box<dyn Future<Output = Result<OwnedPermit<Out>, SendError<()>>> + Send>>;
+
+/// The framework's "stdout": cuts what it writes into whole frames for the writer thread
+/// (waiting while the writer's queue is full).
+pub(crate) struct FrameSink {
+    output: Sender<Out>,
+    /// Written bytes not yet making a whole frame.
+    partial: Vec<u8>,
+    /// Whole frames not yet queued.
+    frames: VecDeque<Vec<u8>>,
+    /// Waiting for room in the queue.
+    reserve: Option<Reserve>,
+}
+
+impl FrameSink {
+    /// Queues the whole frames for the writer thread.
+    fn poll_queue(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        while !self.frames.is_empty() {
+            let output = &self.output;
+            let reserve = self
+                .reserve
+                .get_or_insert_with(|| Box::pin(output.clone().reserve_owned()));
+            let permit = ready!(reserve.as_mut().poll(cx));
+            self.reserve = None;
+            let permit = permit.map_err(|_| {
+                io::Error::new(io::ErrorKind::BrokenPipe, "the stdout writer has stopped")
+            })?;
+            if let Some(frame) = self.frames.pop_front() {
+                permit.send(Out::Frame(frame));
+            }
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// Cuts the whole frames off the front of `partial` (the framework writes
+/// `Content-Length: N\r\n\r\n` and the body).
+fn cut_frames(partial: &mut Vec<u8>, frames: &mut VecDeque<Vec<u8>>) -> io::Result<()> {
+    while let Some(end) = partial.windows(4).position(|w| w == b"\r\n\r\n") {
+        let length = partial[..end]
+            .split(|&b| b == b'\n')
+            .filter_map(|line| header(line.trim_ascii()))
+            .find(|(name, _)| name.eq_ignore_ascii_case(CONTENT_LENGTH))
+            .and_then(|(_, value)| std::str::from_utf8(value).ok()?.parse::<usize>().ok())
+            .ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "the framework wrote a frame without Content-Length",
+                )
+            })?;
+        let total = end + 4 + length;
+        if partial.len() < total {
+            break;
+        }
+        let rest = partial.split_off(total);
+        frames.push_back(std::mem::replace(partial, rest));
+    }
+    Ok(())
+}
+
+impl AsyncWrite for FrameSink {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        ready!(this.poll_queue(cx))?;
+        this.partial.extend_from_slice(buf);
+        cut_frames(&mut this.partial, &mut this.frames)?;
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().poll_queue(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().poll_queue(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(input: &[u8]) -> Vec<Incoming> {
+        let mut reader = FrameReader::new(input);
+        let mut all = Vec::new();
+        while let Some(incoming) = reader.next().expect("in-memory input") {
+            all.push(incoming);
+        }
+        all
+    }
+
+    fn body(text: &str) -> Incoming {
+        Incoming::Body(text.as_bytes().to_vec())
+    }
+
+    fn is_garbage(incoming: &Incoming) -> bool {
+        matches!(incoming, Incoming::Garbage(_))
+    }
+
+    #[test]
+    fn headers_are_case_insensitive_with_either_line_end() {
+        let input = b"content-length: 2\n\n{}CONTENT-LENGTH:2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n[]";
+        assert_eq!(read_all(input), [body("{}"), body("[]")]);
+    }
+
+    #[test]
+    fn resynchronizes_after_bad_header_blocks() {
+        let input = b"Content-Type: x\r\n\r\n{\"a\":1}Content-Length: 2\r\n\r\n{}\
+            Content-Length: 99999999999999999999999\r\n\r\n{}Content-Length: 1\r\n\r\n1\
+            Content-Length: x\r\n\r\nContent-Length: 1\r\n\r\n2";
+        let all = read_all(input);
+        assert_eq!(all.len(), 6, "{all:?}");
+        assert!(is_garbage(&all[0]) && is_garbage(&all[2]) && is_garbage(&all[4]));
+        assert_eq!(all[1], body("{}"));
+        assert_eq!(all[3], body("1"));
+        assert_eq!(all[5], body("2"));
+    }
+
+    #[test]
+    fn a_header_glued_to_garbage_is_found() {
+        let mut input = b"Content-Length: 3\r\n\r\n{}}}}".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 3 * MAX_LINE));
+        input.extend(b"Content-Length: 2\r\n\r\n{}");
+        let all = read_all(&input);
+        assert_eq!(all.len(), 3, "{all:?}");
+        assert_eq!(all[0], body("{}}"));
+        assert!(is_garbage(&all[1]));
+        assert_eq!(all[2], body("{}"));
+    }
+
+    #[test]
+    fn a_truncated_last_message_ends_the_input() {
+        assert_eq!(read_all(b"Content-Length: 10\r\n\r\n{}"), []);
+        assert_eq!(read_all(b"Content-Length: 10\r\n"), []);
+    }
+
+    #[test]
+    fn checks_json_rpc_messages() {
+        let code = |body: &str| check(body.as_bytes()).map_err(|r| (r.code.code(), r.id));
+        assert!(code(r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{}}"#).is_ok());
+        assert!(code(r#"{"jsonrpc":"2.0","method":"a","method":"b"}"#).is_ok());
+        assert!(code(r#"{"jsonrpc":"2.0","id":"x","result":null}"#).is_ok());
+        assert_eq!(code(r#"{"jsonrpc":"2.0""#), Err((-32700, Value::Null)));
+        assert_eq!(code("[1,2,3]"), Err((-32600, Value::Null)));
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":9,"method":5}"#),
+            Err((-32600, json!(9)))
+        );
+        assert_eq!(
+            code(r#"{"id":"s","method":"a"}"#),
+            Err((-32600, json!("s")))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":1.5,"method":"a"}"#),
+            Err((-32600, Value::Null))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":2,"method":"a","params":3}"#),
+            Err((-32600, json!(2)))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":3,"error":{}}"#),
+            Err((-32600, Value::Null))
+        );
+    }
+
+    #[test]
+    fn cuts_the_framework_output_into_frames() {
+        let mut partial = Vec::new();
+        let mut frames = VecDeque::new();
+        let output = [frame(b"{}"), frame(b"[1]")].concat();
+        for byte in output {
+            partial.push(byte);
+            cut_frames(&mut partial, &mut frames).expect("framed");
+        }
+        assert_eq!(frames, [frame(b"{}"), frame(b"[1]")]);
+        assert!(partial.is_empty());
+    }
+}
