@@ -171,7 +171,7 @@ impl Affine {
 
     /// Every value over the loop box, with the loop values, as long as there are at most
     /// `limit` iterations; `None` otherwise (or for invalid loops).
-    pub fn values(&self, loops: &[LoopVar], limit: u64) -> Option<Vec<(i128, Vec<(String, i64)>)>> {
+    pub fn values(&self, loops: &[LoopVar], limit: u64) -> Option<Vec<(i128, Iteration)>> {
         let mut out = vec![(self.c as i128, Vec::new())];
         for (var, coeff) in &self.terms {
             let lp = loops.iter().rev().find(|l| &l.name == var)?;
@@ -204,6 +204,9 @@ impl Affine {
         json!({"kind": "AffExprKind", "terms": terms, "c": self.c})
     }
 }
+
+/// The loop values of one iteration: `(loop variable, value)` pairs.
+pub type Iteration = Vec<(String, i64)>;
 
 /// An extreme value of an affine expression and the loop values where it is reached.
 #[derive(Clone, Debug, PartialEq, Eq)]

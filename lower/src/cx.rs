@@ -397,16 +397,16 @@ impl<'a> Cx<'a> {
                             ));
                             operand.faulty = true;
                         }
-                        if self.engine.is_compute() && !operand.faulty {
-                            if let Some(message) = access::check_quadrant(&operand, &self.op.loops)
-                            {
-                                self.diags.push(Diag::new(
-                                    Code::P307,
-                                    Anchor::Value(path.clone()),
-                                    message,
-                                ));
-                                operand.faulty = true;
-                            }
+                        if self.engine.is_compute()
+                            && !operand.faulty
+                            && let Some(message) = access::check_quadrant(&operand, &self.op.loops)
+                        {
+                            self.diags.push(Diag::new(
+                                Code::P307,
+                                Anchor::Value(path.clone()),
+                                message,
+                            ));
+                            operand.faulty = true;
                         }
                         self.operands.insert(path, operand);
                     }

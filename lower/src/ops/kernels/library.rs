@@ -1,0 +1,362 @@
+//! The bespoke library kernels (SPEC §6.8; seed 004 §3): MLP, QKV, RMSNormQuant, Attention
+//! and BackwardsAttention, with their tiled twins, all `BIRKernel` (IT 54) nodes with a fixed
+//! `kernel_name` and named attributes.
+
+use super::*;
+
+// ----- the bespoke library kernels -------------------------------------------------------
+
+/// What distinguishes one bespoke library kernel from another (seed 004 §3).
+struct Library {
+    /// The fixed `kernel_name`.
+    kernel_name: &'static str,
+    /// A tiled twin: operands are pre-tiled access patterns (`addAP`, `"access": "ap"`)
+    /// instead of whole-tensor sequential ones (`addSeqAccess`, `"access": "seq"`).
+    tiled: bool,
+    /// The named fields that become `kernel_attrs` pairs, in the op's row order.
+    attrs: &'static [&'static str],
+    /// Whether the op decides `is_tkg` (MLP and QKV, seed 004 §3).
+    tkg: bool,
+}
+
+const MLP_FIELDS: &[FieldSpec] = &[
+    LIB_SRCS,
+    LIB_DSTS,
+    FUSED_RMSNORM,
+    NORM_TYPE,
+    STORE_ADD,
+    QUANT_KERNEL,
+    LOWER_BOUND,
+    SKIP_GATE,
+    ACT_FN,
+    EPS,
+    UP_BIAS,
+    DOWN_BIAS,
+];
+const QKV_FIELDS: &[FieldSpec] = &[
+    LIB_SRCS,
+    LIB_DSTS,
+    FUSED_RMSNORM,
+    NORM_TYPE,
+    LOWER_BOUND,
+    EPS,
+];
+const RMSNORM_QUANT_FIELDS: &[FieldSpec] = &[LIB_SRCS, LIB_DSTS, LOWER_BOUND, QUANT_DTYPE, EPS];
+const ATTENTION_FIELDS: &[FieldSpec] = &[LIB_SRCS, LIB_DSTS, SCALE, IS_CAUSAL];
+
+const MLP: Library = Library {
+    kernel_name: "MLP",
+    tiled: false,
+    attrs: &["skip_gate", "act_fn", "eps"],
+    tkg: true,
+};
+const QKV: Library = Library {
+    kernel_name: "QKV",
+    tiled: false,
+    attrs: &["eps"],
+    tkg: true,
+};
+const RMSNORM_QUANT: Library = Library {
+    kernel_name: "RMSNormQuant",
+    tiled: false,
+    attrs: &["quant_dtype", "eps"],
+    tkg: false,
+};
+const ATTENTION: Library = Library {
+    kernel_name: "Attention",
+    tiled: false,
+    attrs: &["scale"],
+    tkg: false,
+};
+const BACKWARDS_ATTENTION: Library = Library {
+    kernel_name: "BackwardsAttention",
+    tiled: false,
+    attrs: &[],
+    tkg: false,
+};
+
+/// The BIR keys of every bespoke op, for the docs below.
+macro_rules! bespoke_doc {
+    ($what:literal) => {
+        concat!(
+            $what,
+            " BIR keys, in this order: `kernel_name`, `srcs_shape`, `dsts_shape`, \
+             `kernel_attrs`, `sb_buf_shape` [0, 0], `psum_buf_shape` [0, [0, 0]], \
+             `auto_cast` \"none\", `auto_cast_type` \"\", then the public first-class fields \
+             `is_causal`, `fused_rmsnorm`, `norm_type` (int), `lower_bound`, `store_add`, \
+             `quant_kernel`, each with its value or default."
+        )
+    };
+}
+
+/// MLPKernel → `BIRKernel` (IT 54) `MLP` (seed 004 §3 codegenMLPKernel).
+pub static MLP_KERNEL: OpSpec = OpSpec {
+    class: "MLPKernel",
+    opcode: "BIRKernel",
+    engine: EngineSpec::Fixed(Engine::Unassigned),
+    instruction_type: Some(54),
+    doc: bespoke_doc!(
+        "The fused MLP library kernel (optional RMSNorm, gate/up projection, activation, \
+         down projection), spliced in by the name `MLP`. Operands are whole-tensor \
+         sequential accesses (`\"access\": \"seq\"`). `kernel_attrs` holds `skip_gate`, \
+         `act_fn`, `eps` when written, then `is_tkg`: the product of the first src's dims \
+         but the last is below the token-generation threshold (96, or the client's \
+         `tkgSeqlenThreshold`)."
+    ),
+    source: "seed 004 §3 codegenMLPKernel, _commonNativeKernelCodegen; SPEC §6.8",
+    fields: MLP_FIELDS,
+    lower: lower_mlp,
+};
+
+/// TiledMLPKernel → `BIRKernel` (IT 54) `MLP`, pre-tiled operands (seed 004 §3).
+pub static TILED_MLP_KERNEL: OpSpec = OpSpec {
+    class: "TiledMLPKernel",
+    doc: bespoke_doc!(
+        "The tiled twin of MLPKernel: the same fields and attributes, operands as pre-tiled \
+         access patterns (`\"access\": \"ap\"`)."
+    ),
+    source: "seed 004 §3 codegenTiledNativeKernel* (addAP); SPEC §6.8",
+    lower: lower_tiled_mlp,
+    ..MLP_KERNEL
+};
+
+/// NormQKV → `BIRKernel` (IT 54) `QKV` (seed 004 §3 codegenNormQKV).
+pub static NORM_QKV: OpSpec = OpSpec {
+    class: "NormQKV",
+    opcode: "BIRKernel",
+    engine: EngineSpec::Fixed(Engine::Unassigned),
+    instruction_type: Some(54),
+    doc: bespoke_doc!(
+        "The fused normalisation + QKV projection library kernel, spliced in by the name \
+         `QKV`. Operands are `\"access\": \"seq\"`. `kernel_attrs` holds `eps` when \
+         written, then `is_tkg` (as for MLPKernel)."
+    ),
+    source: "seed 004 §3 codegenNormQKV (useTkgQKVKernel), _commonNativeKernelCodegen; SPEC §6.8",
+    fields: QKV_FIELDS,
+    lower: lower_qkv,
+};
+
+/// TiledNormQKV → `BIRKernel` (IT 54) `QKV`, pre-tiled operands.
+pub static TILED_NORM_QKV: OpSpec = OpSpec {
+    class: "TiledNormQKV",
+    doc: bespoke_doc!(
+        "The tiled twin of NormQKV: the same fields and attributes, operands \
+         `\"access\": \"ap\"`."
+    ),
+    source: "seed 004 §3 codegenTiledNativeKernel* (addAP); SPEC §6.8",
+    lower: lower_tiled_qkv,
+    ..NORM_QKV
+};
+
+/// RMSNormQuantKernel → `BIRKernel` (IT 54) `RMSNormQuant`.
+pub static RMS_NORM_QUANT_KERNEL: OpSpec = OpSpec {
+    class: "RMSNormQuantKernel",
+    opcode: "BIRKernel",
+    engine: EngineSpec::Fixed(Engine::Unassigned),
+    instruction_type: Some(54),
+    doc: bespoke_doc!(
+        "The fused RMSNorm + quantisation library kernel, spliced in by the name \
+         `RMSNormQuant`. Operands are `\"access\": \"seq\"`. `kernel_attrs` holds \
+         `quant_dtype` (as written) and `eps` when written."
+    ),
+    source: "seed 004 §3 codegenRMSNormQuantKernel, _commonNativeKernelCodegen; SPEC §6.8",
+    fields: RMSNORM_QUANT_FIELDS,
+    lower: lower_rmsnorm_quant,
+};
+
+/// TiledRMSNormQuantKernel → `BIRKernel` (IT 54) `RMSNormQuant`, pre-tiled operands.
+pub static TILED_RMS_NORM_QUANT_KERNEL: OpSpec = OpSpec {
+    class: "TiledRMSNormQuantKernel",
+    doc: bespoke_doc!(
+        "The tiled twin of RMSNormQuantKernel: the same fields and attributes, operands \
+         `\"access\": \"ap\"`."
+    ),
+    source: "seed 004 §3 codegenTiledNativeKernel* (addAP); SPEC §6.8",
+    lower: lower_tiled_rmsnorm_quant,
+    ..RMS_NORM_QUANT_KERNEL
+};
+
+/// AttentionMMSoftmaxMM → `BIRKernel` (IT 54) `Attention`.
+pub static ATTENTION_MM_SOFTMAX_MM: OpSpec = OpSpec {
+    class: "AttentionMMSoftmaxMM",
+    opcode: "BIRKernel",
+    engine: EngineSpec::Fixed(Engine::Unassigned),
+    instruction_type: Some(54),
+    doc: bespoke_doc!(
+        "Flash attention (Q·Kᵀ, softmax, ·V) as a library kernel spliced in by the name \
+         `Attention`. Operands are `\"access\": \"seq\"`. `kernel_attrs` holds `scale` when \
+         written; `is_causal` is a first-class field."
+    ),
+    source: "seed 004 §2 _commonAttentionKernelCodegen, codegenAttentionMMSoftmaxMM; SPEC §6.8",
+    fields: ATTENTION_FIELDS,
+    lower: lower_attention,
+};
+
+/// TiledAttentionMMSoftmaxMM → `BIRKernel` (IT 54) `Attention`, pre-tiled operands.
+pub static TILED_ATTENTION_MM_SOFTMAX_MM: OpSpec = OpSpec {
+    class: "TiledAttentionMMSoftmaxMM",
+    doc: bespoke_doc!(
+        "The tiled twin of AttentionMMSoftmaxMM: the same fields and attributes, operands \
+         `\"access\": \"ap\"`."
+    ),
+    source: "seed 004 §3 codegenTiledNativeKernel* (addAP); SPEC §6.8",
+    lower: lower_tiled_attention,
+    ..ATTENTION_MM_SOFTMAX_MM
+};
+
+/// BackwardsAttention → `BIRKernel` (IT 54) `BackwardsAttention`.
+pub static BACKWARDS_ATTENTION_OP: OpSpec = OpSpec {
+    class: "BackwardsAttention",
+    opcode: "BIRKernel",
+    engine: EngineSpec::Fixed(Engine::Unassigned),
+    instruction_type: Some(54),
+    doc: bespoke_doc!(
+        "The flash-attention backward pass as a library kernel spliced in by the name \
+         `BackwardsAttention`; it sets `is_causal` as a first-class field (its codegen adds \
+         the node itself). Operands are `\"access\": \"seq\"`; `kernel_attrs` is empty."
+    ),
+    source: "seed 004 §2 codegenBackwardsAttention (set_is_causal); SPEC §6.8",
+    fields: &[LIB_SRCS, LIB_DSTS, IS_CAUSAL],
+    lower: lower_backwards_attention,
+};
+
+fn lower_mlp(cx: &mut Cx<'_>) {
+    lower_library(cx, &MLP);
+}
+
+fn lower_tiled_mlp(cx: &mut Cx<'_>) {
+    lower_library(cx, &Library { tiled: true, ..MLP });
+}
+
+fn lower_qkv(cx: &mut Cx<'_>) {
+    lower_library(cx, &QKV);
+}
+
+fn lower_tiled_qkv(cx: &mut Cx<'_>) {
+    lower_library(cx, &Library { tiled: true, ..QKV });
+}
+
+fn lower_rmsnorm_quant(cx: &mut Cx<'_>) {
+    lower_library(cx, &RMSNORM_QUANT);
+}
+
+fn lower_tiled_rmsnorm_quant(cx: &mut Cx<'_>) {
+    lower_library(
+        cx,
+        &Library {
+            tiled: true,
+            ..RMSNORM_QUANT
+        },
+    );
+}
+
+fn lower_attention(cx: &mut Cx<'_>) {
+    lower_library(cx, &ATTENTION);
+}
+
+fn lower_tiled_attention(cx: &mut Cx<'_>) {
+    lower_library(
+        cx,
+        &Library {
+            tiled: true,
+            ..ATTENTION
+        },
+    );
+}
+
+fn lower_backwards_attention(cx: &mut Cx<'_>) {
+    lower_library(cx, &BACKWARDS_ATTENTION);
+}
+
+/// The shared IT 54 builder of the bespoke kernels (seed 004 §3
+/// `_commonNativeKernelCodegen` / `_commonAttentionKernelCodegen`).
+fn lower_library(cx: &mut Cx<'_>, library: &Library) {
+    let mode = if library.tiled {
+        AccessMode::Fixed {
+            access: "ap",
+            call: "tile",
+            what: "a pre-tiled access pattern",
+        }
+    } else {
+        AccessMode::Fixed {
+            access: "seq",
+            call: "full",
+            what: "a whole-tensor sequential access",
+        }
+    };
+    let mut srcs_shape = Vec::new();
+    let mut dsts_shape = Vec::new();
+    let first_src = first_operand_shape(cx, "srcs");
+    let mut ins = operand_args(cx, "srcs", mode, &mut srcs_shape);
+    let outs = operand_args(cx, "dsts", mode, &mut dsts_shape);
+    for bias in ["up_bias", "down_bias"] {
+        if cx.spec.field(bias).is_none() {
+            continue;
+        }
+        if let Some(operand) = cx.any_operand(bias) {
+            ins.push(with_access(operand.to_json(bias), mode.access()));
+            srcs_shape.push(json!(operand.shape()));
+        }
+    }
+
+    let mut attrs = Vec::new();
+    for &name in library.attrs {
+        let Some(value) = cx.value(name) else {
+            continue;
+        };
+        let text = match cx.field_spec(name).kind {
+            Kind::Float => value.as_number().map(float_string),
+            _ => attr_string(value),
+        };
+        if let Some(text) = text {
+            attrs.push(json!([name, text]));
+        }
+    }
+    if let Some(shape) = first_src.filter(|_| library.tkg) {
+        let tokens = shape.split_last().map_or(1, |(_, rest)| {
+            rest.iter().fold(1u64, |acc, d| acc.saturating_mul(*d))
+        });
+        let threshold = match cx.op.settings.tkg_seqlen_threshold {
+            0 => limits::DEFAULT_TKG_SEQLEN_THRESHOLD,
+            t => t,
+        };
+        attrs.push(json!(["is_tkg", (tokens < threshold).to_string()]));
+    }
+
+    let has = |cx: &Cx<'_>, name: &str| cx.spec.field(name).is_some();
+    let flag = |cx: &Cx<'_>, name: &str| has(cx, name) && cx.bool(name);
+    let is_causal = flag(cx, "is_causal");
+    let fused_rmsnorm = flag(cx, "fused_rmsnorm");
+    let store_add = flag(cx, "store_add");
+    let quant_kernel = flag(cx, "quant_kernel");
+    let norm_type = if has(cx, "norm_type") {
+        cx.ident("norm_type")
+            .and_then(|text| NORM_TYPE_ENUM.values.iter().position(|v| v.text == text))
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    let lower_bound = if has(cx, "lower_bound") {
+        cx.float("lower_bound").unwrap_or(0.0)
+    } else {
+        0.0
+    };
+
+    let inst = cx.inst("BIRKernel");
+    inst.ins = ins;
+    inst.outs = outs;
+    inst.set("kernel_name", library.kernel_name)
+        .set("srcs_shape", srcs_shape)
+        .set("dsts_shape", dsts_shape)
+        .set("kernel_attrs", attrs)
+        .set("sb_buf_shape", sb_buf_json(None))
+        .set("psum_buf_shape", psum_buf_json(None))
+        .set("auto_cast", "none")
+        .set("auto_cast_type", "")
+        .set("is_causal", is_causal)
+        .set("fused_rmsnorm", fused_rmsnorm)
+        .set("norm_type", norm_type)
+        .set_float("lower_bound", lower_bound)
+        .set("store_add", store_add)
+        .set("quant_kernel", quant_kernel);
+}

@@ -1,0 +1,281 @@
+//! The NKI kernel nodes (SPEC §6.8; seed 004 §4–§5): the registry-traced
+//! `NKIKLIRKernel` (IT 56) of InternalNativeNkiKernel and ExternalNativeNkiKlirKernel, and
+//! the user kernel `NKIKernel` (IT 55).
+
+use super::*;
+
+// ----- the NKI kernel nodes --------------------------------------------------------------
+
+static NKI_FRONTEND: EnumSpec = EnumSpec {
+    name: "nki_frontend",
+    values: &[
+        EnumValue {
+            text: "beta2",
+            bir: "klir",
+            doc: "trace to a serialized KLR-AST binary (the default): kernel_format \"klir\", klir_binary <func_name>.klir",
+        },
+        EnumValue {
+            text: "beta3",
+            bir: "bir",
+            doc: "trace to BIR JSON: kernel_format \"bir\", klir_binary <func_name>.json",
+        },
+    ],
+};
+
+/// InternalNativeNkiKernel → `NKIKLIRKernel` (IT 56), the registry-traced carrier (seed
+/// 004 §4 codegenInternalNativeNkiKernel). BIR keys, in the seed's setter order:
+/// `klir_binary`, `kernel_format`, `nki_binary_version_identifier`, `func_args`,
+/// `func_outs`, then `sb_buf_shape` and `psum_buf_shape` when given.
+pub static INTERNAL_NATIVE_NKI_KERNEL: OpSpec = OpSpec {
+    class: "InternalNativeNkiKernel",
+    opcode: "NKIKLIRKernel",
+    engine: EngineSpec::Fixed(Engine::Unassigned),
+    instruction_type: Some(56),
+    doc: "A kernel of the internal registry (convolution, resize, blockwise matmul, \
+          transpose, select-and-scatter) traced through the new NKI front end at codegen \
+          time and embedded as a binary. Library kernels (MLP, QKV, Attention, RMSNorm…) \
+          are never registry-traced: they are BIRKernel (IT 54) nodes. Operands are \
+          `\"access\": \"opaque\"` (the kernel owns its tiling).",
+    source: "seed 004 §4 codegenInternalNativeNkiKernel, _INTERNAL_KERNEL_REGISTRY; SPEC §6.8",
+    fields: &[
+        FieldSpec {
+            name: "func_name",
+            kind: Kind::Str,
+            default: Default::Required,
+            bir: "names the traced kernel; the default klir_binary is derived from it",
+            doc: "a key of the internal kernel registry (blockwise_mm, ResizeNearest, …)",
+        },
+        REG_SRCS,
+        REG_DSTS,
+        FieldSpec {
+            name: "nki_frontend",
+            kind: Kind::Enum(&NKI_FRONTEND),
+            default: Default::Ident("beta2"),
+            bir: "kernel_format: \"klir\" (beta2) or \"bir\" (beta3)",
+            doc: "the NKI front end that traces the kernel (NKI_FRONTEND): beta2 or beta3",
+        },
+        FieldSpec {
+            name: "klir_binary",
+            kind: Kind::Str,
+            default: Default::Computed(
+                "\"<func_name>.klir\" (beta2) or \"<func_name>.json\" (beta3)",
+            ),
+            bir: "klir_binary",
+            doc: "the traced binary: a KLR-AST file (beta2) or BIR JSON (beta3)",
+        },
+        FieldSpec {
+            name: "nki_binary_version_identifier",
+            kind: Kind::Str,
+            default: Default::Str("0"),
+            bir: "nki_binary_version_identifier",
+            doc: "the version of the traced binary",
+        },
+        OPT_SB_BUF_SHAPE,
+        OPT_PSUM_BUF_SHAPE,
+    ],
+    lower: lower_internal_nki,
+};
+
+fn lower_internal_nki(cx: &mut Cx<'_>) {
+    let func_name = cx.string("func_name");
+    if let Some(name) = func_name {
+        check_registry(cx, name);
+    }
+    let beta3 = cx.ident("nki_frontend") == Some("beta3");
+    let klir_binary = if cx.written("klir_binary") {
+        cx.string("klir_binary").map(str::to_string)
+    } else {
+        func_name.map(|name| format!("{name}.{}", if beta3 { "json" } else { "klir" }))
+    };
+    let version = cx.string("nki_binary_version_identifier");
+    let mode = AccessMode::Fixed {
+        access: "opaque",
+        call: "opaque",
+        what: "the traced kernel owns its tiling",
+    };
+    let ins = operand_args(cx, "srcs", mode, &mut Vec::new());
+    let outs = operand_args(cx, "dsts", mode, &mut Vec::new());
+    let func_args = operand_names(cx, "srcs");
+    let func_outs = operand_names(cx, "dsts");
+    let sb = buf_shape(cx, "sb_buf_shape", 2);
+    let psum = buf_shape(cx, "psum_buf_shape", 3);
+
+    let inst = cx.inst("NKIKLIRKernel");
+    inst.ins = ins;
+    inst.outs = outs;
+    if let Some(binary) = klir_binary {
+        inst.set("klir_binary", binary);
+    }
+    inst.set("kernel_format", if beta3 { "bir" } else { "klir" });
+    if let Some(version) = version {
+        inst.set("nki_binary_version_identifier", version);
+    }
+    inst.set("func_args", func_args).set("func_outs", func_outs);
+    if let Some(sb) = sb {
+        inst.set("sb_buf_shape", sb_buf_json(Some(&sb)));
+    }
+    if let Some(psum) = psum {
+        inst.set("psum_buf_shape", psum_buf_json(Some(&psum)));
+    }
+}
+
+/// P408 unless `name` is a registry key (seed 004 §4), naming the closest key; a library
+/// kernel's name gets a note that it is a BIRKernel (IT 54) node.
+fn check_registry(cx: &mut Cx<'_>, name: &str) {
+    if INTERNAL_KERNEL_REGISTRY.contains(&name) {
+        return;
+    }
+    let keys = INTERNAL_KERNEL_REGISTRY.iter().copied();
+    let mut message = format!("`{name}` is not in the internal kernel registry");
+    if let Some(key) = did_you_mean(name, keys.clone()) {
+        message.push_str(&format!("; did you mean `{key}`?"));
+    } else if let Some(key) = closest(name, keys) {
+        message.push_str(&format!(" (the closest key is `{key}`)"));
+    }
+    let anchor = cx.anchor("func_name");
+    let mut diag = Diag::new(Code::P408, anchor.clone(), message);
+    let library = LIBRARY_KERNELS
+        .iter()
+        .find(|(kernel, _)| kernel.eq_ignore_ascii_case(name));
+    if let Some((_, op)) = library {
+        let write = if op.is_empty() {
+            format!("BIRKernel {{ kernel_name = \"{name}\" }}")
+        } else {
+            format!("{op} {{ … }}")
+        };
+        diag = diag.with_related(
+            anchor,
+            format!(
+                "`{name}` is a library kernel: a BIRKernel (IT 54) node spliced in by name, \
+                 never registry-traced; write it as {write}"
+            ),
+        );
+    }
+    cx.report(diag);
+}
+
+/// ExternalNativeNkiKernel → `NKIKernel` (IT 55), a user `@nki.jit` kernel (seed 004 §5).
+/// BIR keys, in this order: `func`, `func_args`, `func_outs` (tensor names),
+/// `sb_buf_shape`, `psum_buf_shape` (both required by the public structure, so their
+/// defaults `[0, 0]` and `[0, [0, 0]]` are written when absent).
+pub static EXTERNAL_NATIVE_NKI_KERNEL: OpSpec = OpSpec {
+    class: "ExternalNativeNkiKernel",
+    opcode: "NKIKernel",
+    engine: EngineSpec::Fixed(Engine::Unassigned),
+    instruction_type: Some(55),
+    doc: "A user kernel (`@nki.jit`) the front end already compiled, called by its function \
+          name with its argument and output tensors.",
+    source: "seed 004 §5 codegenExternalNativeNkiKernel; SPEC §6.8",
+    fields: &[
+        FieldSpec {
+            name: "func",
+            kind: Kind::Str,
+            default: Default::Required,
+            bir: "func",
+            doc: "the user kernel's function name",
+        },
+        FieldSpec {
+            name: "func_args",
+            kind: Kind::List(&Kind::Acc(Mems::ANY, Dir::In)),
+            default: Default::EmptyList,
+            bir: "operands `func_args[i]` (ins); func_args: their tensor names",
+            doc: "the kernel's input tensors, in parameter order",
+        },
+        FieldSpec {
+            name: "func_outs",
+            kind: Kind::List(&Kind::Acc(Mems::ANY, Dir::Out)),
+            default: Default::EmptyList,
+            bir: "operands `func_outs[i]` (outs); func_outs: their tensor names",
+            doc: "the kernel's output tensors",
+        },
+        SB_BUF_SHAPE,
+        PSUM_BUF_SHAPE,
+    ],
+    lower: lower_external_nki,
+};
+
+fn lower_external_nki(cx: &mut Cx<'_>) {
+    check_non_empty(cx, "func");
+    let func = cx.string("func");
+    let (ins, outs) = cx.standard_args();
+    let func_args = operand_names(cx, "func_args");
+    let func_outs = operand_names(cx, "func_outs");
+    let sb = sb_buf_json(buf_shape(cx, "sb_buf_shape", 2).as_deref());
+    let psum = psum_buf_json(buf_shape(cx, "psum_buf_shape", 3).as_deref());
+    let inst = cx.inst("NKIKernel");
+    inst.ins = ins;
+    inst.outs = outs;
+    if let Some(func) = func {
+        inst.set("func", func);
+    }
+    inst.set("func_args", func_args)
+        .set("func_outs", func_outs)
+        .set("sb_buf_shape", sb)
+        .set("psum_buf_shape", psum);
+}
+
+/// ExternalNativeNkiKlirKernel → `NKIKLIRKernel` (IT 56), the external KLIR-path twin
+/// (seed 004 §5). BIR keys, in this order: `func`, `klir_binary`, `kernel_format`
+/// (`"klir"`), `klir_input_names`.
+pub static EXTERNAL_NATIVE_NKI_KLIR_KERNEL: OpSpec = OpSpec {
+    class: "ExternalNativeNkiKlirKernel",
+    opcode: "NKIKLIRKernel",
+    engine: EngineSpec::Fixed(Engine::Unassigned),
+    instruction_type: Some(56),
+    doc: "A user kernel already traced to a KLR-AST binary, carried as it is. Each operand's \
+          `access` follows SPEC §6.9.",
+    source: "seed 004 §5 codegenExternalNativeNkiKlirKernel; SPEC §6.8, §6.9",
+    fields: &[
+        FieldSpec {
+            name: "func",
+            kind: Kind::Str,
+            default: Default::Required,
+            bir: "func",
+            doc: "the kernel's function name",
+        },
+        FieldSpec {
+            name: "klir_binary",
+            kind: Kind::Str,
+            default: Default::Required,
+            bir: "klir_binary",
+            doc: "the path of the serialized KLR-AST binary",
+        },
+        FieldSpec {
+            name: "klir_input_names",
+            kind: Kind::List(&Kind::Str),
+            default: Default::EmptyList,
+            bir: "klir_input_names",
+            doc: "the kernel's input names, as the binary declares them",
+        },
+        SRCS,
+        DSTS,
+    ],
+    lower: lower_external_klir,
+};
+
+fn lower_external_klir(cx: &mut Cx<'_>) {
+    check_non_empty(cx, "func");
+    let func = cx.string("func");
+    let klir_binary = cx.string("klir_binary");
+    let input_names: Vec<&str> = cx
+        .list("klir_input_names")
+        .iter()
+        .filter_map(|v| match v {
+            Value::Str(s) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect();
+    let ins = operand_args(cx, "srcs", AccessMode::Written, &mut Vec::new());
+    let outs = operand_args(cx, "dsts", AccessMode::Written, &mut Vec::new());
+    let inst = cx.inst("NKIKLIRKernel");
+    inst.ins = ins;
+    inst.outs = outs;
+    if let Some(func) = func {
+        inst.set("func", func);
+    }
+    if let Some(binary) = klir_binary {
+        inst.set("klir_binary", binary);
+    }
+    inst.set("kernel_format", "klir")
+        .set("klir_input_names", input_names);
+}

@@ -1,0 +1,282 @@
+//! MatMulMXOp → `MatmultMx` (SPEC §6.1; seed 000 §2.2): microscaled matmul with E8M0 block
+//! scales.
+
+use super::*;
+
+/// MatMulMXOp → `MatmultMx`.
+///
+/// BIR key order: `start_tensor_calc`, `stop_tensor_calc`, `tile_size`, `tile_position`,
+/// `scale`, `offset_scale` (when written), `psum_buf_shape`, `is_accumulate`.
+pub static MATMUL_MX_OP: OpSpec = OpSpec {
+    class: "MatMulMXOp",
+    opcode: "MatmultMx",
+    engine: EngineSpec::Fixed(Engine::Pe),
+    instruction_type: None,
+    doc: "Microscaling (MX) matrix multiply on the PE array: packed fp8/fp4 ×4 operands with \
+          E8M0 block scales (one per 8 partitions), `dst[M, N] (+)= (lhs_scale·stationary)ᵀ · \
+          (rhs_scale·moving) · scale`. M and N count packed elements; the dst may span \
+          several PSUM banks. Row tiling only.",
+    source: "seed 000 §2.2 codegenMatMulMXOp, getMxScalePartitionAp; SPEC §6.1",
+    fields: &[
+        MATMUL_DST,
+        STATIONARY,
+        MOVING,
+        PE_TILE_POSITION,
+        PE_TILE_SIZE,
+        IS_ACCUMULATE,
+        input(
+            "lhs_scale",
+            Mems::SBUF,
+            "operand `lhs_scale` (ins)",
+            "E8M0 (or u8) block scales of the stationary: [K/8, M]",
+        ),
+        input(
+            "rhs_scale",
+            Mems::SBUF,
+            "operand `rhs_scale` (ins)",
+            "E8M0 (or u8) block scales of the moving: [K/8, N]",
+        ),
+        FieldSpec {
+            name: "scale",
+            kind: Kind::Float,
+            default: Default::Float(1.0),
+            bir: "scale",
+            doc: "a constant factor on the product; must be 1.0 when `scale_ptr` is given",
+        },
+        FieldSpec {
+            name: "scale_ptr",
+            kind: Kind::Acc(Mems::SBUF, Dir::In),
+            default: Default::Absent,
+            bir: "operand `scale_ptr` (ins)",
+            doc: "a [P, 1] f32 per-partition factor, P the dst partitions",
+        },
+        FieldSpec {
+            name: "offset_scale",
+            kind: Kind::Int,
+            default: Default::Absent,
+            bir: "offset_scale",
+            doc: "the moving's accumulated free size (the product of its free counts)",
+        },
+    ],
+    lower: lower_matmul_mx,
+};
+
+// ----- MatMulMXOp --------------------------------------------------------------------
+
+fn is_mx_dtype(d: Dtype) -> bool {
+    matches!(d, Dtype::F8e5m2x4 | Dtype::F8e4m3fnx4 | Dtype::F4e2m1fnx4)
+}
+
+/// The MX dtype rules (P407): packed ×4 operands, e8m0/u8 scales, an f32 or bf16 dst, an
+/// f32 `scale_ptr`.
+fn check_mx_dtypes(cx: &mut Cx<'_>) {
+    for field in ["stationary", "moving"] {
+        if let Some(d) = dtype_of(cx, field).filter(|d| !is_mx_dtype(*d)) {
+            dtype_error(
+                cx,
+                field,
+                format!(
+                    "`{field}` is {}: an MX matmul takes f8e5m2x4, f8e4m3fnx4 or f4e2m1fnx4",
+                    d.name()
+                ),
+            );
+        }
+    }
+    for field in ["lhs_scale", "rhs_scale"] {
+        if let Some(d) = dtype_of(cx, field).filter(|d| !matches!(d, Dtype::E8m0 | Dtype::U8)) {
+            dtype_error(
+                cx,
+                field,
+                format!("`{field}` is {}: MX scales are e8m0 or u8", d.name()),
+            );
+        }
+    }
+    if let Some(d) = dtype_of(cx, "dst").filter(|d| !matches!(d, Dtype::F32 | Dtype::Bf16)) {
+        dtype_error(
+            cx,
+            "dst",
+            format!("dst is {}: an MX matmul writes f32 or bf16", d.name()),
+        );
+    }
+    if let Some(d) = dtype_of(cx, "scale_ptr").filter(|d| *d != Dtype::F32) {
+        dtype_error(
+            cx,
+            "scale_ptr",
+            format!("`scale_ptr` is {}: it must be f32", d.name()),
+        );
+    }
+}
+
+/// The MX sizes: K (P405, P406: a multiple of 32), M even and ≤ 128, N by dst dtype
+/// (P406), dst `[M, N]` (P406), the tile fit (P409).
+fn check_mx_sizes(cx: &mut Cx<'_>, tile: &PeTile) {
+    let (Some(s), Some(m)) = (cx.operand("stationary"), cx.operand("moving")) else {
+        return;
+    };
+    let (k, mk, mdim, n) = (s.partitions(), m.partitions(), s.free_size(), m.free_size());
+    if k != mk {
+        let anchor = cx.anchor("moving");
+        cx.error(
+            Code::P405,
+            anchor,
+            format!("contraction mismatch: the stationary has {k} partitions and the moving {mk}"),
+        );
+        return;
+    }
+    let mut sizes_ok = true;
+    if k % limits::QUADRANT != 0 || k > limits::PARTITIONS {
+        let anchor = cx.anchor("moving");
+        cx.error(
+            Code::P406,
+            anchor,
+            format!(
+                "an MX matmul contracts over a multiple of 32 partitions, at most 128; K = {k}"
+            ),
+        );
+        sizes_ok = false;
+    }
+    let n_max = match dtype_of(cx, "dst") {
+        Some(Dtype::F32) => Some(limits::MX_MAX_MOVING_FREE_F32),
+        Some(Dtype::Bf16) => Some(limits::MX_MAX_MOVING_FREE_BF16),
+        _ => None,
+    };
+    if let Some(max) = n_max.filter(|max| n > *max) {
+        let anchor = cx.anchor("moving");
+        cx.error(
+            Code::P406,
+            anchor,
+            format!("moving free size N = {n} exceeds {max} for this dst dtype"),
+        );
+        sizes_ok = false;
+    }
+    if mdim % 2 != 0 || mdim > limits::MATMUL_MAX_STATIONARY_FREE {
+        let anchor = cx.anchor("dst");
+        cx.error(
+            Code::P406,
+            anchor,
+            format!("the stationary free size M = {mdim} must be even and at most 128"),
+        );
+        sizes_ok = false;
+    }
+    if sizes_ok {
+        check_dst_shape(cx, mdim, n);
+        check_tile_fit(cx, tile, k, mdim);
+    }
+}
+
+/// The scale tensors: `[K/8, F]` with F the operand's free size (P300 partitions, P305
+/// free size; seed 000 §2.2 `getMxScalePartitionAp`), and `scale_ptr` `[P, 1]` (P305).
+fn check_mx_scales(cx: &mut Cx<'_>) {
+    for (scale, of) in [("lhs_scale", "stationary"), ("rhs_scale", "moving")] {
+        let (Some(sc), Some(op)) = (cx.operand(scale), cx.operand(of)) else {
+            continue;
+        };
+        let (sp, sf, op_p, op_f) = (
+            sc.partitions(),
+            sc.free_size(),
+            op.partitions(),
+            op.free_size(),
+        );
+        if op_p % 8 != 0 {
+            continue;
+        }
+        if sp != op_p / 8 {
+            let anchor = cx.anchor(scale);
+            let diag = Diag::incorrect_access_pattern(
+                anchor.clone(),
+                anchor,
+                format!(
+                    "`{scale}` has {sp} partitions; one E8M0 scale per 8 partitions of the {of} ({op_p}) needs {}",
+                    op_p / 8
+                ),
+            );
+            cx.report(diag);
+        } else if sf != op_f {
+            let anchor = cx.anchor(scale);
+            cx.error(
+                Code::P305,
+                anchor,
+                format!("`{scale}` has {sf} elements per partition but the {of} has {op_f}"),
+            );
+        }
+    }
+    let dst_partitions = cx.operand("dst").map(Operand::partitions);
+    if let (Some(p), Some(ptr)) = (dst_partitions, cx.operand("scale_ptr").cloned()) {
+        let anchor = cx.anchor("scale_ptr");
+        check_pointer_shape(cx, "scale_ptr", anchor, &ptr, p);
+    }
+}
+
+fn lower_matmul_mx(cx: &mut Cx<'_>) {
+    cx.mark_stationary("stationary");
+    let mut tile = pe_tile(cx);
+    // Row tiling only: tile columns 128 at column 0.
+    if tile.size_ok && tile.position_ok && (tile.size[1] != 128 || tile.position[1] != 0) {
+        let anchor = cx.anchor("pe_tile_position");
+        cx.error(
+            Code::P409,
+            anchor,
+            "an MX matmul tiles rows only: the tile has 128 columns at column 0",
+        );
+        tile.size_ok = false;
+    }
+    let rank_ok = check_weight_rank(cx);
+    check_mx_dtypes(cx);
+    if rank_ok {
+        check_mx_sizes(cx, &tile);
+    }
+    check_mx_scales(cx);
+
+    // P402: scale_ptr with a scale other than 1.0.
+    let scale = cx.float("scale");
+    if cx.written("scale_ptr")
+        && !cx.is_bad("scale_ptr")
+        && let Some(s) = scale.filter(|s| *s != 1.0)
+    {
+        let anchor = cx.anchor("scale");
+        cx.report(
+            Diag::new(
+                Code::P402,
+                anchor,
+                "Scale should be 1.0 if scale_ptr is specified",
+            )
+            .with_related(
+                cx.anchor("scale_ptr"),
+                format!("`scale` is {s} and `scale_ptr` is given here"),
+            ),
+        );
+    }
+    // P403: offset_scale differs from the moving's accumulated free size.
+    let offset_scale = cx.int("offset_scale");
+    if let (Some(off), Some(free)) = (offset_scale, cx.operand("moving").map(Operand::free_size))
+        && u64::try_from(off).ok() != Some(free)
+    {
+        let anchor = cx.anchor("offset_scale");
+        let inst = format!("{} #{}", cx.spec.class, cx.op.op_id);
+        cx.report(
+            Diag::new(
+                Code::P403,
+                anchor,
+                format!(
+                    "offset scale is not equivalent to the accumulated tensor size on right of generic dim in {inst}"
+                ),
+            )
+            .with_related(cx.anchor("moving"), format!("the moving's free size is {free}")),
+        );
+    }
+
+    let accumulate = cx.bool("is_accumulate");
+    let psum = psum_buf_shape(cx);
+    let inst = cx.inst_with_args("MatmultMx");
+    set_calc_flags(inst, accumulate);
+    inst.set("tile_size", json!(tile.size))
+        .set("tile_position", json!(tile.position))
+        .set_float("scale", scale.unwrap_or(1.0));
+    if let Some(off) = offset_scale {
+        inst.set("offset_scale", off);
+    }
+    if let Some(p) = psum {
+        inst.set("psum_buf_shape", json!(p));
+    }
+    inst.set("is_accumulate", accumulate);
+}

@@ -1,0 +1,147 @@
+//! MatMulSparseOp → `MatmultSparse` (SPEC §6.1; seed 000 §2.3): structured-sparse matmul.
+
+use super::*;
+
+/// MatMulSparseOp → `MatmultSparse`.
+///
+/// BIR key order: `start_tensor_calc`, `stop_tensor_calc`, `replication_resolution`,
+/// `replication_shift_amnt`, `replication_num_rows`, `is_transpose`, `is_fmap_onezero`,
+/// `is_weight_onezero`, `tile_size`, `tile_position`, `compress_ratio`, `psum_buf_shape`,
+/// `is_accumulate`.
+pub static MATMUL_SPARSE_OP: OpSpec = OpSpec {
+    class: "MatMulSparseOp",
+    opcode: "MatmultSparse",
+    engine: EngineSpec::Fixed(Engine::Pe),
+    instruction_type: None,
+    doc: "Structured-sparse matrix multiply on the PE array: the moving is compressed by \
+          `compress_ratio` (2 or 4) with `tags` saying which values are kept, so the dst is \
+          `[M, N / compress_ratio]` (at most 512 columns).",
+    source: "seed 000 §2.3 codegenMatMulSparseOp, addSparseMatmulAP; SPEC §6.1",
+    fields: &[
+        MATMUL_DST,
+        STATIONARY,
+        MOVING,
+        input(
+            "tags",
+            Mems::SBUF,
+            "operand `tags` (ins)",
+            "the sparsity tags of the moving, u8 or u16 in sbuf",
+        ),
+        IS_TRANSPOSE,
+        IS_STATIONARY_ONE_ZERO,
+        IS_MOVING_ZERO,
+        PE_TILE_POSITION,
+        PE_TILE_SIZE,
+        IS_ACCUMULATE,
+        FieldSpec {
+            name: "compress_ratio",
+            kind: Kind::Int,
+            default: Default::Required,
+            bir: "compress_ratio",
+            doc: "the compression of the moving's free dim: 2 or 4",
+        },
+        FieldSpec {
+            name: "replication_resolution",
+            kind: Kind::Int,
+            default: Default::Int(0),
+            bir: "replication_resolution",
+            doc: "replication resolution of the sparse pattern (≥ 0)",
+        },
+        FieldSpec {
+            name: "replication_shift_amnt",
+            kind: Kind::Int,
+            default: Default::Int(0),
+            bir: "replication_shift_amnt",
+            doc: "replication shift amount (≥ 0)",
+        },
+        FieldSpec {
+            name: "replication_num_rows",
+            kind: Kind::Int,
+            default: Default::Int(0),
+            bir: "replication_num_rows",
+            doc: "number of replicated rows (≥ 0)",
+        },
+    ],
+    lower: lower_matmul_sparse,
+};
+
+// ----- MatMulSparseOp ----------------------------------------------------------------
+
+fn lower_matmul_sparse(cx: &mut Cx<'_>) {
+    let transpose = cx.bool("isTranspose");
+    cx.mark_stationary("stationary");
+    let tile = pe_tile(cx);
+    let rank_ok = check_weight_rank(cx);
+    check_pe_dtypes(cx, false, transpose);
+    if let Some(d) = dtype_of(cx, "tags").filter(|d| !matches!(d, Dtype::U8 | Dtype::U16)) {
+        dtype_error(
+            cx,
+            "tags",
+            format!("`tags` is {}: sparsity tags are u8 or u16", d.name()),
+        );
+    }
+    let ratio = cx.int("compress_ratio");
+    let ratio_ok = ratio.filter(|r| matches!(r, 2 | 4));
+    if let Some(r) = ratio.filter(|_| ratio_ok.is_none()) {
+        let anchor = cx.anchor("compress_ratio");
+        cx.error(
+            Code::P414,
+            anchor,
+            format!("compress_ratio is 2 or 4; got {r}"),
+        );
+    }
+    if rank_ok {
+        let n_of = |cx: &mut Cx<'_>, n: u64| -> Option<u64> {
+            let r = ratio_ok? as u64;
+            if !n.is_multiple_of(r) {
+                let anchor = cx.anchor("moving");
+                cx.error(
+                    Code::P305,
+                    anchor,
+                    format!("the moving free size {n} is not a multiple of compress_ratio {r}"),
+                );
+                return None;
+            }
+            Some(n / r)
+        };
+        check_sizes(cx, &tile, false, &n_of);
+    }
+    check_one_bank(cx);
+    for field in [
+        "replication_resolution",
+        "replication_shift_amnt",
+        "replication_num_rows",
+    ] {
+        check_natural(cx, field);
+    }
+
+    let accumulate = cx.bool("is_accumulate");
+    let psum = psum_buf_shape(cx);
+    let replication: Vec<(&str, i64)> = [
+        "replication_resolution",
+        "replication_shift_amnt",
+        "replication_num_rows",
+    ]
+    .into_iter()
+    .map(|f| (f, cx.int(f).unwrap_or(0).max(0)))
+    .collect();
+    let weight_onezero = cx.bool("isStationaryOneZero");
+    let fmap_onezero = cx.bool("isMovingZero");
+    let inst = cx.inst_with_args("MatmultSparse");
+    set_calc_flags(inst, accumulate);
+    for (field, value) in replication {
+        inst.set(field, value);
+    }
+    inst.set("is_transpose", transpose)
+        .set("is_fmap_onezero", fmap_onezero)
+        .set("is_weight_onezero", weight_onezero)
+        .set("tile_size", json!(tile.size))
+        .set("tile_position", json!(tile.position));
+    if let Some(r) = ratio {
+        inst.set("compress_ratio", r);
+    }
+    if let Some(p) = psum {
+        inst.set("psum_buf_shape", json!(p));
+    }
+    inst.set("is_accumulate", accumulate);
+}
