@@ -241,3 +241,39 @@ fn fmt_leaves_invalid_utf8_alone() {
     );
     assert_eq!(std::fs::read(&path).expect("read"), bytes);
 }
+
+#[test]
+fn the_tkg_threshold_can_be_set_like_the_server_setting() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let file = root.join("tests/corpus/library_kernels.pir");
+    let is_tkg = |extra: &[&str]| -> Vec<Value> {
+        let out = pir()
+            .arg("lower")
+            .arg(&file)
+            .args(extra)
+            .output()
+            .expect("runs");
+        let bir: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        bir["functions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|f| {
+                f["blocks"][0]["instructions"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .filter(|i| i["kernel_name"] == "MLP")
+            .flat_map(|i| i["kernel_attrs"].as_array().cloned().unwrap_or_default())
+            .filter(|pair| pair[0] == "is_tkg")
+            .map(|pair| pair[1].clone())
+            .collect()
+    };
+    // 1 × 2048 tokens: not below the default 96, but below 4096.
+    assert_eq!(is_tkg(&[]), [Value::from("false")]);
+    assert_eq!(
+        is_tkg(&["--tkg-seqlen-threshold", "4096"]),
+        [Value::from("true")]
+    );
+}

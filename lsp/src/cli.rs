@@ -152,14 +152,25 @@ fn print_stdout(text: &str) -> bool {
         .is_ok()
 }
 
+/// A database with the client settings of the command line.
+fn database(tkg_seqlen_threshold: Option<u64>) -> RootDatabase {
+    use salsa::Setter;
+    let mut db = RootDatabase::default();
+    if let Some(threshold) = tkg_seqlen_threshold {
+        let settings = analysis::Db::settings(&db);
+        settings.set_tkg_seqlen_threshold(&mut db).to(threshold);
+    }
+    db
+}
+
 /// `pir check`.
-pub fn check(paths: &[PathBuf], format: Format) -> u8 {
+pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64>) -> u8 {
     let files = collect(paths);
     let mut status = files.report_errors();
     if files.paths.is_empty() && status == 0 {
         eprintln!("pir: no .pir files to check");
     }
-    let db = RootDatabase::default();
+    let db = database(tkg_seqlen_threshold);
     let mut reports = Vec::new();
     let (mut errors, mut warnings) = (0usize, 0usize);
     for path in &files.paths {
@@ -209,8 +220,8 @@ pub fn check(paths: &[PathBuf], format: Format) -> u8 {
 }
 
 /// `pir lower`.
-pub fn lower(path: &Path, output: Option<&Path>) -> u8 {
-    let db = RootDatabase::default();
+pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u64>) -> u8 {
+    let db = database(tkg_seqlen_threshold);
     let loaded = match load(&db, path) {
         Ok(l) => l,
         Err(e) => {

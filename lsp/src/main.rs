@@ -28,6 +28,10 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// The token-generation threshold of MLPKernel/NormQKV `is_tkg` (the server's
+        /// `tkgSeqlenThreshold`; default 96).
+        #[arg(long, value_name = "N")]
+        tkg_seqlen_threshold: Option<u64>,
         /// Files or folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -50,6 +54,10 @@ enum Command {
         /// Write the JSON to this file instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// The token-generation threshold of MLPKernel/NormQKV `is_tkg` (the server's
+        /// `tkgSeqlenThreshold`; default 96).
+        #[arg(long, value_name = "N")]
+        tkg_seqlen_threshold: Option<u64>,
     },
 }
 
@@ -72,8 +80,16 @@ fn main() -> ExitCode {
         }
     };
     let code = match args.command {
-        Command::Check { format, paths } => cli::check(&paths, format),
-        Command::Lower { path, output } => cli::lower(&path, output.as_deref()),
+        Command::Check {
+            format,
+            tkg_seqlen_threshold,
+            paths,
+        } => cli::check(&paths, format, tkg_seqlen_threshold),
+        Command::Lower {
+            path,
+            output,
+            tkg_seqlen_threshold,
+        } => cli::lower(&path, output.as_deref(), tkg_seqlen_threshold),
         Command::Lsp => u8::try_from(pir_lsp::server::run()).unwrap_or(1),
         Command::Fmt { check, paths } => cli::fmt(&paths, check),
     };
