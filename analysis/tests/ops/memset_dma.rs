@@ -467,3 +467,22 @@ kernel @k(%a: hbm f32[128, 512], %ids: sbuf i32[1, 512]) -> (%o: hbm f32[128, 51
 "#,
     );
 }
+
+#[test]
+fn offloaded_fma_element_count_saturates() {
+    // Found by fuzzing: `srcs` and `dst` element counts overflowed u64.
+    check(
+        r#"
+kernel @k(%a: hbm f32[4294967296, 4294967296]) -> (%o: hbm f32[128, 512]) {
+  OffloadedFMA { dst = %o, srcs = [%a], scales = [1.0] }
+}
+"#,
+        expect![[r#"
+            3: DMACopy DMA I-1-0 errors=["P305"]
+              in srcs[0]: physical_ap float32 ap=[[4294967296,4294967296],[1,4294967296]] offset=0 %a access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            P305 error:3:36 `%a`: `srcs[0]` has 18446744073709551615 elements but dst has 65536
+        "#]],
+    );
+}
