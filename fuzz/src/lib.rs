@@ -1,11 +1,15 @@
-//! The fuzz targets' bodies, shared by the cargo-fuzz binaries in `fuzz_targets/` and the
-//! `replay` binary (which runs inputs without libFuzzer). Each function takes raw bytes and
-//! panics when the contract is broken: bad input never panics, never hangs, never loses
+//! The fuzz targets' bodies, called by the cargo-fuzz binaries in `fuzz_targets/` (one
+//! function per target, so they can also be called from a test). Each function takes raw
+//! bytes and panics when the contract is broken: bad input never panics, never hangs, never loses
 //! text; every error is a diagnostic with a range inside the text; `format` is idempotent
 //! and keeps every token.
 
 use analysis::{RootDatabase, SourceFile, TextRange, TextSize};
 use syntax::Token;
+
+/// The syntax tests' helpers: `all_ranges` lists every range in a tree.
+#[path = "../../syntax/tests/common/mod.rs"]
+mod common;
 
 /// Inputs longer than this are skipped: libFuzzer's default `-max_len` is far below it, and
 /// big inputs only slow the search down (slowness has its own check, `-timeout`).
@@ -62,6 +66,9 @@ pub fn parse(data: &[u8]) {
             );
         }
         assert!(parse.errors.len() <= 101, "{} errors", parse.errors.len());
+        for r in common::all_ranges(&parse.file) {
+            check_range(&text, r, &"a node's range");
+        }
     }
     let (tokens, errors) = syntax::lex(&text);
     let mut end = TextSize::from(0);
