@@ -15,9 +15,15 @@ mod common;
 /// big inputs only slow the search down (slowness has its own check, `-timeout`).
 const MAX_LEN: usize = 64 * 1024;
 
-/// The text of `data`: decoded as the server and the CLI decode files.
-fn text_of(data: &[u8]) -> (String, Vec<TextRange>) {
-    syntax::decode(data)
+pub mod generate;
+
+/// The text of `data`: decoded as the server and the CLI decode files, or, after a first
+/// 0 byte, the program that the rest of the bytes choose ([`generate::program`]).
+fn text_of(data: &[u8]) -> String {
+    match data.split_first() {
+        Some((0, choices)) => generate::program(choices),
+        _ => syntax::decode(data).0,
+    }
 }
 
 /// Asserts that `range` is a range of `text` on char boundaries.
@@ -45,7 +51,7 @@ pub fn parse(data: &[u8]) {
     if data.len() > MAX_LEN {
         return;
     }
-    let (text, bad) = text_of(data);
+    let (text, bad) = syntax::decode(data);
     if let Ok(s) = std::str::from_utf8(data) {
         assert_eq!(text, s, "decode changed valid UTF-8");
         assert!(bad.is_empty());
@@ -139,7 +145,7 @@ pub fn analysis(data: &[u8]) {
     if data.len() > MAX_LEN {
         return;
     }
-    let (text, _) = text_of(data);
+    let text = text_of(data);
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, text.clone());
     for d in analysis::diagnostics(&db, file) {
@@ -247,12 +253,14 @@ fn check_format(text: &str, formatted: &str) {
     );
 }
 
-/// `format` keeps every token and is idempotent.
+/// `format` keeps every token and is idempotent, over generated programs (every input is
+/// read as the choices of [`generate::program`]: mutated raw files almost never parse, and
+/// the `analysis` target checks `format` on those already).
 pub fn format(data: &[u8]) {
     if data.len() > MAX_LEN {
         return;
     }
-    let (text, _) = text_of(data);
+    let text = generate::program(data);
     if let Some(formatted) = analysis::ide::format(&text) {
         check_format(&text, &formatted);
     }
