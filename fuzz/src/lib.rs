@@ -19,7 +19,7 @@ pub mod generate;
 
 /// The text of `data`: decoded as the server and the CLI decode files, or, after a first
 /// 0 byte, the program that the rest of the bytes choose ([`generate::program`]).
-fn text_of(data: &[u8]) -> String {
+fn input_text(data: &[u8]) -> String {
     match data.split_first() {
         Some((0, choices)) => generate::program(choices),
         _ => syntax::decode(data).0,
@@ -140,12 +140,23 @@ fn apply(text: &str, edits: &[(TextRange, String)], what: &str) -> String {
     out
 }
 
+/// An edit (a rename or a quick fix) of a file without syntax errors leaves none.
+fn keeps_syntax(text: &str, well_formed: bool, edited: &str, what: &str) {
+    if well_formed {
+        let errors = syntax::parse(edited).errors;
+        assert!(
+            errors.is_empty(),
+            "{what} made syntax errors {errors:?}\n--- before:\n{text}\n--- after:\n{edited}"
+        );
+    }
+}
+
 /// Every query and IDE feature of the analysis over the decoded bytes.
 pub fn analysis(data: &[u8]) {
     if data.len() > MAX_LEN {
         return;
     }
-    let text = text_of(data);
+    let text = input_text(data);
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, text.clone());
     for d in analysis::diagnostics(&db, file) {
@@ -178,6 +189,7 @@ pub fn analysis(data: &[u8]) {
         check_range(&text, f.range, &f);
     }
     let _ = analysis::ide::show_bir(&db, file, None);
+    let well_formed = syntax::parse(&text).errors.is_empty();
     for at in offsets(&text, 8) {
         if let Some(h) = analysis::ide::hover(&db, file, at) {
             check_range(&text, h.range, &h);
@@ -200,10 +212,12 @@ pub fn analysis(data: &[u8]) {
             check_range(&text, r, &r);
         }
         if let Ok(edits) = analysis::ide::rename(&db, file, at, "renamed") {
-            apply(&text, &edits, "rename");
+            let renamed = apply(&text, &edits, "rename");
+            keeps_syntax(&text, well_formed, &renamed, "rename");
         }
         for fix in analysis::ide::fixes(&db, file, TextRange::empty(at)) {
-            apply(&text, &fix.edits, &fix.title);
+            let fixed = apply(&text, &fix.edits, &fix.title);
+            keeps_syntax(&text, well_formed, &fixed, &fix.title);
         }
     }
     if let Some(formatted) = analysis::ide::format(&text) {
@@ -251,6 +265,15 @@ fn check_format(text: &str, formatted: &str) {
         again, formatted,
         "format is not idempotent\n--- once:\n{formatted}\n--- twice:\n{again}"
     );
+}
+
+/// The text that `target` reads from `data`.
+pub fn text_of(target: &str, data: &[u8]) -> String {
+    match target {
+        "format" => generate::program(data),
+        "analysis" => input_text(data),
+        _ => syntax::decode(data).0,
+    }
 }
 
 /// `format` keeps every token and is idempotent, over generated programs (every input is

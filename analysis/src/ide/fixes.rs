@@ -134,7 +134,8 @@ fn op_with_class_at(file: &ast::SourceFile, offset: TextSize) -> Option<&ast::Op
 }
 
 /// An edit adding `field_text` as the op's last field: on its own line in a multi-line
-/// body, else `, field` before the closing brace.
+/// body (after the last field's line, or right after the field when the body's `}` ends
+/// that line), else `, field` before the closing brace.
 fn insert_field(text: &str, op: &ast::Op, field_text: &str) -> Option<(TextRange, String)> {
     let body = op.body_range?;
     // Only a body closed by `}`: an unclosed one has no place to insert into yet.
@@ -150,11 +151,16 @@ fn insert_field(text: &str, op: &ast::Op, field_text: &str) -> Option<(TextRange
         let line_start = text[..usize::from(last.range.start())]
             .rfind('\n')
             .map_or(0, |i| i + 1);
-        let indent = &text[line_start..usize::from(last.range.start())];
+        let line = &text[line_start..usize::from(last.range.start())];
+        let indent = &line[..line.len() - line.trim_start().len()];
         let line_end = text[usize::from(last.range.end())..]
             .find('\n')
             .map_or(text.len(), |i| usize::from(last.range.end()) + i);
-        let at = TextSize::from(line_end as u32);
+        let at = if usize::from(close) < line_end {
+            last.range.end()
+        } else {
+            TextSize::from(line_end as u32)
+        };
         return Some((TextRange::empty(at), format!("\n{indent}{field_text}")));
     }
     match op.fields.last() {
@@ -205,5 +211,28 @@ mod tests {
                 && t.contains("src = %t, func = identity }")),
             "{got:?}"
         );
+    }
+
+    #[test]
+    fn missing_field_goes_inside_a_body_closed_on_its_last_line() {
+        // Found by fuzzing: a multi-line body whose `}` ends the last field's line got the
+        // field after the `}` (here after the kernel's too), and a last field after other
+        // tokens on its line took them as its indentation.
+        let text = "kernel @k(%p: sbuf f32[2, 2]) {\n  TensorScalarGEPOp { dst = %p[\n:, :]\n src = %p } }\n";
+        let got = apply(text);
+        let (_, fixed) = got
+            .iter()
+            .find(|(title, _)| title == "Add the field `op0`")
+            .expect("a fix adding op0");
+        assert!(syntax::parse(fixed).errors.is_empty(), "{fixed}");
+        assert!(fixed.contains(" src = %p\n op0 = "), "{fixed}");
+
+        let text = "kernel @k(%p: sbuf f32[2, 2]) {\n  TensorScalarGEPOp { dst = %p[\n:, :], src = %p\n  }\n}\n";
+        let (_, fixed) = apply(text)
+            .into_iter()
+            .find(|(title, _)| title == "Add the field `op0`")
+            .expect("a fix adding op0");
+        assert!(syntax::parse(&fixed).errors.is_empty(), "{fixed}");
+        assert!(fixed.contains(":, :], src = %p\nop0 = "), "{fixed}");
     }
 }
