@@ -121,16 +121,25 @@ fn placeholder(class: &str, field: &str) -> String {
     }
 }
 
-/// The op whose class name or body contains `offset`.
+/// The op whose class name or body contains `offset`: the one starting there when another
+/// ends there (`}Op {`).
 fn op_with_class_at(file: &ast::SourceFile, offset: TextSize) -> Option<&ast::Op> {
-    fn find(stmts: &[ast::Stmt], offset: TextSize) -> Option<&ast::Op> {
+    fn find(stmts: &[ast::Stmt], offset: TextSize, end_too: bool) -> Option<&ast::Op> {
         stmts.iter().find_map(|s| match s {
-            ast::Stmt::Op(op) if op.range.contains_inclusive(offset) => Some(op),
-            ast::Stmt::Loop(l) => find(&l.body, offset),
+            ast::Stmt::Op(op)
+                if op.range.contains(offset) || (end_too && op.range.end() == offset) =>
+            {
+                Some(op)
+            }
+            ast::Stmt::Loop(l) => find(&l.body, offset, end_too),
             _ => None,
         })
     }
-    file.kernels.iter().find_map(|k| find(&k.body, offset))
+    [false, true].into_iter().find_map(|end_too| {
+        file.kernels
+            .iter()
+            .find_map(|k| find(&k.body, offset, end_too))
+    })
 }
 
 /// An edit adding `field_text` as the op's last field: on its own line in a multi-line
@@ -234,5 +243,21 @@ mod tests {
             .expect("a fix adding op0");
         assert!(syntax::parse(&fixed).errors.is_empty(), "{fixed}");
         assert!(fixed.contains(":, :], src = %p\nop0 = "), "{fixed}");
+    }
+
+    #[test]
+    fn missing_field_goes_into_its_own_op_when_ops_touch() {
+        // Found by fuzzing: in `}ExternalNativeNkiKlirKernel {`, the P204 fix of the second
+        // op went into the first, whose range also "contains" the second's start.
+        let text = "kernel @k(%t: sbuf f32[128, 4]) {\n  MemsetOp { dst = %t, mode = random }ExternalNativeNkiKlirKernel { func = \"f\", dsts = [] }\n}\n";
+        let (_, fixed) = apply(text)
+            .into_iter()
+            .find(|(title, _)| title == "Add the field `klir_binary`")
+            .expect("a fix adding klir_binary");
+        assert!(syntax::parse(&fixed).errors.is_empty(), "{fixed}");
+        assert!(
+            fixed.contains("mode = random }ExternalNativeNkiKlirKernel { func = \"f\", dsts = [], klir_binary = "),
+            "{fixed}"
+        );
     }
 }
