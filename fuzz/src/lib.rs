@@ -190,6 +190,12 @@ pub fn analysis(data: &[u8]) {
     }
     let _ = analysis::ide::show_bir(&db, file, None);
     let well_formed = syntax::parse(&text).errors.is_empty();
+    let mut renamed_once = false;
+    let codes = |ds: &[analysis::Diagnostic]| {
+        let mut codes: Vec<&str> = ds.iter().map(|d| d.code.as_str()).collect();
+        codes.sort_unstable();
+        codes
+    };
     for at in offsets(&text, 8) {
         if let Some(h) = analysis::ide::hover(&db, file, at) {
             check_range(&text, h.range, &h);
@@ -214,6 +220,26 @@ pub fn analysis(data: &[u8]) {
         if let Ok(edits) = analysis::ide::rename(&db, file, at, "renamed") {
             let renamed = apply(&text, &edits, "rename");
             keeps_syntax(&text, well_formed, &renamed, "rename");
+            // Renaming a tensor, register or loop variable changes no diagnostic's code
+            // (a missed reference would be a P200), unless names clash (P201: renaming one
+            // of two definitions ends the clash). Once per input: it re-analyses.
+            let local = edits
+                .iter()
+                .all(|(r, _)| text[..usize::from(r.start())].ends_with('%'));
+            let clash = text.contains("renamed")
+                || analysis::diagnostics(&db, file)
+                    .iter()
+                    .any(|d| d.code.as_str() == "P201");
+            if !renamed_once && local && !clash && !edits.is_empty() {
+                renamed_once = true;
+                let db2 = RootDatabase::default();
+                let file2 = SourceFile::new(&db2, renamed.clone());
+                assert_eq!(
+                    codes(analysis::diagnostics(&db, file)),
+                    codes(analysis::diagnostics(&db2, file2)),
+                    "rename changed the diagnostics\n--- before:\n{text}\n--- after:\n{renamed}"
+                );
+            }
         }
         for fix in analysis::ide::fixes(&db, file, TextRange::empty(at)) {
             let fixed = apply(&text, &fix.edits, &fix.title);
