@@ -1,11 +1,11 @@
 //! A structure-aware generator: fuzz bytes → a well-formed-ish `.pir` program. Raw bytes
 //! mutated by libFuzzer rarely parse (the formatter only formats error-free files, and the
-//! lowering only sees the ops that resolve), so the `format` and `analysis` targets also
-//! read inputs that start with a 0 byte as the choices of this generator: kernels, tensor
-//! and register declarations, loops, and ops of the catalog with fields of their kinds,
-//! and between any two tokens a choice of whitespace (spaces, tabs, newlines, blank lines,
-//! comments, `\r\n`, form feeds). Running out of bytes picks the first choice everywhere,
-//! so any input gives a program.
+//! lowering only sees the ops that resolve), so the `format` target reads every input, and
+//! the `analysis` target each input that starts with a 0 byte, as the choices of this
+//! generator: kernels, tensor and register declarations, loops, and ops of the catalog
+//! with fields of their kinds, and between any two tokens a choice of whitespace (spaces,
+//! tabs, newlines, blank lines, comments, `\r\n`, form feeds). Running out of bytes picks
+//! the first choice everywhere, so any input gives a program.
 
 use lower::catalog::{Kind, Mems};
 
