@@ -28,7 +28,9 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn rust_sources_are_tidy() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    for dir in ["syntax", "lower", "analysis", "lsp", "tests", "benches"] {
+    for dir in [
+        "syntax", "lower", "analysis", "lsp", "tests", "benches", "fuzz",
+    ] {
         rust_files(&root.join(dir), &mut files);
     }
     assert!(files.len() > 20);

@@ -284,12 +284,17 @@ impl Operand {
     /// Elements per partition: the product of the kept counts after the partition dim.
     pub fn free_size(&self) -> u64 {
         let shape = self.shape();
-        shape.iter().skip(1).product()
+        shape
+            .iter()
+            .skip(1)
+            .fold(1, |acc, n| acc.saturating_mul(*n))
     }
 
     /// Every selected element.
     pub fn elements(&self) -> u64 {
-        self.dims.iter().map(|d| d.count).product()
+        self.dims
+            .iter()
+            .fold(1, |acc, d| acc.saturating_mul(d.count))
     }
 
     /// The kept counts after the partition dim.

@@ -11,8 +11,8 @@
 //! Recovery, innermost first:
 //! * a missing piece of a header (`@name`, `:`, `in`, `..`, a type) is reported ("expected
 //!   `:`, found `hbm`") and left `None` (`or_expected`: `recover_with(via_parser(empty()))`);
-//! * a parenthesised expression that does not parse is skipped with
-//!   `nested_delimiters` and becomes [`ExprKind::Error`];
+//! * a parenthesised expression that does not parse is skipped to its `)` (brackets
+//!   balanced, never past `kernel @k`) and becomes [`ExprKind::Error`];
 //! * a bad value skips to the next `,`, newline or closing bracket and becomes
 //!   [`ValueKind::Error`]; a missing value leaves the field's value `None`; tokens after a
 //!   complete field are reported once and skipped to the next separator;

@@ -160,6 +160,37 @@ pub(crate) fn skip_junk(
     (count > 0).then(|| inp.span_since(&before))
 }
 
+/// The recovery of a parenthesised expression that does not parse: skips from its `(` to
+/// the matching `)`, brackets balanced. Fails at a closer that matches nothing, at the end
+/// of the file, and at `kernel @k` (the layout closed every bracket there), so that each
+/// unclosed `(` costs a scan to the next kernel at most (chumsky's `nested_delimiters`
+/// scanned to the end of the file: quadratic in the number of unclosed `(`).
+pub(crate) fn skip_parenthesised<'a>() -> impl Parser<'a, In<'a>, (), Extra<'a>> + Clone {
+    custom(|inp: &mut Inp<'a, '_>| {
+        expect_open(inp, Token::LParen)?;
+        let mut open = vec![Token::LParen];
+        while let Some(&last) = open.last() {
+            let (tok, _, next) = peek2(inp);
+            match tok {
+                None => return Err(expected_error(inp, &[Exp::Tok(Token::RParen)])),
+                Some(Token::Kernel) if next == Some(Token::Global) => {
+                    return Err(expected_error(inp, &[Exp::Tok(Token::RParen)]));
+                }
+                Some(t) if is_opener(t) => open.push(t),
+                Some(t) if is_closer(t) && opener_of(t) == last => {
+                    open.pop();
+                }
+                Some(t) if is_closer(t) => {
+                    return Err(expected_error(inp, &[Exp::Tok(Token::RParen)]));
+                }
+                Some(_) => {}
+            }
+            inp.skip();
+        }
+        Ok(())
+    })
+}
+
 /// Whether the closer `tok` can end the construct that a run of junk is in.
 fn closes_enclosing(stop: Stop, tok: Token) -> bool {
     match stop {

@@ -12,7 +12,9 @@ use crate::ast::*;
 use crate::lexer::Token;
 use crate::literal::{bytes_value, float_value, index_value, int_value, string_value};
 use crate::parser::{Extra, In, Inp, Span, name, named, or_expected};
-use crate::recover::{Exp, comma_list, expected_error, field_block, peek2, range};
+use crate::recover::{
+    Exp, comma_list, expected_error, field_block, peek2, range, skip_parenthesised,
+};
 
 /// Expressions nested deeper than this (`- - - … 1`, `1 + 1 + …`) become one error node,
 /// so that the tree (whose `Drop` and consumers recurse) stays shallow.
@@ -246,23 +248,15 @@ pub(crate) fn expr_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Expr, Ex
                     ExprKind::Paren(Box::new(inner))
                 })
             })
-            .recover_with(via_parser(nested_delimiters(
-                Token::LParen,
-                Token::RParen,
-                [
-                    (Token::LBracket, Token::RBracket),
-                    (Token::LBrace, Token::RBrace),
-                ],
-                |span| {
-                    (
-                        Expr {
-                            range: range(span),
-                            kind: ExprKind::Error,
-                        },
-                        1,
-                    )
-                },
-            )));
+            .recover_with(via_parser(skip_parenthesised().map_with(|(), e| {
+                (
+                    Expr {
+                        range: range(e.span()),
+                        kind: ExprKind::Error,
+                    },
+                    1,
+                )
+            })));
         let leaf = move |kind: ExprKind, r: TextRange| (Expr { range: r, kind }, 1u32);
         let simple = custom(move |inp: &mut Inp<'a, '_>| {
             let before = inp.cursor();

@@ -211,7 +211,8 @@ fn deep_nesting_is_cut_off() {
         format!("kernel @k() {{ {} }}", "for %i in 0..1 {".repeat(n)),
     ] {
         let (parse, elapsed) = parse_timed(text);
-        assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+        // A guard against the quadratic scan coming back (minutes), not a speed claim.
+        assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
         assert!(
             parse
                 .errors
@@ -230,7 +231,8 @@ fn long_operator_chains_are_cut_off() {
         format!("kernel @k() {{ Op {{ a = %t[{}1] }} }}", "2 * ".repeat(n)),
     ] {
         let (parse, elapsed) = parse_timed(text);
-        assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+        // A guard against the quadratic scan coming back (minutes), not a speed claim.
+        assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
         assert_eq!(parse.errors.len(), 1, "{:?}", parse.errors);
         assert!(
             parse.errors[0]
@@ -248,7 +250,7 @@ fn a_megabyte_line() {
     );
     assert!(text.len() > 1_000_000 && !text.contains('\n'));
     let (parse, elapsed) = parse_timed(text);
-    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
     assert!(parse.errors.is_empty());
     assert_eq!(parse.file.kernels[0].body.len(), 33_000);
 }
@@ -268,13 +270,13 @@ fn a_megabyte_of_garbage_gives_few_diagnostics() {
     let start = Instant::now();
     let (text, parse) = syntax::parse_bytes(&bytes);
     assert!(
-        start.elapsed() < Duration::from_secs(5),
+        start.elapsed() < Duration::from_secs(20),
         "{:?}",
         start.elapsed()
     );
     check_invariants(&text, &parse);
     let (parse, elapsed) = parse_timed(text);
-    assert!(elapsed < Duration::from_secs(5), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
     assert_eq!(parse.errors.len(), 101);
     assert!(
         parse.errors[100]
@@ -296,4 +298,18 @@ fn invalid_utf8_inside_a_bytes_literal_is_reported() {
         "{:?}",
         parse.errors
     );
+}
+
+#[test]
+fn many_unclosed_parentheses_parse_in_linear_time() {
+    // Found by fuzzing: the recovery of each `(` that does not parse scanned for its `)` to
+    // the end of the file (chumsky's `nested_delimiters`), so 3,000 of them took ~13 s in
+    // release. The scan now stops at `kernel @k`, where the layout closes every bracket.
+    let text = "kernel @k() {\n  NoOp { a = ( ".repeat(3_000);
+    let (parse, elapsed) = parse_timed(text.clone());
+    // A guard against the quadratic scan coming back (minutes), not a speed claim.
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+    check_invariants(&text, &parse);
+    assert_eq!(parse.file.kernels.len(), 3_000);
+    assert_eq!(parse.errors.len(), 101);
 }

@@ -168,20 +168,30 @@ fn tensor_in_scope(
         .map(|(name, _, _)| format!("%{name}"))
 }
 
-/// The op whose class name or body contains `offset`.
+/// The op whose class name or body contains `offset`: the one starting there when another
+/// ends there (`}Op {`).
 fn op_with_class_at(file: &ast::SourceFile, offset: TextSize) -> Option<&ast::Op> {
-    fn find(stmts: &[ast::Stmt], offset: TextSize) -> Option<&ast::Op> {
+    fn find(stmts: &[ast::Stmt], offset: TextSize, end_too: bool) -> Option<&ast::Op> {
         stmts.iter().find_map(|s| match s {
-            ast::Stmt::Op(op) if op.range.contains_inclusive(offset) => Some(op),
-            ast::Stmt::Loop(l) => find(&l.body, offset),
+            ast::Stmt::Op(op)
+                if op.range.contains(offset) || (end_too && op.range.end() == offset) =>
+            {
+                Some(op)
+            }
+            ast::Stmt::Loop(l) => find(&l.body, offset, end_too),
             _ => None,
         })
     }
-    file.kernels.iter().find_map(|k| find(&k.body, offset))
+    [false, true].into_iter().find_map(|end_too| {
+        file.kernels
+            .iter()
+            .find_map(|k| find(&k.body, offset, end_too))
+    })
 }
 
 /// An edit adding `field_text` as the op's last field: on its own line in a multi-line
-/// body, else `, field` before the closing brace.
+/// body (after the last field's line, or right after the field when the body's `}` ends
+/// that line), else `, field` before the closing brace.
 fn insert_field(text: &str, op: &ast::Op, field_text: &str) -> Option<(TextRange, String)> {
     let body = op.body_range?;
     // Only a body closed by `}`: an unclosed one has no place to insert into yet.
@@ -197,11 +207,16 @@ fn insert_field(text: &str, op: &ast::Op, field_text: &str) -> Option<(TextRange
         let line_start = text[..usize::from(last.range.start())]
             .rfind('\n')
             .map_or(0, |i| i + 1);
-        let indent = &text[line_start..usize::from(last.range.start())];
+        let line = &text[line_start..usize::from(last.range.start())];
+        let indent = &line[..line.len() - line.trim_start().len()];
         let line_end = text[usize::from(last.range.end())..]
             .find('\n')
             .map_or(text.len(), |i| usize::from(last.range.end()) + i);
-        let at = TextSize::from(line_end as u32);
+        let at = if usize::from(close) < line_end {
+            last.range.end()
+        } else {
+            TextSize::from(line_end as u32)
+        };
         return Some((TextRange::empty(at), format!("\n{indent}{field_text}")));
     }
     match op.fields.last() {
@@ -251,6 +266,45 @@ mod tests {
             got.iter().any(|(title, t)| title == "Add the field `func`"
                 && t.contains("src = %t, func = identity }")),
             "{got:?}"
+        );
+    }
+
+    #[test]
+    fn missing_field_goes_inside_a_body_closed_on_its_last_line() {
+        // Found by fuzzing: a multi-line body whose `}` ends the last field's line got the
+        // field after the `}` (here after the kernel's too), and a last field after other
+        // tokens on its line took them as its indentation.
+        let text = "kernel @k(%p: sbuf f32[2, 2]) {\n  TensorScalarGEPOp { dst = %p[\n:, :]\n src = %p } }\n";
+        let got = apply(text);
+        let (_, fixed) = got
+            .iter()
+            .find(|(title, _)| title == "Add the field `op0`")
+            .expect("a fix adding op0");
+        assert!(syntax::parse(fixed).errors.is_empty(), "{fixed}");
+        assert!(fixed.contains(" src = %p\n op0 = "), "{fixed}");
+
+        let text = "kernel @k(%p: sbuf f32[2, 2]) {\n  TensorScalarGEPOp { dst = %p[\n:, :], src = %p\n  }\n}\n";
+        let (_, fixed) = apply(text)
+            .into_iter()
+            .find(|(title, _)| title == "Add the field `op0`")
+            .expect("a fix adding op0");
+        assert!(syntax::parse(&fixed).errors.is_empty(), "{fixed}");
+        assert!(fixed.contains(":, :], src = %p\nop0 = "), "{fixed}");
+    }
+
+    #[test]
+    fn missing_field_goes_into_its_own_op_when_ops_touch() {
+        // Found by fuzzing: in `}ExternalNativeNkiKlirKernel {`, the P204 fix of the second
+        // op went into the first, whose range also "contains" the second's start.
+        let text = "kernel @k(%t: sbuf f32[128, 4]) {\n  MemsetOp { dst = %t, mode = random }ExternalNativeNkiKlirKernel { func = \"f\", dsts = [] }\n}\n";
+        let (_, fixed) = apply(text)
+            .into_iter()
+            .find(|(title, _)| title == "Add the field `klir_binary`")
+            .expect("a fix adding klir_binary");
+        assert!(syntax::parse(&fixed).errors.is_empty(), "{fixed}");
+        assert!(
+            fixed.contains("mode = random }ExternalNativeNkiKlirKernel { func = \"f\", dsts = [], klir_binary = "),
+            "{fixed}"
         );
     }
 }

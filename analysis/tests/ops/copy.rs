@@ -125,3 +125,23 @@ kernel @k(%x: hbm bf16[16, 512]) -> (%t: sbuf bf16[128, 512]) {
         "#]],
     );
 }
+
+#[test]
+fn dma_copy_element_count_saturates() {
+    // Found by fuzzing: the element count of a huge hbm tensor overflowed u64 (a panic in
+    // debug builds); it saturates, and the mismatch is still one P305.
+    check(
+        r#"
+kernel @k(%a: hbm f32[128, 4]) -> (%o: hbm f32[128, 521111111111111114]) {
+  DmaCopyOp { dst = %o, src = %a }
+}
+"#,
+        expect![[r#"
+            3: DMACopy DMA I-1-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %a
+              out dst: physical_ap float32 ap=[[521111111111111114,128],[1,521111111111111114]] offset=0 %o
+              {"mode":"Copy"}
+            P305 error:3:31 `%a`: `src` has 512 elements but `dst` has 18446744073709551615
+        "#]],
+    );
+}

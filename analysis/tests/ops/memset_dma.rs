@@ -467,3 +467,60 @@ kernel @k(%a: hbm f32[128, 512], %ids: sbuf i32[1, 512]) -> (%o: hbm f32[128, 51
 "#,
     );
 }
+
+#[test]
+fn offloaded_fma_element_count_saturates() {
+    // Found by fuzzing: `srcs` and `dst` element counts overflowed u64.
+    check(
+        r#"
+kernel @k(%a: hbm f32[4294967296, 4294967296]) -> (%o: hbm f32[128, 512]) {
+  OffloadedFMA { dst = %o, srcs = [%a], scales = [1.0] }
+}
+"#,
+        expect![[r#"
+            3: DMACopy DMA I-1-0 errors=["P305"]
+              in srcs[0]: physical_ap float32 ap=[[4294967296,4294967296],[1,4294967296]] offset=0 %a access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            P305 error:3:36 `%a`: `srcs[0]` has 18446744073709551615 elements but dst has 65536
+        "#]],
+    );
+}
+
+#[test]
+fn tiled_offloaded_fma_without_a_dst_is_one_instruction() {
+    // Found by fuzzing: with no resolved operand, any `tiles` "split" every operand (there
+    // were none), and `tiles = 9223372036854775807` emitted instructions forever.
+    check(
+        r#"
+kernel @k() {
+  TiledOffloadedFMA { dst = %o, srcs = [%a], scales = [1.0], tiles = 1000 }
+}
+"#,
+        expect![[r#"
+            3: DMACopy DMA I-1-0 errors=["P200"]
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            P200 error:3:29 `%o`: `%o` is not defined here
+            P200 error:3:41 `%a`: `%a` is not defined here
+        "#]],
+    );
+}
+
+#[test]
+fn tiled_offloaded_fma_tiles_are_capped() {
+    // One DMACopy per tile: more than 65536 tiles is P414, and the op is not split.
+    check(
+        r#"
+kernel @k(%a: hbm f32[1, 1099511627776]) -> (%o: hbm f32[1, 1099511627776]) {
+  TiledOffloadedFMA { dst = %o, srcs = [%a], scales = [1.0], tiles = 1099511627776 }
+}
+"#,
+        expect![[r#"
+            3: DMACopy DMA I-1-0 errors=["P414"]
+              in srcs[0]: physical_ap float32 ap=[[1099511627776,1],[1,1099511627776]] offset=0 %a access="ap"
+              out dst: physical_ap float32 ap=[[1099511627776,1],[1,1099511627776]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":[1.0],"cce_op":"add"}
+            P414 error:3:70 `1099511627776`: tiles must be at most 65536; got 1099511627776
+        "#]],
+    );
+}

@@ -382,7 +382,7 @@ kernel @k(%a: sbuf i32[128, 64], %v: sbuf f32[128, 8]) -> (%o: hbm i32[128, 64],
             3: Iota Pool I-1-0 errors=["P412"]
               out dst: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
               {"base":9223372036854775807,"pattern":[{"step":-9223372036854775807,"num":64}],"channel_multiplier":9223372036854775807}
-            4: DMACopy DMA I-2-0 errors=["P305"]
+            4: DMACopy DMA I-2-0 errors=["P414"]
               in srcs[0]: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %a start_partition=0 access="ap"
               out dst: physical_ap int32 ap=[[64,128],[1,64]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
@@ -414,7 +414,7 @@ kernel @k(%a: sbuf i32[128, 64], %v: sbuf f32[128, 8]) -> (%o: hbm i32[128, 64],
               out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
               {"keep_rate":"nan","is_keep_threshold":true}
             P412 error:3:37 `9223372036854775807`: iota reaches 9223372036854775807, outside i32's range (base 9223372036854775807, step -9223372036854775807, channel_multiplier 9223372036854775807 over [128, 64])
-            P305 error:4:29 `%o`: the dst's last dim (64) does not split into 9223372036854775807 tiles
+            P414 error:4:70 `9223372036854775807`: tiles must be at most 65536; got 9223372036854775807
             P412 error:6:32 `-9223372036854775807`: -9.223372036854776e18 is outside i32's range -2147483648..=2147483647
             P414 error:7:68 `-9223372036854775807`: axis -9223372036854775807 is not a free dim of the rank-2 src access (1 to 1)
             P414 error:7:90 `9223372036854775807`: axis 9223372036854775807 is not a free dim of the rank-2 src access (1 to 1)

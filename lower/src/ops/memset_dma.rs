@@ -278,6 +278,10 @@ fn tile_of(operand: &Operand, tiles: u64, t: u64) -> Option<Operand> {
     Some(out)
 }
 
+/// At most this many tiles, one `DMACopy` each (a larger `tiles` is P414): a typo must not
+/// make the server build billions of instructions.
+const MAX_TILES: i64 = 1 << 16;
+
 fn lower_offloaded_fma(cx: &mut Cx<'_>) {
     check_fma(cx);
     let tiled = cx.spec.class == "TiledOffloadedFMA";
@@ -301,7 +305,15 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
     let mut tiles = 1u64;
     if tiled {
         match cx.int("tiles") {
-            Some(n) if n >= 1 => tiles = n as u64,
+            Some(n) if (1..=MAX_TILES).contains(&n) => tiles = n as u64,
+            Some(n) if n > MAX_TILES => {
+                let anchor = cx.anchor("tiles");
+                cx.error(
+                    Code::P414,
+                    anchor,
+                    format!("tiles must be at most {MAX_TILES}; got {n}"),
+                );
+            }
             Some(n) => {
                 let anchor = cx.anchor("tiles");
                 cx.error(
@@ -344,10 +356,12 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
                     }
                 }
             }
-            let all_split = dst_op
-                .iter()
-                .chain(srcs.iter().filter_map(|(_, o)| o.as_ref()))
-                .all(|o| tile_of(o, tiles, 0).is_some());
+            // Without a dst (P204, P202) there is nothing to split.
+            let all_split = dst_op.is_some()
+                && dst_op
+                    .iter()
+                    .chain(srcs.iter().filter_map(|(_, o)| o.as_ref()))
+                    .all(|o| tile_of(o, tiles, 0).is_some());
             if !even || !all_split {
                 tiles = 1;
             }

@@ -223,8 +223,7 @@ fn lower_reduce_macro(cx: &mut Cx<'_>) {
             .enumerate()
             .skip(1)
             .filter(|(k, _)| !axes.contains(&(*k as i64)))
-            .map(|(_, n)| *n)
-            .product();
+            .fold(1, |acc, (_, n)| acc.saturating_mul(*n));
         let (sp, dp, df) = (source.partitions(), out.partitions(), out.free_size());
         if sp != dp || kept != df {
             let anchor = later_anchor(cx, "src", "dst");

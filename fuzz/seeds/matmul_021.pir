@@ -1,0 +1,3 @@
+kernel @k(%w: sbuf bf16[128, 2, 128], %x: sbuf bf16[128, 2, 512]) -> (%acc: psum f32[128, 512]) {
+  MatMulOp { dst = %acc, stationary = %w, moving = %x, perf_mode = double_row }
+}

@@ -1,0 +1,3 @@
+kernel @k(%s: sbuf bf16[128, 128]) -> (%t: psum bf16[128, 128]) {
+  TransposeOp { dst = %t, src = %s }
+}

@@ -1,0 +1,4 @@
+kernel @k() {
+  NoOp {}
+  NoOp { engine = dve }
+}
