@@ -1,5 +1,6 @@
 //! Prints the text that a target reads from an input file (a generated program for the
-//! `format` target and for inputs starting with a 0 byte): `cargo run --bin show -- TARGET FILE`.
+//! `format` target and for `analysis` inputs starting with a 0 byte):
+//! `cargo run --example show -- TARGET FILE`.
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
