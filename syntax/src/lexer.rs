@@ -351,8 +351,42 @@ pub(crate) fn lex_detailed(text: &str) -> (Vec<Lexed>, Vec<SyntaxError>) {
     for t in out.iter().filter(|t| t.kind == Token::Error) {
         errors.push(unknown_error(&text[t.range], t.range));
     }
+    errors.extend(lone_carriage_returns(text));
     errors.sort_by_key(|e| (e.range.start(), e.range.end()));
     (out, errors)
+}
+
+/// One P103 at the first `\r` that is not followed by `\n`, counting them all: SPEC §1
+/// allows LF and CRLF line ends only, and an editor that shows a lone CR as a line end
+/// would show code the lexer reads as part of a comment.
+fn lone_carriage_returns(text: &str) -> Option<SyntaxError> {
+    let bytes = text.as_bytes();
+    let lone = |i: &usize| bytes.get(i + 1) != Some(&b'\n');
+    let mut positions = memchr_iter(b'\r', bytes).filter(lone);
+    let first = positions.next()?;
+    let more = positions.count();
+    let message = if more == 0 {
+        "a lone carriage return: lines end with LF or CRLF".to_string()
+    } else {
+        format!(
+            "a lone carriage return ({} in the file): lines end with LF or CRLF",
+            more + 1
+        )
+    };
+    Some(SyntaxError {
+        code: crate::SyntaxErrorCode::P103,
+        range: TextRange::at(to_size(first), TextSize::of('\r')),
+        message,
+    })
+}
+
+/// The positions of `byte` in `bytes`.
+fn memchr_iter(byte: u8, bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bytes
+        .iter()
+        .enumerate()
+        .filter(move |(_, b)| **b == byte)
+        .map(|(i, _)| i)
 }
 
 /// A byte offset as a [`TextSize`].

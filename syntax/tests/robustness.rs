@@ -313,3 +313,19 @@ fn many_unclosed_parentheses_parse_in_linear_time() {
     assert_eq!(parse.file.kernels.len(), 3_000);
     assert_eq!(parse.errors.len(), 101);
 }
+
+/// SPEC §1 allows LF and CRLF; a file with lone CRs gets one P103 (an editor would show
+/// the code after a CR in a comment on a line of its own, while the lexer reads it as
+/// comment).
+#[test]
+fn lone_carriage_returns_are_one_error() {
+    let parse = syntax::parse("kernel @k() {\r  NoOp {} // a\r  NoOp {}\r}\r\n");
+    let p103: Vec<_> = parse
+        .errors
+        .iter()
+        .filter(|e| e.code == syntax::SyntaxErrorCode::P103)
+        .collect();
+    assert_eq!(p103.len(), 1, "{:?}", parse.errors);
+    assert!(p103[0].message.contains("3 in the file"), "{:?}", p103[0]);
+    assert!(syntax::parse("kernel @k() {\r\n}\r\n").errors.is_empty());
+}
