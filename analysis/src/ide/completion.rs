@@ -167,19 +167,15 @@ pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<Compl
             let Some(kind) = kind else { return Vec::new() };
             value_completions(db, file, offset, kind, &item)
         }
-        Context::Index => names_in_scope(db, file, offset)
-            .into_iter()
-            .filter(|(_, kind, _)| *kind == DefKind::LoopVar)
-            .map(|(name, _, _)| {
-                item(
-                    format!("%{name}"),
-                    CompletionKind::LoopVar,
-                    Some("loop variable".into()),
-                    None,
-                    None,
-                )
-            })
-            .collect(),
+        Context::Index => names_of_kind(
+            db,
+            file,
+            offset,
+            DefKind::LoopVar,
+            CompletionKind::LoopVar,
+            "loop variable",
+            &item,
+        ),
         Context::Memory => Memory::ALL
             .iter()
             .filter(|m| **m != Memory::Reg)
@@ -259,21 +255,48 @@ fn value_completions(
             .collect(),
         Kind::Acc(mems, _) | Kind::Imm(mems) => tensors(db, file, offset, Some(mems), item),
         Kind::KernelOperand(_) | Kind::IntAccReg => tensors(db, file, offset, None, item),
-        Kind::Reg => names_in_scope(db, file, offset)
-            .into_iter()
-            .filter(|(_, kind, _)| *kind == DefKind::Register)
-            .map(|(name, _, _)| {
-                item(
-                    format!("%{name}"),
-                    CompletionKind::Register,
-                    Some("register".into()),
-                    None,
-                    None,
-                )
-            })
-            .collect(),
+        Kind::Reg => names_of_kind(
+            db,
+            file,
+            offset,
+            DefKind::Register,
+            CompletionKind::Register,
+            "register",
+            item,
+        ),
         _ => Vec::new(),
     }
+}
+
+/// The names in scope of one kind (loop variables, registers), as completions.
+fn names_of_kind(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    def: DefKind,
+    kind: CompletionKind,
+    detail: &str,
+    item: &impl Fn(
+        String,
+        CompletionKind,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    ) -> CompletionItem,
+) -> Vec<CompletionItem> {
+    names_in_scope(db, file, offset)
+        .into_iter()
+        .filter(|(_, k, _)| *k == def)
+        .map(|(name, _, _)| {
+            item(
+                format!("%{name}"),
+                kind,
+                Some(detail.to_string()),
+                None,
+                None,
+            )
+        })
+        .collect()
 }
 
 /// Tensors in scope, those in `mems` preferred.
