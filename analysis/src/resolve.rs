@@ -497,10 +497,7 @@ impl KernelResolver<'_> {
                     .map_or(model::Value::Error, |v| self.value(v)),
             })
             .collect();
-        let settings = if matches!(
-            op.class.text.as_str(),
-            "MLPKernel" | "NormQKV" | "TiledMLPKernel" | "TiledNormQKV"
-        ) {
+        let settings = if lower::reads_tkg_threshold(&op.class.text) {
             self.settings
         } else {
             OpSettings::default()

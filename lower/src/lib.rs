@@ -20,6 +20,7 @@ use serde_json::{Value as Json, json};
 pub use catalog::{CATALOG, OpSpec, lookup};
 pub use diag::{Anchor, Code, Diag, Severity};
 pub use model::ResolvedOp;
+pub use ops::reads_tkg_threshold;
 
 /// The result of lowering one op.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -14,6 +14,8 @@ mod tensor_scalar;
 
 use crate::catalog::OpSpec;
 
+pub use kernels::reads_tkg_threshold;
+
 /// Every op class of SPEC §6, in the spec's order. The one table of ops.
 pub static CATALOG: &[&OpSpec] = &[
     // §6.1 matmul family

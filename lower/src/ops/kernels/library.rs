@@ -360,3 +360,12 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
         .set("store_add", store_add)
         .set("quant_kernel", quant_kernel);
 }
+
+/// Whether op class `class` reads the `tkgSeqlenThreshold` setting (it decides `is_tkg`:
+/// MLPKernel, NormQKV and their tiled twins, seed 004 §3). The analysis copies the setting
+/// into these ops only, so that changing it re-lowers nothing else.
+pub fn reads_tkg_threshold(class: &str) -> bool {
+    [&MLP_KERNEL, &TILED_MLP_KERNEL, &NORM_QKV, &TILED_NORM_QKV]
+        .iter()
+        .any(|spec| spec.class == class)
+}
