@@ -4,7 +4,7 @@
 use expect_test::expect;
 
 use crate::common::check;
-use crate::matmul::check_schema;
+use crate::common::check_schema;
 
 #[test]
 fn activation_basic() {

@@ -108,3 +108,57 @@ fn render_arg(arg: &Value) -> String {
     }
     s
 }
+
+/// Lowers an error-free `fixture` and validates its BIR document with `bir_schema.py`
+/// (`../shared/tools` beside the repository when present, else the vendored
+/// `tests/tools`; exit 0: no error). python3 is required, as for the corpus tests.
+#[track_caller]
+pub fn check_schema(fixture: &str) {
+    let db = RootDatabase::default();
+    let file = SourceFile::new(&db, fixture.to_string());
+    let errors: Vec<String> = analysis::diagnostics(&db, file)
+        .iter()
+        .filter(|d| d.severity == lower::Severity::Error)
+        .map(|d| format!("{} {}", d.code, d.message))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "the schema fixture should be error-free: {errors:?}"
+    );
+    let bir = analysis::file_bir(&db, file);
+    let count = bir["functions"][0]["blocks"][0]["instructions"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert!(count > 0, "the schema fixture lowers to no instruction");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tool = [
+        root.join("../shared/tools/bir_schema.py"),
+        root.join("tests/tools/bir_schema.py"),
+    ]
+    .into_iter()
+    .find(|p| p.exists())
+    .expect("bir_schema.py: ../shared/tools or the vendored tests/tools");
+    let path = std::env::temp_dir().join(format!(
+        "pir-schema-{}-{:x}.json",
+        std::process::id(),
+        fixture.len() * 31 + fixture.bytes().map(usize::from).sum::<usize>()
+    ));
+    std::fs::write(
+        &path,
+        serde_json::to_string_pretty(bir).expect("BIR serialises"),
+    )
+    .expect("temp file");
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
+    let output = std::process::Command::new(python)
+        .arg(&tool)
+        .arg(&path)
+        .output();
+    let _ = std::fs::remove_file(&path);
+    let output = output.expect("python3 runs bir_schema.py");
+    assert!(
+        output.status.success(),
+        "bir_schema.py found errors:\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

@@ -6,7 +6,7 @@ use analysis::{Db, RootDatabase, SourceFile};
 use expect_test::expect;
 use salsa::Setter;
 
-use crate::common::check;
+use crate::common::{check, check_schema};
 
 // ----- BIRKernel -----------------------------------------------------------------------
 
@@ -613,7 +613,7 @@ kernel @k(%a: hbm f16[256, 1024], %b: hbm f16[256, 1024]) -> (%c: hbm f16[256, 1
 // ----- schema ----------------------------------------------------------------------------
 
 /// Every kernel node of one error-free file validates against the public schema
-/// (`shared/tools/bir_schema.py`, exit 0).
+/// (`bir_schema.py`, exit 0).
 #[test]
 fn kernel_nodes_pass_the_schema_tool() {
     let text = r#"
@@ -635,43 +635,5 @@ kernel @k(%x: hbm bf16[4, 1, 4096], %w: hbm bf16[4096, 1792], %q: hbm bf16[4, 12
   ExternalNativeNkiKlirKernel { func = "f", klir_binary = "f.klir", srcs = [%x], dsts = [%out] }
 }
 "#;
-    let db = RootDatabase::default();
-    let file = SourceFile::new(&db, text.to_string());
-    let errors: Vec<String> = analysis::diagnostics(&db, file)
-        .iter()
-        .filter(|d| d.severity == lower::Severity::Error)
-        .map(|d| format!("{} {}", d.code, d.message))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
-    let bir = analysis::file_bir(&db, file);
-    // The shared tools sit beside the repository (../shared), or beside the worktrees.
-    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let Some(tool) = ["../../shared", "../../../shared"]
-        .iter()
-        .map(|dir| manifest.join(dir).join("tools/bir_schema.py"))
-        .find(|tool| tool.exists())
-    else {
-        println!("note: shared/tools/bir_schema.py not found; schema check skipped");
-        return;
-    };
-    let path = std::env::temp_dir().join(format!("pir-kernels-schema-{}.json", std::process::id()));
-    std::fs::write(
-        &path,
-        serde_json::to_string_pretty(&bir).unwrap_or_default(),
-    )
-    .expect("write temp file");
-    let output = std::process::Command::new("python3")
-        .arg(&tool)
-        .arg(&path)
-        .output();
-    let _ = std::fs::remove_file(&path);
-    match output {
-        Err(e) => println!("note: python3 not available ({e}); schema check skipped"),
-        Ok(output) => assert!(
-            output.status.success(),
-            "bir_schema.py failed:\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ),
-    }
+    check_schema(text);
 }

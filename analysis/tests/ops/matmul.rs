@@ -7,57 +7,7 @@
 
 use expect_test::expect;
 
-use crate::common::check;
-
-/// Validates the §8 JSON of `text` with the shared schema tool (skipped with a note when
-/// python3 or the tool is missing).
-#[track_caller]
-pub fn check_schema(text: &str) {
-    use analysis::{RootDatabase, SourceFile};
-    let db = RootDatabase::default();
-    let file = SourceFile::new(&db, text.to_string());
-    let bir = analysis::file_bir(&db, file);
-    let instructions = bir["functions"][0]["blocks"][0]["instructions"]
-        .as_array()
-        .map_or(0, Vec::len);
-    assert!(instructions > 0, "the fixture lowers to no instruction");
-    let candidates = [
-        std::env::var("PIR_BIR_SCHEMA").unwrap_or_default(),
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/tools/bir_schema.py").to_string(),
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/tools/bir_schema.py"
-        )
-        .to_string(),
-    ];
-    let Some(tool) = candidates
-        .iter()
-        .find(|p| !p.is_empty() && std::path::Path::new(p).exists())
-    else {
-        eprintln!("note: bir_schema.py not found; schema check skipped");
-        return;
-    };
-    let path = std::env::temp_dir().join(format!(
-        "pir-schema-{}-{:x}.json",
-        std::process::id(),
-        text.len() ^ (text.as_ptr() as usize)
-    ));
-    std::fs::write(&path, serde_json::to_string_pretty(&bir).expect("json")).expect("write");
-    let output = std::process::Command::new("python3")
-        .arg(tool)
-        .arg(&path)
-        .output();
-    let _ = std::fs::remove_file(&path);
-    match output {
-        Err(e) => eprintln!("note: python3 unavailable ({e}); schema check skipped"),
-        Ok(out) => assert!(
-            out.status.success(),
-            "bir_schema.py rejected the output:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    }
-}
+use crate::common::{check, check_schema};
 
 // ----- MatMulOp: lowering ----------------------------------------------------------------
 

@@ -1,77 +1,8 @@
-//! Memset, OffloadedFMA, registers, sequence bounds (SPEC §6.6), and the schema check the
-//! other families of this helper share.
+//! Memset, OffloadedFMA, registers, sequence bounds (SPEC §6.6).
 
-use std::path::PathBuf;
-use std::process::Command;
-
-use analysis::{RootDatabase, SourceFile};
 use expect_test::expect;
 
-use crate::common::check;
-
-/// Where `bir_schema.py` is: `../shared/tools` beside the repository (the source of
-/// truth), else the vendored copy in `tests/tools` (as `tests/corpus.rs` finds it).
-fn schema_tool() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    [
-        root.join("../shared/tools/bir_schema.py"),
-        root.join("tests/tools/bir_schema.py"),
-    ]
-    .into_iter()
-    .find(|p| p.exists())
-}
-
-/// Lowers `fixture` and validates its BIR document with `bir_schema.py` (exit 0: no
-/// error). Skipped, with a note, when python3 or the tool is missing.
-#[track_caller]
-pub fn check_schema(fixture: &str) {
-    let db = RootDatabase::default();
-    let file = SourceFile::new(&db, fixture.to_string());
-    let errors: Vec<String> = analysis::diagnostics(&db, file)
-        .iter()
-        .filter(|d| d.severity == lower::Severity::Error)
-        .map(|d| format!("{} {}", d.code, d.message))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "the schema fixture should be error-free: {errors:?}"
-    );
-    let bir = analysis::file_bir(&db, file);
-    let count = bir["functions"][0]["blocks"][0]["instructions"]
-        .as_array()
-        .map_or(0, Vec::len);
-    assert!(count > 0, "the schema fixture lowers to no instruction");
-    let Some(tool) = schema_tool() else {
-        eprintln!("note: bir_schema.py not found; schema check skipped");
-        return;
-    };
-    let path = std::env::temp_dir().join(format!(
-        "pir-schema-{}-{:x}.json",
-        std::process::id(),
-        fixture.len() * 31 + fixture.bytes().map(usize::from).sum::<usize>()
-    ));
-    let text = serde_json::to_string_pretty(bir).expect("BIR serialises");
-    std::fs::write(&path, text).expect("temp file is writable");
-    let output =
-        match Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string()))
-            .arg(&tool)
-            .arg(&path)
-            .output()
-        {
-            Ok(output) => output,
-            Err(e) => {
-                eprintln!("note: python3 not runnable ({e}); schema check skipped");
-                return;
-            }
-        };
-    let _ = std::fs::remove_file(&path);
-    let report = String::from_utf8_lossy(&output.stdout);
-    eprintln!("{report}");
-    assert!(
-        output.status.success(),
-        "bir_schema.py found errors:\n{report}"
-    );
-}
+use crate::common::{check, check_schema};
 
 #[test]
 fn memset_bf16_one_is_0x3f80() {

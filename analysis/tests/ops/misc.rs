@@ -3,7 +3,7 @@
 use expect_test::expect;
 
 use crate::common::check;
-use crate::memset_dma::check_schema;
+use crate::common::check_schema;
 
 #[test]
 fn inline_asm_splits_operands() {

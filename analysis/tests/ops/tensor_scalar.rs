@@ -6,7 +6,7 @@
 use expect_test::expect;
 
 use crate::common::check;
-use crate::matmul::check_schema;
+use crate::common::check_schema;
 
 // ----- TensorScalarPtrOp -----------------------------------------------------------------
 
