@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 
 use lower::diag::{Anchor, Code, ValuePath};
-use lower::model::{TensorKind, Value};
+use lower::model::TensorKind;
 use syntax::ast::TextRange;
 
 use crate::db::{Db, SourceFile, file_items, op_lowering, parse};
@@ -79,9 +79,9 @@ fn dataflow(
         if lower::lookup(&op.resolved.class).is_none() {
             // An unknown op (P202) says nothing of what it reads or writes: count every
             // tensor it names as written, so that its mistake does not make later reads warn.
-            for name in accessed_names(op) {
+            for (_, access) in accesses(op) {
                 if let Some(a) = kernel.allocations.iter().find_map(|a| match a {
-                    Allocation::Tensor(t) if t.name == name => Some(t.name.as_str()),
+                    Allocation::Tensor(t) if t.name == access.name => Some(t.name.as_str()),
                     _ => None,
                 }) {
                     written.insert(a);
@@ -91,7 +91,8 @@ fn dataflow(
         }
         for name in &lowered.reads {
             if !written.contains(name.as_str()) && warned.insert(name.clone()) {
-                let anchor = first_access_of(op, name).map_or(Anchor::Class, Anchor::Value);
+                let first = accesses(op).into_iter().find(|(_, a)| &a.name == name);
+                let anchor = first.map_or(Anchor::Class, |(path, _)| Anchor::Value(path));
                 out.push(Diagnostic::new(
                     Code::P501,
                     anchor_range(op, &anchor),
@@ -144,40 +145,11 @@ fn dataflow(
     }
 }
 
-/// Every tensor or register name the op's fields access.
-fn accessed_names(op: &OpItem) -> Vec<String> {
-    fn walk(value: &Value, out: &mut Vec<String>) {
-        match value {
-            Value::Access(a) => out.push(a.name.clone()),
-            Value::List(items) | Value::Call { args: items, .. } => {
-                items.iter().for_each(|v| walk(v, out))
-            }
-            _ => {}
-        }
-    }
+/// Every access in the op's fields, with its path, in field order.
+fn accesses(op: &OpItem) -> Vec<(ValuePath, &lower::model::Access)> {
     let mut out = Vec::new();
-    op.resolved
-        .fields
-        .iter()
-        .for_each(|f| walk(&f.value, &mut out));
-    out
-}
-
-/// The path of the first access in `op`'s fields that names tensor `name`.
-fn first_access_of(op: &OpItem, name: &str) -> Option<ValuePath> {
-    fn find(value: &Value, path: ValuePath, name: &str) -> Option<ValuePath> {
-        match value {
-            Value::Access(a) if a.name == name => Some(path),
-            Value::List(items) | Value::Call { args: items, .. } => items
-                .iter()
-                .enumerate()
-                .find_map(|(k, v)| find(v, path.element(k), name)),
-            _ => None,
-        }
+    for (i, f) in op.resolved.fields.iter().enumerate() {
+        f.value.collect_accesses(ValuePath::field(i), &mut out);
     }
-    op.resolved
-        .fields
-        .iter()
-        .enumerate()
-        .find_map(|(i, f)| find(&f.value, ValuePath::field(i), name))
+    out
 }

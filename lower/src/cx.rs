@@ -348,7 +348,7 @@ impl<'a> Cx<'a> {
             };
             let value = &self.op.fields[i].value;
             let mut found = Vec::new();
-            collect_accesses(value, ValuePath::field(i), &mut found);
+            value.collect_accesses(ValuePath::field(i), &mut found);
             let dir = match spec_field.kind {
                 Kind::Acc(_, dir) | Kind::KernelOperand(dir) => dir,
                 Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => *dir,
@@ -428,7 +428,9 @@ impl<'a> Cx<'a> {
             return;
         };
         let mut found = Vec::new();
-        collect_accesses(&self.op.fields[i].value, ValuePath::field(i), &mut found);
+        self.op.fields[i]
+            .value
+            .collect_accesses(ValuePath::field(i), &mut found);
         let out = match spec_field.kind {
             Kind::Acc(_, dir) | Kind::KernelOperand(dir) => dir == Dir::Out,
             Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => {
@@ -816,24 +818,6 @@ fn with_suggestion(message: String, suggestion: Option<&str>) -> String {
 fn push_unique(list: &mut Vec<String>, name: &str) {
     if !list.iter().any(|n| n == name) {
         list.push(name.to_string());
-    }
-}
-
-/// Every access in a value, with its path (a call's argument is one level deeper).
-fn collect_accesses<'v>(value: &'v Value, path: ValuePath, out: &mut Vec<(ValuePath, &'v Access)>) {
-    match value {
-        Value::Access(a) => out.push((path, a)),
-        Value::List(items) => {
-            for (k, item) in items.iter().enumerate() {
-                collect_accesses(item, path.element(k), out);
-            }
-        }
-        Value::Call { args, .. } => {
-            for (k, arg) in args.iter().enumerate() {
-                collect_accesses(arg, path.element(k), out);
-            }
-        }
-        _ => {}
     }
 }
 

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 pub use syntax::{BinOp, CmpOp};
 
+use crate::diag::ValuePath;
 use crate::types::{Dtype, Memory};
 
 /// An `f64` that compares and hashes by its bits, so values can be salsa keys.
@@ -116,6 +117,20 @@ impl Value {
             Value::Call { .. } => "a call",
             Value::Pred(_) => "a predicate",
             Value::Error => "an unreadable value",
+        }
+    }
+
+    /// Every access in the value with its path below `path` (list elements and call
+    /// arguments one level deeper each), in order.
+    pub fn collect_accesses<'v>(&'v self, path: ValuePath, out: &mut Vec<(ValuePath, &'v Access)>) {
+        match self {
+            Value::Access(a) => out.push((path, a)),
+            Value::List(items) | Value::Call { args: items, .. } => {
+                for (k, item) in items.iter().enumerate() {
+                    item.collect_accesses(path.element(k), out);
+                }
+            }
+            _ => {}
         }
     }
 
