@@ -55,9 +55,10 @@ kernel @k() {
 }
 "#,
         expect![[r#"
-            5: TensorCopy Activation I-1-0 errors=["P306"]
+            5: Activation Activation I-1-0 errors=["P306"]
               in src: physical_ap float32 ap=[[16,32],[1,16]] offset=0 %a start_partition=0
               out dst: physical_ap float32 ap=[[16,32],[1,16]] offset=0 %b start_partition=32
+              {"func":"Copy","scale":1.0,"acc":"Idle","is_accumulate":false}
             P306 error:5:24 `%b[32:64, :]`: tensorcopy src start_partition(0) or dst start_partition(32) mismatch
                 related `%a[0:32, :]`: the src starts here
             P501 warning:5:44 `%a[0:32, :]`: `%a` is read here before any op writes it
@@ -142,6 +143,25 @@ kernel @k(%a: hbm f32[128, 4]) -> (%o: hbm f32[128, 521111111111111114]) {
               out dst: physical_ap float32 ap=[[521111111111111114,128],[1,521111111111111114]] offset=0 %o
               {"mode":"Copy"}
             P305 error:3:31 `%a`: `src` has 512 elements but `dst` has 18446744073709551615
+        "#]],
+    );
+}
+
+#[test]
+fn tensor_copy_on_act_is_identity_activation() {
+    // pir-spec/2 §6.7: seed 000 §3 `generateCopyAct` lowers a copy on the Activation engine
+    // as an identity `Activation` (pir-spec/1 emitted `TensorCopy` on Activation).
+    check(
+        r#"
+kernel @k(%a: sbuf f32[64, 16]) -> (%o: sbuf bf16[64, 16]) {
+  TensorCopyOp { dst = %o, src = %a, engine = act }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0
+              in src: physical_ap float32 ap=[[16,64],[1,16]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[16,64],[1,16]] offset=0 %o start_partition=0
+              {"func":"Copy","scale":1.0,"acc":"Idle","is_accumulate":false}
         "#]],
     );
 }

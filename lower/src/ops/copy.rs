@@ -1,5 +1,5 @@
 //! Plain copies: DmaCopyOp → `DMACopy` (SPEC §6.6 decision) and TensorCopyOp →
-//! `TensorCopy` (SPEC §6.7).
+//! `TensorCopy`, or an identity `Activation` on `engine = act` (SPEC §6.7).
 
 use super::common::{check_same_elements, check_start_partition, dst, src};
 use crate::catalog::{Default, ENGINE, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
@@ -33,7 +33,7 @@ fn lower_dma_copy(cx: &mut Cx<'_>) {
 /// TensorCopyOp: an on-chip copy on a compute engine.
 pub static TENSOR_COPY_OP: OpSpec = OpSpec {
     class: "TensorCopyOp",
-    opcode: "TensorCopy",
+    opcode: "TensorCopy | Activation",
     engine: EngineSpec::Field {
         default: Engine::Dve,
         allowed: &[Engine::Dve, Engine::Act, Engine::Pool],
@@ -41,8 +41,10 @@ pub static TENSOR_COPY_OP: OpSpec = OpSpec {
     instruction_type: None,
     doc: "Copies `src` to `dst` on a compute engine (BIR `TensorCopy`), casting to the dst \
           dtype (e.g. PSUM f32 → SBUF bf16). Equal element counts; src and dst start at the \
-          same partition.",
-    source: "SPEC §6.7; seed 000 §2.1 (the `tensorcopy src start_partition(` literal)",
+          same partition. On `engine = act` the copy is an identity activation (BIR \
+          `Activation` with `func: \"Copy\"`).",
+    source: "SPEC §6.7; seed 000 §2.1 (the `tensorcopy src start_partition(` literal), \
+             §3 generateCopyAct",
     fields: &[
         dst(Mems::ON_CHIP, "the destination access (sbuf or psum)"),
         src(
@@ -63,5 +65,15 @@ pub static TENSOR_COPY_OP: OpSpec = OpSpec {
 fn lower_tensor_copy(cx: &mut Cx<'_>) {
     check_same_elements(cx, "dst", "src");
     check_start_partition(cx, "tensorcopy ");
-    cx.inst_with_args("TensorCopy");
+    if cx.ident("engine") == Some("act") {
+        // Seed 000 §3 `generateCopyAct`: a copy on the Activation engine is an identity
+        // activation, with the Activation key order (SPEC §6.7 [2]).
+        cx.inst_with_args("Activation")
+            .set("func", "Copy")
+            .set_float("scale", 1.0)
+            .set("acc", "Idle")
+            .set("is_accumulate", false);
+    } else {
+        cx.inst_with_args("TensorCopy");
+    }
 }
