@@ -53,6 +53,9 @@ pub enum Item {
 pub struct OpItem {
     /// Position-free, what lowering reads.
     pub resolved: ResolvedOp,
+    /// The op id: the written `#N`, else the 1-based ordinal in the kernel (SPEC §3). Not
+    /// in `resolved`, so that inserting an op re-lowers no op below it.
+    pub op_id: u32,
     /// The syntax node: anchors map to ranges through it.
     pub syntax: ast::Op,
     /// The var ranges of the enclosing loops, outermost first (for `Anchor::Loop`).
@@ -505,11 +508,11 @@ impl KernelResolver<'_> {
         OpItem {
             resolved: ResolvedOp {
                 class: op.class.text.clone(),
-                op_id,
                 fields,
                 loops: self.loops.clone(),
                 settings,
             },
+            op_id,
             syntax: op.clone(),
             loop_ranges: self.loop_ranges.clone(),
         }

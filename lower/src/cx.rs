@@ -740,41 +740,19 @@ impl<'a> Cx<'a> {
         inst
     }
 
-    /// Finishes: the instructions as §8 JSON (with `debuginfo.line`/`column` 0, filled in
-    /// by the analysis) and the diagnostics.
+    /// Finishes: the instructions as §8 JSON without what depends on where the op stands
+    /// (`name`, `debuginfo`: see [`crate::stamp_instruction`]) and the diagnostics.
     pub(crate) fn finish(self) -> Lowered {
-        let mut errors: Vec<&str> = self
-            .diags
-            .iter()
-            .filter(|d| d.code.severity() == Severity::Error)
-            .map(|d| d.code.as_str())
-            .collect();
-        errors.sort_unstable();
-        errors.dedup();
         let instructions = self
             .insts
             .into_iter()
-            .enumerate()
-            .map(|(k, inst)| {
+            .map(|inst| {
                 let mut obj = Map::new();
                 obj.insert("opcode".into(), json!(inst.opcode));
-                obj.insert("name".into(), json!(format!("I-{}-{k}", self.op.op_id)));
                 obj.insert("engine".into(), json!(inst.engine.bir_name()));
                 obj.insert("ins".into(), Json::Array(inst.ins));
                 obj.insert("outs".into(), Json::Array(inst.outs));
                 obj.extend(inst.fields);
-                obj.insert(
-                    "debuginfo".into(),
-                    json!({
-                        "op": self.op.class,
-                        "op_id": self.op.op_id,
-                        "codegen": self.spec.codegen(),
-                        "instruction_type": self.spec.instruction_type,
-                        "line": 0,
-                        "column": 0,
-                        "errors": errors,
-                    }),
-                );
                 Json::Object(obj)
             })
             .collect();

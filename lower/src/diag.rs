@@ -161,6 +161,9 @@ pub struct Related {
     pub message: String,
 }
 
+/// The seed's placeholder for the instruction a message names (seed 000 §2.2, P403).
+pub const INSTRUCTION_PLACEHOLDER: &str = "{inst}";
+
 /// A diagnostic of one op, position-free.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diag {
@@ -172,6 +175,10 @@ pub struct Diag {
     pub message: String,
     /// Secondary locations.
     pub related: Vec<Related>,
+    /// The message holds the seed's `{inst}` placeholder, which names the op's instruction
+    /// as `Class #id` (SPEC §6.1 P403). The op id is not part of the lowering's input, so
+    /// whoever knows it replaces the placeholder ([`Diag::message_for`]).
+    pub names_instruction: bool,
 }
 
 impl Diag {
@@ -182,6 +189,19 @@ impl Diag {
             anchor,
             message: message.into(),
             related: Vec::new(),
+            names_instruction: false,
+        }
+    }
+
+    /// The message of this diagnostic on the op `class` with op id `op_id`: the `{inst}`
+    /// placeholder replaced by `Class #id` where [`names_instruction`](Self::names_instruction)
+    /// says it stands.
+    pub fn message_for(&self, class: &str, op_id: u32) -> String {
+        if self.names_instruction {
+            self.message
+                .replace(INSTRUCTION_PLACEHOLDER, &format!("{class} #{op_id}"))
+        } else {
+            self.message.clone()
         }
     }
 

@@ -30,13 +30,14 @@ impl std::hash::Hash for F64 {
     }
 }
 
-/// One op, resolved: what lowering needs and nothing positional.
+/// One op, resolved: what lowering needs and nothing positional — not even the op id
+/// (SPEC §3: the written `#N`, else the ordinal in the kernel), which changes when an op is
+/// inserted above; the analysis stamps it on the output ([`crate::stamp_instruction`],
+/// [`crate::Diag::names_instruction`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ResolvedOp {
     /// The op class name as written (`MatMulOp`).
     pub class: String,
-    /// The op id: the written `#N`, else the 1-based ordinal in the kernel (SPEC §3).
-    pub op_id: u32,
     /// The fields in source order, unknown and duplicate ones included.
     pub fields: Vec<Field>,
     /// The enclosing loops, outermost first.

@@ -55,7 +55,7 @@ fn op_hover(db: &dyn Db, file: SourceFile, op: &OpItem) -> HoverResult {
     let markdown = format!(
         "**{}** #{} → {opcode}\n\n{}\n\n`{}` — {}\n\n```json\n{json}\n```",
         spec.class,
-        op.resolved.op_id,
+        op.op_id,
         spec.doc,
         spec.codegen(),
         spec.source

@@ -409,7 +409,6 @@ mod tests {
     fn op(class: &str, fields: Vec<(&str, Value)>) -> ResolvedOp {
         ResolvedOp {
             class: class.into(),
-            op_id: 1,
             fields: fields
                 .into_iter()
                 .map(|(name, value)| Field {

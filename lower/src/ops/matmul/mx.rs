@@ -252,17 +252,15 @@ fn lower_matmul_mx(cx: &mut Cx<'_>) {
         && u64::try_from(off).ok() != Some(free)
     {
         let anchor = cx.anchor("offset_scale");
-        let inst = format!("{} #{}", cx.spec.class, cx.op.op_id);
-        cx.report(
-            Diag::new(
-                Code::P403,
-                anchor,
-                format!(
-                    "offset scale is not equivalent to the accumulated tensor size on right of generic dim in {inst}"
-                ),
-            )
-            .with_related(cx.anchor("moving"), format!("the moving's free size is {free}")),
-        );
+        let mut diag = Diag::new(
+            Code::P403,
+            anchor,
+            "offset scale is not equivalent to the accumulated tensor size on right of generic dim in {inst}",
+        )
+        .with_related(cx.anchor("moving"), format!("the moving's free size is {free}"));
+        // `{inst}` is `MatMulMXOp #id`; the id is stamped by the analysis (SPEC §6.1).
+        diag.names_instruction = true;
+        cx.report(diag);
     }
 
     let accumulate = cx.bool("is_accumulate");
