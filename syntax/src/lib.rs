@@ -13,6 +13,7 @@
 //! token is one mistake), and at most 100 per file, followed then by one P100 "too many
 //! syntax errors: N more not reported" at the first error left out.
 
+mod assemble;
 pub mod ast;
 mod layout;
 mod lexer;
@@ -79,6 +80,34 @@ pub struct Parse {
 /// inside comments and strings.
 pub fn parse(text: &str) -> Parse {
     parser::parse(text, &[])
+}
+
+/// Reads the statements of `text` that start before byte `end` as a flat list
+/// ([`FlatStmt`]: kernel and loop headers, each `}`, declarations and ops), without nesting
+/// them. `open_bodies` is the number of kernel or loop bodies open where `text` starts (0
+/// for a whole file: then only `kernel` may start a statement). `text[end..]` is
+/// look-ahead: the next statement start of the file (its first line or two), so that what
+/// is said at the end of the piece is what the whole file says there. Errors that start in
+/// it are left out, except those at its first token, which the piece's last statement
+/// reported (a statement start never reports itself: "expected `]`, found `tensor`").
+///
+/// Ranges are UTF-8 byte offsets into `text`; errors are in source order, as [`parse`]'s,
+/// except that bodies left open are not reported (the caller knows whether they close
+/// later), nor is the cap on their number applied.
+///
+/// A run of whole statements of a file reads the same alone (with its `open_bodies` and
+/// look-ahead) as in the file, its ranges shifted by its start
+/// (`syntax/tests/statements.rs`): the property that lets an edit re-read only the
+/// statements it touched.
+pub fn parse_statements(
+    text: &str,
+    end: usize,
+    open_bodies: usize,
+) -> (Vec<FlatStmt>, Vec<SyntaxError>) {
+    let (statements, mut errors) = parser::statements(text, &[], open_bodies, end);
+    errors.retain(|e| usize::from(e.range.start()) <= end || end == text.len());
+    parser::order_errors(&mut errors);
+    (statements, errors)
 }
 
 /// Decodes file bytes with [`decode`] and parses them: every run of invalid UTF-8 is one

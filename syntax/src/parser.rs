@@ -3,8 +3,7 @@
 //!
 //! Phrase-level syntax (expressions, values, types, headers of kernels, loops and
 //! declarations) is written with chumsky combinators; the four repetitions that must never
-//! fail — the kernels of a file, the statements of a block, the fields of an op or record
-//! body, and comma lists — are hand-written loops in [`chumsky::primitive::custom`]
+//! fail — the statements of a file, the fields of an op or record body, and comma lists — are hand-written loops in [`chumsky::primitive::custom`]
 //! parsers (see [`recover`](crate::recover)), because they carry the error recovery and
 //! must make progress on any input.
 //!
@@ -18,8 +17,16 @@
 //!   complete field are reported once and skipped to the next separator;
 //! * a bad list item, parameter or index skips to the next `,` or the closing bracket;
 //! * anything that does not start a statement skips to the next statement start or `}`;
-//! * a missing `}` ends the block at a statement start that cannot be a field (`Op {`,
-//!   `tensor %t`, …), at `kernel @k`, or at the end of the file, keeping what was read.
+//! * a missing `}` of an op or record body ends it at a statement start that cannot be a
+//!   field (`Op {`, `tensor %t`, …), and a missing `}` of a kernel or loop body ends it at
+//!   `kernel @k` or at the end of the file, keeping what was read; either is reported at
+//!   the `{` that is never closed, as rustc does.
+//!
+//! The statement level is flat: kernel and loop headers (with their `{`), each `}` and the
+//! declarations and ops between them are read as a list of [`FlatStmt`]s, and
+//! [`assemble`](crate::assemble) nests them. So a run of whole statements parses the same
+//! alone as inside its file, which is what lets an edit re-read only the statements it
+//! touched.
 //!
 //! Every skipped run is reported once, at its first token. Tokens that are lexical errors
 //! are skipped without a second report (their error came from the lexer).
@@ -32,7 +39,8 @@ use crate::layout::layout;
 use crate::lexer::{Token, lex_detailed};
 use crate::literal::{index_value, int_value};
 use crate::recover::{
-    Exp, Group, Stop, comma_list, emit_expected, field_block, range, skip_junk, stmt_block,
+    Exp, Stop, comma_list, emit_expected, field_block, is_stmt_start, parse_or_skip, peek2, range,
+    skip_junk,
 };
 use crate::value::{expr_parser, value_parser};
 use crate::{Parse, SyntaxError, SyntaxErrorCode};
@@ -55,6 +63,24 @@ pub(crate) const MAX_ERRORS: usize = 100;
 /// Lexes, lays out and parses `text`. See [`crate::parse`]; `invalid_utf8` are the ranges
 /// of [`crate::decode`]'s replacement characters, each a P103 unless the lexer reported it.
 pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange]) -> Parse {
+    let (statements, mut errors) = statements(text, invalid_utf8, 0, text.len());
+    let file = crate::assemble::assemble(statements, &mut errors);
+    Parse {
+        file,
+        errors: finish_errors(errors),
+    }
+}
+
+/// Lexes, lays out and reads `text` as a flat statement list, `open_bodies` kernel or loop
+/// bodies being open where it starts (0 for a file), up to the statement that starts at
+/// byte `end` (the text after it is look-ahead). The errors are in no order (see
+/// [`finish_errors`]).
+pub(crate) fn statements(
+    text: &str,
+    invalid_utf8: &[TextRange],
+    open_bodies: usize,
+    end: usize,
+) -> (Vec<FlatStmt>, Vec<SyntaxError>) {
     let (lexed, mut errors) = lex_detailed(text);
     // Both lists are in source order: one merge pass (files may hold many bad runs).
     let mut lexer_p103 = errors
@@ -81,7 +107,7 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange]) -> Parse {
         .map(|&(t, r)| (t, Span::from(usize::from(r.start())..usize::from(r.end()))))
         .collect();
     let eoi = Span::from(text.len()..text.len());
-    let (file, parse_errors) = file_parser(text)
+    let (statements, parse_errors) = statements_parser(text, open_bodies, end)
         .parse(spanned.as_slice().split_token_span(eoi))
         .into_output_errors();
     errors.extend(
@@ -89,10 +115,7 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange]) -> Parse {
             .into_iter()
             .filter_map(|e| convert_error(text, e)),
     );
-    Parse {
-        file: file.unwrap_or_default(),
-        errors: finish_errors(errors),
-    }
+    (statements.unwrap_or_default(), errors)
 }
 
 /// Turns a chumsky error into a P100, or `None` when it is about a token that already has
@@ -150,10 +173,7 @@ fn join_or(names: &[String]) -> String {
 /// Source order, one error per start offset (the first reported: a cascade at one token
 /// is one mistake), and the [`MAX_ERRORS`] cap.
 fn finish_errors(mut errors: Vec<SyntaxError>) -> Vec<SyntaxError> {
-    // One error per start offset; where two start together the higher code wins, so that
-    // invalid UTF-8 (P103) is never hidden by what it broke (a P102 bytes literal, say).
-    errors.sort_by_key(|e| (e.range.start(), std::cmp::Reverse(e.code)));
-    errors.dedup_by(|later, earlier| later.range.start() == earlier.range.start());
+    order_errors(&mut errors);
     if errors.len() > MAX_ERRORS {
         let left_out = errors.len() - MAX_ERRORS;
         let at = errors[MAX_ERRORS].range;
@@ -165,6 +185,14 @@ fn finish_errors(mut errors: Vec<SyntaxError>) -> Vec<SyntaxError> {
         });
     }
     errors
+}
+
+/// Source order, one error per start offset: where two start together the higher code
+/// wins, so that invalid UTF-8 (P103) is never hidden by what it broke (a P102 bytes
+/// literal, say).
+pub(crate) fn order_errors(errors: &mut Vec<SyntaxError>) {
+    errors.sort_by_key(|e| (e.range.start(), std::cmp::Reverse(e.code)));
+    errors.dedup_by(|later, earlier| later.range.start() == earlier.range.start());
 }
 
 /// A name token: `%x` and `@x` lose their sigil in [`Name::text`].
@@ -193,37 +221,78 @@ pub(crate) fn or_expected<'a, O: 'a>(
     p.map(Some).recover_with(via_parser(empty().map(|()| None)))
 }
 
-/// The whole file: kernels, with anything else between them reported and skipped.
-fn file_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, SourceFile, Extra<'a>> {
-    let kernel = kernel_parser(text);
+/// The whole file as a flat list of statements (see [`FlatStmt`]): kernel and loop headers
+/// with their `{`, each `}` that closes one, and the declarations and ops between them.
+/// Outside every kernel, anything but `kernel` is reported once and skipped to the next
+/// `kernel`; inside, anything that does not start a statement is reported once and skipped
+/// to the next statement start or `}`. How the statements nest is the assembler's business
+/// ([`crate::assemble`]), so that this list can be read piece by piece.
+fn statements_parser<'a>(
+    text: &'a str,
+    open_bodies: usize,
+    end: usize,
+) -> impl Parser<'a, In<'a>, Vec<FlatStmt>, Extra<'a>> {
+    let kernel = kernel_header_parser(text);
+    let for_loop = loop_header_parser(text);
+    let stmt = stmt_parser(text);
     custom(move |inp: &mut Inp<'a, '_>| {
-        let mut kernels = Vec::new();
-        while let Some(tok) = inp.peek() {
+        let mut out = Vec::new();
+        // How many `{` of kernel and loop bodies are open: outside a kernel (0), only
+        // `kernel` starts something.
+        let mut depth = open_bodies;
+        while let (Some(tok), span, next) = peek2(inp) {
+            if span.start >= end {
+                // Look-ahead: read, never parsed (chumsky wants the input consumed).
+                while inp.next().is_some() {}
+                break;
+            }
             match tok {
+                Token::Newline => inp.skip(),
+                // Any `kernel` starts a kernel (its header reports what is missing), and
+                // closes whatever was left open (the assembler reports it).
                 Token::Kernel => {
-                    let save = inp.save();
-                    match inp.parse(&kernel) {
-                        Ok(k) => kernels.push(k),
-                        Err(e) => {
-                            inp.rewind(save);
-                            inp.emit(e);
-                            inp.skip();
-                        }
+                    if let Ok(header) = parse_or_skip(inp, text, &kernel, Stop::TopLevel) {
+                        depth = usize::from(header.open.is_some());
+                        out.push(FlatStmt::Kernel(header));
                     }
                 }
-                Token::Newline => inp.skip(),
-                _ => {
+                _ if depth == 0 => {
                     emit_expected(inp, &[Exp::Tok(Token::Kernel)]);
                     skip_junk(inp, text, Stop::TopLevel, true);
                 }
+                Token::RBrace => {
+                    inp.skip();
+                    depth -= 1;
+                    out.push(FlatStmt::Close(range(span)));
+                }
+                Token::For => {
+                    if let Ok(header) = parse_or_skip(inp, text, &for_loop, Stop::Stmt) {
+                        depth += usize::from(header.open.is_some());
+                        out.push(FlatStmt::Loop(header));
+                    }
+                }
+                t if is_stmt_start(text, t, span, next) => {
+                    if let Ok(s) = parse_or_skip(inp, text, &stmt, Stop::Stmt) {
+                        out.push(FlatStmt::Stmt(s));
+                    }
+                }
+                Token::Error => {
+                    skip_junk(inp, text, Stop::Stmt, true);
+                }
+                _ => {
+                    emit_expected(inp, &[Exp::Label("statement"), Exp::Tok(Token::RBrace)]);
+                    skip_junk(inp, text, Stop::Stmt, true);
+                }
             }
         }
-        Ok(SourceFile { kernels })
+        Ok(out)
     })
 }
 
-/// `kernel @name(params) [-> (params)] { stmts }`.
-fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>> + Clone {
+/// `kernel @name(params) [-> (params)] {`.
+fn kernel_header_parser<'a>(
+    text: &'a str,
+) -> impl Parser<'a, In<'a>, KernelHeader, Extra<'a>> + Clone {
     let params = comma_list(
         text,
         Token::LParen,
@@ -233,7 +302,6 @@ fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>
         false,
         |_| None,
     );
-    let body = stmt_block(text, stmt_parser(text));
     // A name without its `@` is reported but kept, so the signature (and every use of its
     // parameters) is still read: one mistake, one diagnostic.
     let bare_name = named(text, Token::Ident).validate(|name, e, emitter| {
@@ -252,28 +320,25 @@ fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>
         ))
         .then(or_expected(params.clone()))
         .then(just(Token::Arrow).ignore_then(or_expected(params)).or_not())
-        .then(body_after_header(
+        .then(open_after_header(
             text,
-            body,
             &[Exp::Tok(Token::Arrow), Exp::Tok(Token::LBrace)],
         ))
-        .map_with(|(((name, params), outputs), body), e| Kernel {
+        .map_with(|(((name, params), outputs), open), e| KernelHeader {
             range: range(e.span()),
             name,
             params: params.map(|g| g.items).unwrap_or_default(),
             outputs: outputs.flatten().map(|g| g.items).unwrap_or_default(),
-            body_range: body.as_ref().map(|b| range(b.span)),
-            body: body.map(|b| b.items).unwrap_or_default(),
+            open,
         })
 }
 
-/// The `{ … }` after a kernel or loop header. Tokens before the `{` are reported once
-/// (expecting `expected`) and skipped; a missing body is `None`.
-fn body_after_header<'a>(
+/// The `{` after a kernel or loop header. Tokens before it are reported once (expecting
+/// `expected`) and skipped; a missing `{` is `None` (a header without a body).
+fn open_after_header<'a>(
     text: &'a str,
-    block: impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>> + Clone + 'a,
     expected: &'static [Exp],
-) -> impl Parser<'a, In<'a>, Option<Group<Stmt>>, Extra<'a>> + Clone {
+) -> impl Parser<'a, In<'a>, Option<TextRange>, Extra<'a>> + Clone {
     custom(move |inp: &mut Inp<'a, '_>| {
         if inp.peek() != Some(Token::LBrace) {
             emit_expected(inp, expected);
@@ -282,16 +347,35 @@ fn body_after_header<'a>(
                 return Ok(None);
             }
         }
-        let save = inp.save();
-        match inp.parse(&block) {
-            Ok(b) => Ok(Some(b)),
-            Err(e) => {
-                inp.rewind(save);
-                inp.emit(e);
-                Ok(None)
-            }
-        }
+        let before = inp.cursor();
+        inp.skip();
+        Ok(Some(range(inp.span_since(&before))))
     })
+}
+
+/// `for %var in start..end [step N] {`.
+fn loop_header_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, LoopHeader, Extra<'a>> + Clone {
+    let expr = expr_parser(text);
+    let step = just(Token::Step)
+        .ignore_then(or_expected(expr.clone()))
+        .or_not()
+        .map(Option::flatten);
+    just(Token::For)
+        .ignore_then(or_expected(named(text, Token::Local)))
+        .then_ignore(or_expected(just(Token::In)))
+        .then(or_expected(expr.clone()))
+        .then_ignore(or_expected(just(Token::DotDot)))
+        .then(or_expected(expr))
+        .then(step)
+        .then(open_after_header(text, &[Exp::Tok(Token::LBrace)]))
+        .map_with(|((((var, start), end), step), open), e| LoopHeader {
+            range: range(e.span()),
+            var,
+            start,
+            end,
+            step,
+            open,
+        })
 }
 
 /// `%name: type`.
@@ -341,83 +425,57 @@ fn type_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, TypeRef, Extra<'a>>
         })
 }
 
-/// One statement (the statement loop has already checked how it starts).
+/// One declaration or op (the statement loop has already checked how it starts; loops
+/// are headers of the flat list, see [`statements_parser`]).
 fn stmt_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Stmt, Extra<'a>> + Clone {
     let value = value_parser(text);
-    let expr = expr_parser(text);
-    recursive(move |stmt| {
-        let block = stmt_block(text, stmt);
-        let tensor = just(Token::Tensor)
-            .ignore_then(or_expected(named(text, Token::Local)))
-            .then_ignore(or_expected(just(Token::Colon)))
-            .then(or_expected(type_parser(text)))
-            .map_with(|(name, ty), e| {
-                Stmt::Tensor(TensorDecl {
-                    range: range(e.span()),
-                    name,
-                    ty,
-                })
-            });
-        let reg = just(Token::Ident)
-            .try_map(move |_, span| {
-                if &text[range(span)] == "reg" {
-                    Ok(())
-                } else {
-                    Err(Rich::custom(span, "expected `reg`"))
-                }
+    let tensor = just(Token::Tensor)
+        .ignore_then(or_expected(named(text, Token::Local)))
+        .then_ignore(or_expected(just(Token::Colon)))
+        .then(or_expected(type_parser(text)))
+        .map_with(|(name, ty), e| {
+            Stmt::Tensor(TensorDecl {
+                range: range(e.span()),
+                name,
+                ty,
             })
-            .ignore_then(or_expected(named(text, Token::Local)))
-            .then_ignore(or_expected(just(Token::Colon)))
-            .then(or_expected(named(text, Token::Ident).labelled("dtype")))
-            .map_with(|(name, dtype), e| {
-                Stmt::Reg(RegDecl {
-                    range: range(e.span()),
-                    name,
-                    dtype,
-                })
-            });
-        let step = just(Token::Step)
-            .ignore_then(or_expected(expr.clone()))
-            .or_not()
-            .map(Option::flatten);
-        let for_loop = just(Token::For)
-            .ignore_then(or_expected(named(text, Token::Local)))
-            .then_ignore(or_expected(just(Token::In)))
-            .then(or_expected(expr.clone()))
-            .then_ignore(or_expected(just(Token::DotDot)))
-            .then(or_expected(expr.clone()))
-            .then(step)
-            .then(body_after_header(text, block, &[Exp::Tok(Token::LBrace)]))
-            .map_with(|((((var, start), end), step), body), e| {
-                Stmt::Loop(Loop {
-                    range: range(e.span()),
-                    var,
-                    start,
-                    end,
-                    step,
-                    body_range: body.as_ref().map(|b| range(b.span)),
-                    body: body.map(|b| b.items).unwrap_or_default(),
-                })
-            });
-        let op_id = choice((
-            just(Token::OpId).map_with(move |_, e| {
-                let r = range(e.span());
-                index_value(&text[r]).map(|id| (id, r))
-            }),
-            just(Token::Error).to(None),
-        ));
-        let op = named(text, Token::Ident)
-            .then(op_id.or_not().map(Option::flatten))
-            .then(or_expected(field_block(text, value.clone())))
-            .map_with(|((class, id), body), e| {
-                Stmt::Op(Op {
-                    range: range(e.span()),
-                    class,
-                    id,
-                    body_range: body.as_ref().map(|b| range(b.span)),
-                    fields: body.map(|b| b.items).unwrap_or_default(),
-                })
-            });
-        choice((tensor, reg, for_loop, op))
-    })
+        });
+    let reg = just(Token::Ident)
+        .try_map(move |_, span| {
+            if &text[range(span)] == "reg" {
+                Ok(())
+            } else {
+                Err(Rich::custom(span, "expected `reg`"))
+            }
+        })
+        .ignore_then(or_expected(named(text, Token::Local)))
+        .then_ignore(or_expected(just(Token::Colon)))
+        .then(or_expected(named(text, Token::Ident).labelled("dtype")))
+        .map_with(|(name, dtype), e| {
+            Stmt::Reg(RegDecl {
+                range: range(e.span()),
+                name,
+                dtype,
+            })
+        });
+    let op_id = choice((
+        just(Token::OpId).map_with(move |_, e| {
+            let r = range(e.span());
+            index_value(&text[r]).map(|id| (id, r))
+        }),
+        just(Token::Error).to(None),
+    ));
+    let op = named(text, Token::Ident)
+        .then(op_id.or_not().map(Option::flatten))
+        .then(or_expected(field_block(text, value)))
+        .map_with(|((class, id), body), e| {
+            Stmt::Op(Op {
+                range: range(e.span()),
+                class,
+                id,
+                body_range: body.as_ref().map(|b| range(b.span)),
+                fields: body.map(|b| b.items).unwrap_or_default(),
+            })
+        });
+    choice((tensor, reg, op))
 }

@@ -11,7 +11,7 @@ use chumsky::prelude::*;
 use chumsky::util::Maybe;
 use text_size::{TextRange, TextSize};
 
-use crate::ast::{Field, Name, Stmt, Value};
+use crate::ast::{Field, Name, Value};
 use crate::layout::{is_name, starts_statement};
 use crate::lexer::Token;
 use crate::parser::{Extra, In, Inp, PError, Span, name};
@@ -94,6 +94,17 @@ pub(crate) fn emit_expected(inp: &mut Inp<'_, '_>, expected: &[Exp]) {
     inp.emit(err);
 }
 
+/// Reports the `{` at `brace` as never closed, at the `{` itself (as rustc does):
+/// [`UNCLOSED`]. The message names nothing after the body, so that a run of statements
+/// reads the same alone as in its file.
+pub(crate) fn emit_unclosed(inp: &mut Inp<'_, '_>, brace: Span) {
+    inp.emit(PError::custom(brace, UNCLOSED));
+}
+
+/// The message of a `{` whose `}` is missing, for op and record bodies as for kernel and
+/// loop bodies.
+pub(crate) const UNCLOSED: &str = "expected `}` to close this `{`";
+
 /// Consumes `open` or fails without reporting (the caller's alternatives or recovery do).
 fn expect_open<'a>(inp: &mut Inp<'a, '_>, open: Token) -> Result<(), PError<'a>> {
     if inp.peek() == Some(open) {
@@ -114,7 +125,7 @@ fn is_closer(t: Token) -> bool {
 
 /// Whether a statement of the block loop starts here: the loop hands it to the statement
 /// parser.
-fn is_stmt_start(text: &str, tok: Token, span: Span, next: Option<Token>) -> bool {
+pub(crate) fn is_stmt_start(text: &str, tok: Token, span: Span, next: Option<Token>) -> bool {
     matches!(tok, Token::Tensor | Token::For) || starts_statement(text, tok, range(span), next)
 }
 
@@ -234,7 +245,7 @@ fn at_stop(text: &str, stop: Stop, tok: Token, span: Span, next: Option<Token>) 
 
 /// Parses with `p`; on failure reports its error, skips junk up to `stop` and returns the
 /// skipped span instead.
-fn parse_or_skip<'a, O>(
+pub(crate) fn parse_or_skip<'a, O>(
     inp: &mut Inp<'a, '_>,
     text: &str,
     p: &impl Parser<'a, In<'a>, O, Extra<'a>>,
@@ -253,54 +264,6 @@ fn parse_or_skip<'a, O>(
     }
 }
 
-/// `{ stmt … }`: the statements of a kernel or loop body.
-pub(crate) fn stmt_block<'a>(
-    text: &'a str,
-    stmt: impl Parser<'a, In<'a>, Stmt, Extra<'a>> + Clone + 'a,
-) -> impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>> + Clone {
-    custom(move |inp: &mut Inp<'a, '_>| {
-        let start = inp.cursor();
-        expect_open(inp, Token::LBrace)?;
-        let mut items = Vec::new();
-        loop {
-            let (tok, span, next) = peek2(inp);
-            match tok {
-                Some(Token::RBrace) => {
-                    inp.skip();
-                    break;
-                }
-                None => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
-                    break;
-                }
-                // Only where the layout took this block for a field block (an unusual `{`,
-                // a bracket mismatch): harmless here.
-                Some(Token::Newline) => inp.skip(),
-                Some(Token::Kernel) if next == Some(Token::Global) => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
-                    break;
-                }
-                Some(t) if is_stmt_start(text, t, span, next) => {
-                    if let Ok(s) = parse_or_skip(inp, text, &stmt, Stop::Stmt) {
-                        items.push(s);
-                    }
-                }
-                Some(Token::Error) => {
-                    skip_junk(inp, text, Stop::Stmt, true);
-                }
-                Some(_) => {
-                    emit_expected(inp, &[Exp::Label("statement"), Exp::Tok(Token::RBrace)]);
-                    skip_junk(inp, text, Stop::Stmt, true);
-                }
-            }
-        }
-        Ok(Group {
-            items,
-            span: inp.span_since(&start),
-        })
-    })
-}
-
 /// `{ field SEP … }`: the fields of an op body or a record, SEP being any run of commas
 /// and newlines (leading and trailing ones included).
 pub(crate) fn field_block<'a>(
@@ -310,6 +273,7 @@ pub(crate) fn field_block<'a>(
     custom(move |inp: &mut Inp<'a, '_>| {
         let start = inp.cursor();
         expect_open(inp, Token::LBrace)?;
+        let brace = inp.span_since(&start);
         let mut items = Vec::new();
         loop {
             let (tok, span, next) = peek2(inp);
@@ -323,11 +287,11 @@ pub(crate) fn field_block<'a>(
                     break;
                 }
                 None => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
+                    emit_unclosed(inp, brace);
                     break;
                 }
                 Some(t) if starts_statement(text, t, range(span), next) => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
+                    emit_unclosed(inp, brace);
                     break;
                 }
                 Some(Token::Error) => {

@@ -68,12 +68,14 @@ fn missing_close_brace_at_eof() {
     check(
         "kernel @k() {\n  tensor %t : sbuf f32[1]\n  for %i in 0..2 {\n    Op { dst = %t\n      src = %x",
         expect![[r#"
-        kernel @k () -> () 0..91
-          tensor %t : sbuf f32[1] 16..39
-          for %i in 0..2 42..91
-            Op {dst = %t, src = %x} 63..91
-        P100 91..91 expected `}`, found end of file
-    "#]],
+            kernel @k () -> () 0..91
+              tensor %t : sbuf f32[1] 16..39
+              for %i in 0..2 42..91
+                Op {dst = %t, src = %x} 63..91
+            P100 12..13 expected `}` to close this `{`
+            P100 57..58 expected `}` to close this `{`
+            P100 66..67 expected `}` to close this `{`
+        "#]],
     );
 }
 
@@ -82,12 +84,12 @@ fn missing_close_brace_before_next_op() {
     check(
         "kernel @k() {\n  Op1 { a = 1\n  Op2 #2 { b = 2 }\n  tensor %t : sbuf f32[1]\n}",
         expect![[r#"
-        kernel @k () -> () 0..74
-          Op1 {a = 1} 16..27
-          Op2 #2 {b = 2} 30..46
-          tensor %t : sbuf f32[1] 49..72
-        P100 30..33 expected `}`, found `Op2`
-    "#]],
+            kernel @k () -> () 0..74
+              Op1 {a = 1} 16..27
+              Op2 #2 {b = 2} 30..46
+              tensor %t : sbuf f32[1] 49..72
+            P100 20..21 expected `}` to close this `{`
+        "#]],
     );
 }
 
@@ -109,12 +111,13 @@ fn missing_close_brace_before_next_kernel() {
     check(
         "kernel @a() {\n  Op { x = 1\nkernel @b() {\n  Op { y = 2 }\n}",
         expect![[r#"
-        kernel @a () -> () 0..26
-          Op {x = 1} 16..26
-        kernel @b () -> () 27..57
-          Op {y = 2} 43..55
-        P100 27..33 expected `}`, found `kernel`
-    "#]],
+            kernel @a () -> () 0..26
+              Op {x = 1} 16..26
+            kernel @b () -> () 27..57
+              Op {y = 2} 43..55
+            P100 12..13 expected `}` to close this `{`
+            P100 19..20 expected `}` to close this `{`
+        "#]],
     );
 }
 

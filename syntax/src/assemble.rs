@@ -1,0 +1,135 @@
+//! Nesting a flat statement list ([`FlatStmt`]) into kernels and loop bodies.
+//!
+//! Recovery: a body still open when `kernel @name` or the end of the file comes is closed
+//! there, and reported once at its own `{` (as rustc reports an unclosed delimiter where it
+//! opens, not where the reader gave up), so one missing `}` is one error next to the line
+//! that lacks it. A header without `{` has an empty body; the statements after it belong to
+//! the enclosing block.
+
+use text_size::TextRange;
+
+use crate::ast::{FlatStmt, Kernel, KernelHeader, Loop, LoopHeader, SourceFile, Stmt};
+use crate::{SyntaxError, SyntaxErrorCode};
+
+/// A body being filled: the kernel or loop, with the range of its `{`.
+enum Open {
+    Kernel(Kernel, TextRange),
+    Loop(Loop, TextRange),
+}
+
+impl Open {
+    fn body(&mut self) -> &mut Vec<Stmt> {
+        match self {
+            Open::Kernel(k, _) => &mut k.body,
+            Open::Loop(l, _) => &mut l.body,
+        }
+    }
+}
+
+/// Nests `statements` (as [`crate::parse_statements`] reads them) into a file, reporting
+/// each body left unclosed into `errors`. `statements` never holds a statement outside a
+/// kernel, nor more `}` than open bodies (the statement reader reports those as junk).
+pub(crate) fn assemble(statements: Vec<FlatStmt>, errors: &mut Vec<SyntaxError>) -> SourceFile {
+    let mut file = SourceFile::default();
+    let mut open: Vec<Open> = Vec::new();
+    for statement in statements {
+        match statement {
+            FlatStmt::Kernel(header) => {
+                close_unclosed(&mut open, &mut file, errors);
+                let (kernel, brace) = kernel_of(header);
+                match brace {
+                    Some(brace) => open.push(Open::Kernel(kernel, brace)),
+                    None => file.kernels.push(kernel),
+                }
+            }
+            FlatStmt::Loop(header) => {
+                let (lp, brace) = loop_of(header);
+                match brace {
+                    Some(brace) => open.push(Open::Loop(lp, brace)),
+                    None => push_stmt(&mut open, Stmt::Loop(lp)),
+                }
+            }
+            FlatStmt::Close(close) => {
+                if let Some(block) = open.pop() {
+                    close_block(block, close.end(), &mut open, &mut file);
+                }
+            }
+            FlatStmt::Stmt(stmt) => push_stmt(&mut open, stmt),
+        }
+    }
+    close_unclosed(&mut open, &mut file, errors);
+    file
+}
+
+fn push_stmt(open: &mut [Open], stmt: Stmt) {
+    if let Some(block) = open.last_mut() {
+        block.body().push(stmt);
+    }
+}
+
+/// Closes every open body, innermost first, each reported at its `{`.
+fn close_unclosed(open: &mut Vec<Open>, file: &mut SourceFile, errors: &mut Vec<SyntaxError>) {
+    while let Some(block) = open.pop() {
+        let brace = match &block {
+            Open::Kernel(_, b) | Open::Loop(_, b) => *b,
+        };
+        errors.push(SyntaxError {
+            code: SyntaxErrorCode::P100,
+            range: brace,
+            message: crate::recover::UNCLOSED.to_string(),
+        });
+        // As far as it got: the end of its last statement, else of its `{`.
+        let end = block.body_end().unwrap_or(brace.end()).max(brace.end());
+        close_block(block, end, open, file);
+    }
+}
+
+impl Open {
+    fn body_end(&self) -> Option<text_size::TextSize> {
+        match self {
+            Open::Kernel(k, _) => k.body.last().map(|s| s.range().end()),
+            Open::Loop(l, _) => l.body.last().map(|s| s.range().end()),
+        }
+    }
+}
+
+/// Ends `block` at `end` (its `}`, or as far as it got) and adds it to its parent.
+fn close_block(block: Open, end: text_size::TextSize, open: &mut [Open], file: &mut SourceFile) {
+    match block {
+        Open::Kernel(mut kernel, brace) => {
+            kernel.range = TextRange::new(kernel.range.start(), end);
+            kernel.body_range = Some(TextRange::new(brace.start(), end));
+            file.kernels.push(kernel);
+        }
+        Open::Loop(mut lp, brace) => {
+            lp.range = TextRange::new(lp.range.start(), end);
+            lp.body_range = Some(TextRange::new(brace.start(), end));
+            push_stmt(open, Stmt::Loop(lp));
+        }
+    }
+}
+
+fn kernel_of(header: KernelHeader) -> (Kernel, Option<TextRange>) {
+    let kernel = Kernel {
+        range: header.range,
+        name: header.name,
+        params: header.params,
+        outputs: header.outputs,
+        body: Vec::new(),
+        body_range: None,
+    };
+    (kernel, header.open)
+}
+
+fn loop_of(header: LoopHeader) -> (Loop, Option<TextRange>) {
+    let lp = Loop {
+        range: header.range,
+        var: header.var,
+        start: header.start,
+        end: header.end,
+        step: header.step,
+        body: Vec::new(),
+        body_range: None,
+    };
+    (lp, header.open)
+}
