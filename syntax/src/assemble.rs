@@ -6,7 +6,7 @@
 //! that lacks it. A header without `{` has an empty body; the statements after it belong to
 //! the enclosing block.
 
-use text_size::TextRange;
+use text_size::{TextRange, TextSize};
 
 use crate::ast::{FlatStmt, Kernel, KernelHeader, Loop, LoopHeader, SourceFile, Stmt};
 use crate::{SyntaxError, SyntaxErrorCode};
@@ -26,20 +26,48 @@ impl Open {
     }
 }
 
-/// Nests `statements` (as [`crate::parse_statements`] reads them) into a file, reporting
-/// each body left unclosed into `errors`. `statements` never holds a statement outside a
-/// kernel, nor more `}` than open bodies (the statement reader reports those as junk).
-pub(crate) fn assemble(statements: Vec<FlatStmt>, errors: &mut Vec<SyntaxError>) -> SourceFile {
+/// Nests `statements` (as [`crate::parse_statements`] reads them from `text`) into a
+/// file, reporting each body left unclosed into `errors`, the statement reader's errors.
+///
+/// Outside every kernel only `kernel` may stand: each run of anything else there (between
+/// the start of the file or a kernel's `}` and the next `kernel`) is one error, "expected
+/// `kernel`, found …" at its first token, and what the statement reader said inside the
+/// run is dropped, as the run is skipped whole (the lexer's and the layout's errors are not
+/// in `errors` and stay).
+pub(crate) fn assemble(
+    text: &str,
+    statements: Vec<FlatStmt>,
+    errors: &mut Vec<SyntaxError>,
+) -> SourceFile {
     let mut file = SourceFile::default();
     let mut open: Vec<Open> = Vec::new();
+    // Where the current stretch outside every kernel began, and the first stray statement
+    // in it.
+    let mut outside = Some(TextSize::from(0));
+    let mut stray: Vec<(TextRange, TextRange)> = Vec::new();
+    let mut first_stray: Option<TextRange> = None;
     for statement in statements {
+        if open.is_empty() && !matches!(statement, FlatStmt::Kernel(_)) {
+            first_stray.get_or_insert(first_token(&statement));
+            continue;
+        }
         match statement {
             FlatStmt::Kernel(header) => {
+                if let Some(from) = outside.take() {
+                    let to = header.range.start();
+                    stray.push((
+                        TextRange::new(from, to),
+                        first_stray.take().unwrap_or_default(),
+                    ));
+                }
                 close_unclosed(&mut open, &mut file, errors);
                 let (kernel, brace) = kernel_of(header);
                 match brace {
                     Some(brace) => open.push(Open::Kernel(kernel, brace)),
-                    None => file.kernels.push(kernel),
+                    None => {
+                        outside = Some(kernel.range.end());
+                        file.kernels.push(kernel);
+                    }
                 }
             }
             FlatStmt::Loop(header) => {
@@ -52,13 +80,76 @@ pub(crate) fn assemble(statements: Vec<FlatStmt>, errors: &mut Vec<SyntaxError>)
             FlatStmt::Close(close) => {
                 if let Some(block) = open.pop() {
                     close_block(block, close.end(), &mut open, &mut file);
+                    if open.is_empty() {
+                        outside = Some(close.end());
+                    }
                 }
             }
             FlatStmt::Stmt(stmt) => push_stmt(&mut open, stmt),
         }
     }
     close_unclosed(&mut open, &mut file, errors);
+    if let Some(from) = outside {
+        let to = TextSize::of(text);
+        stray.push((
+            TextRange::new(from, to),
+            first_stray.take().unwrap_or_default(),
+        ));
+    }
+    report_stray(text, &stray, errors);
     file
+}
+
+/// For each stretch outside every kernel: drops the statement reader's errors in it and
+/// reports its first stray token (the earliest of the first stray statement and the first
+/// dropped error), if any.
+fn report_stray(text: &str, stray: &[(TextRange, TextRange)], errors: &mut Vec<SyntaxError>) {
+    for &(stretch, first_statement) in stray {
+        let inside = |e: &SyntaxError| {
+            stretch.contains(e.range.start()) && e.message != crate::recover::UNCLOSED
+        };
+        let first_error = errors
+            .iter()
+            .filter(|e| inside(e))
+            .map(|e| e.range)
+            .min_by_key(|r| r.start());
+        errors.retain(|e| !inside(e));
+        let first = [
+            first_error,
+            (!first_statement.is_empty()).then_some(first_statement),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|r| r.start());
+        if let Some(at) = first {
+            errors.push(SyntaxError {
+                code: SyntaxErrorCode::P100,
+                range: at,
+                message: format!(
+                    "expected `kernel`, found `{}`",
+                    crate::lexer::shorten(&text[at])
+                ),
+            });
+        }
+    }
+}
+
+/// The range of the first token of a statement (for "found …").
+fn first_token(statement: &FlatStmt) -> TextRange {
+    let keyword = |range: TextRange, word: &str| {
+        TextRange::at(range.start(), TextSize::of(word))
+            .intersect(range)
+            .unwrap_or(range)
+    };
+    match statement {
+        FlatStmt::Kernel(k) => keyword(k.range, "kernel"),
+        FlatStmt::Loop(l) => keyword(l.range, "for"),
+        FlatStmt::Close(r) => *r,
+        FlatStmt::Stmt(Stmt::Op(op)) => op.class.range,
+        FlatStmt::Stmt(Stmt::Tensor(t)) => keyword(t.range, "tensor"),
+        FlatStmt::Stmt(Stmt::Reg(r)) => keyword(r.range, "reg"),
+        FlatStmt::Stmt(Stmt::Loop(l)) => keyword(l.range, "for"),
+    }
 }
 
 fn push_stmt(open: &mut [Open], stmt: Stmt) {

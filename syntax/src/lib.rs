@@ -84,30 +84,26 @@ pub fn parse(text: &str) -> Parse {
 
 /// Reads the statements of `text` that start before byte `end` as a flat list
 /// ([`FlatStmt`]: kernel and loop headers, each `}`, declarations and ops), without nesting
-/// them. `open_bodies` is the number of kernel or loop bodies open where `text` starts (0
-/// for a whole file: then only `kernel` may start a statement). `text[end..]` is
-/// look-ahead: the next statement start of the file (its first line or two), so that what
-/// is said at the end of the piece is what the whole file says there. Errors that start in
-/// it are left out, except those at its first token, which the piece's last statement
-/// reported (a statement start never reports itself: "expected `]`, found `tensor`").
+/// them. `text[end..]` is look-ahead: the next statement start of the file (its first line
+/// or two), so that what is said at the end of the piece is what the whole file says there.
+/// Errors that start in the look-ahead are left out, except those at its first token,
+/// which the piece's last statement reported (a statement start never reports itself:
+/// "expected `]`, found `tensor`").
 ///
-/// Ranges are UTF-8 byte offsets into `text`; errors are in source order, as [`parse`]'s,
-/// except that bodies left open are not reported (the caller knows whether they close
-/// later), nor is the cap on their number applied.
+/// Ranges are UTF-8 byte offsets into `text`; errors are in source order. What only the
+/// whole file can tell is not reported here but by [`parse`]: bodies left open, statements
+/// outside every kernel, and the cap on the number of errors.
 ///
-/// A run of whole statements of a file reads the same alone (with its `open_bodies` and
-/// look-ahead) as in the file, its ranges shifted by its start
-/// (`syntax/tests/statements.rs`): the property that lets an edit re-read only the
-/// statements it touched.
-pub fn parse_statements(
-    text: &str,
-    end: usize,
-    open_bodies: usize,
-) -> (Vec<FlatStmt>, Vec<SyntaxError>) {
-    let (statements, mut errors) = parser::statements(text, &[], open_bodies, end);
+/// A run of whole statements of a file reads the same alone (with its look-ahead) as in
+/// the file, its ranges shifted by its start (`syntax/tests/statements.rs`): the property
+/// that lets an edit re-read only the statements it touched.
+pub fn parse_statements(text: &str, end: usize) -> (Vec<FlatStmt>, Vec<SyntaxError>) {
+    let read = parser::statements(text, &[], end);
+    let mut errors = read.lexical_errors;
+    errors.extend(read.reader_errors);
     errors.retain(|e| usize::from(e.range.start()) <= end || end == text.len());
     parser::order_errors(&mut errors);
-    (statements, errors)
+    (read.statements, errors)
 }
 
 /// Decodes file bytes with [`decode`] and parses them: every run of invalid UTF-8 is one

@@ -63,24 +63,23 @@ pub(crate) const MAX_ERRORS: usize = 100;
 /// Lexes, lays out and parses `text`. See [`crate::parse`]; `invalid_utf8` are the ranges
 /// of [`crate::decode`]'s replacement characters, each a P103 unless the lexer reported it.
 pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange]) -> Parse {
-    let (statements, mut errors) = statements(text, invalid_utf8, 0, text.len());
-    let file = crate::assemble::assemble(statements, &mut errors);
+    let Statements {
+        statements,
+        lexical_errors: mut errors,
+        mut reader_errors,
+    } = statements(text, invalid_utf8, text.len());
+    let file = crate::assemble::assemble(text, statements, &mut reader_errors);
+    errors.append(&mut reader_errors);
     Parse {
         file,
         errors: finish_errors(errors),
     }
 }
 
-/// Lexes, lays out and reads `text` as a flat statement list, `open_bodies` kernel or loop
-/// bodies being open where it starts (0 for a file), up to the statement that starts at
-/// byte `end` (the text after it is look-ahead). The errors are in no order (see
+/// Lexes, lays out and reads `text` as a flat statement list, up to the statement that
+/// starts at byte `end` (the text after it is look-ahead). The errors are in no order (see
 /// [`finish_errors`]).
-pub(crate) fn statements(
-    text: &str,
-    invalid_utf8: &[TextRange],
-    open_bodies: usize,
-    end: usize,
-) -> (Vec<FlatStmt>, Vec<SyntaxError>) {
+pub(crate) fn statements(text: &str, invalid_utf8: &[TextRange], end: usize) -> Statements {
     let (lexed, mut errors) = lex_detailed(text);
     // Both lists are in source order: one merge pass (files may hold many bad runs).
     let mut lexer_p103 = errors
@@ -107,15 +106,28 @@ pub(crate) fn statements(
         .map(|&(t, r)| (t, Span::from(usize::from(r.start())..usize::from(r.end()))))
         .collect();
     let eoi = Span::from(text.len()..text.len());
-    let (statements, parse_errors) = statements_parser(text, open_bodies, end)
+    let (statements, parse_errors) = statements_parser(text, end)
         .parse(spanned.as_slice().split_token_span(eoi))
         .into_output_errors();
-    errors.extend(
-        parse_errors
-            .into_iter()
-            .filter_map(|e| convert_error(text, e)),
-    );
-    (statements.unwrap_or_default(), errors)
+    let reader_errors = parse_errors
+        .into_iter()
+        .filter_map(|e| convert_error(text, e))
+        .collect();
+    Statements {
+        statements: statements.unwrap_or_default(),
+        lexical_errors: errors,
+        reader_errors,
+    }
+}
+
+/// What [`statements`] reads.
+pub(crate) struct Statements {
+    /// The flat statements.
+    pub statements: Vec<FlatStmt>,
+    /// The lexer's and the layout's errors (P101–P103, nesting too deep).
+    pub lexical_errors: Vec<SyntaxError>,
+    /// The statement reader's (P100 "expected …").
+    pub reader_errors: Vec<SyntaxError>,
 }
 
 /// Turns a chumsky error into a P100, or `None` when it is about a token that already has
@@ -222,14 +234,14 @@ pub(crate) fn or_expected<'a, O: 'a>(
 }
 
 /// The whole file as a flat list of statements (see [`FlatStmt`]): kernel and loop headers
-/// with their `{`, each `}` that closes one, and the declarations and ops between them.
-/// Outside every kernel, anything but `kernel` is reported once and skipped to the next
-/// `kernel`; inside, anything that does not start a statement is reported once and skipped
-/// to the next statement start or `}`. How the statements nest is the assembler's business
-/// ([`crate::assemble`]), so that this list can be read piece by piece.
+/// with their `{`, each `}`, and the declarations and ops between them. Anything that does
+/// not start a statement is reported once and skipped to the next statement start or `}`.
+/// The reader keeps no state from one statement to the next (not even how deep it is), so
+/// that a run of statements reads the same alone as in its file; how they nest, and what
+/// stands outside every kernel, is the assembler's business ([`crate::assemble`]). It stops
+/// at the first statement that starts at or after byte `end` (look-ahead).
 fn statements_parser<'a>(
     text: &'a str,
-    open_bodies: usize,
     end: usize,
 ) -> impl Parser<'a, In<'a>, Vec<FlatStmt>, Extra<'a>> {
     let kernel = kernel_header_parser(text);
@@ -237,9 +249,6 @@ fn statements_parser<'a>(
     let stmt = stmt_parser(text);
     custom(move |inp: &mut Inp<'a, '_>| {
         let mut out = Vec::new();
-        // How many `{` of kernel and loop bodies are open: outside a kernel (0), only
-        // `kernel` starts something.
-        let mut depth = open_bodies;
         while let (Some(tok), span, next) = peek2(inp) {
             if span.start >= end {
                 // Look-ahead: read, never parsed (chumsky wants the input consumed).
@@ -248,26 +257,18 @@ fn statements_parser<'a>(
             }
             match tok {
                 Token::Newline => inp.skip(),
-                // Any `kernel` starts a kernel (its header reports what is missing), and
-                // closes whatever was left open (the assembler reports it).
+                // Any `kernel` starts a kernel (its header reports what is missing).
                 Token::Kernel => {
-                    if let Ok(header) = parse_or_skip(inp, text, &kernel, Stop::TopLevel) {
-                        depth = usize::from(header.open.is_some());
+                    if let Ok(header) = parse_or_skip(inp, text, &kernel, Stop::Stmt) {
                         out.push(FlatStmt::Kernel(header));
                     }
                 }
-                _ if depth == 0 => {
-                    emit_expected(inp, &[Exp::Tok(Token::Kernel)]);
-                    skip_junk(inp, text, Stop::TopLevel, true);
-                }
                 Token::RBrace => {
                     inp.skip();
-                    depth -= 1;
                     out.push(FlatStmt::Close(range(span)));
                 }
                 Token::For => {
                     if let Ok(header) = parse_or_skip(inp, text, &for_loop, Stop::Stmt) {
-                        depth += usize::from(header.open.is_some());
                         out.push(FlatStmt::Loop(header));
                     }
                 }

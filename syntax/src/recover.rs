@@ -38,8 +38,6 @@ pub(crate) enum Exp {
 /// `closes_enclosing`); `kernel @name` always does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stop {
-    /// Between kernels: at `kernel`.
-    TopLevel,
     /// Between statements: at a statement start or `}`.
     Stmt,
     /// In a kernel or loop header: at `{` or a statement keyword.
@@ -205,7 +203,6 @@ pub(crate) fn skip_parenthesised<'a>() -> impl Parser<'a, In<'a>, (), Extra<'a>>
 /// Whether the closer `tok` can end the construct that a run of junk is in.
 fn closes_enclosing(stop: Stop, tok: Token) -> bool {
     match stop {
-        Stop::TopLevel => false,
         Stop::Stmt | Stop::Header | Stop::Field => tok == Token::RBrace,
         Stop::List { close, .. } => tok == close || tok == Token::RBrace,
     }
@@ -224,7 +221,6 @@ fn opener_of(closer: Token) -> Token {
 fn at_stop(text: &str, stop: Stop, tok: Token, span: Span, next: Option<Token>) -> bool {
     let r = range(span);
     match stop {
-        Stop::TopLevel => tok == Token::Kernel,
         Stop::Stmt => is_stmt_start(text, tok, span, next),
         // Not `Op {`: after `for %i in 0..N`, `N {` is the body of a loop with a bad bound.
         Stop::Header => {

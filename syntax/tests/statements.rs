@@ -51,16 +51,6 @@ fn start_of(statement: &FlatStmt) -> usize {
     usize::from(range.start())
 }
 
-/// Bodies open after `statements` (kernel headers reset the count, as in a file).
-fn open_after(statements: &[FlatStmt]) -> usize {
-    statements.iter().fold(0, |open, s| match s {
-        FlatStmt::Kernel(k) => usize::from(k.open.is_some()),
-        FlatStmt::Loop(l) => open + usize::from(l.open.is_some()),
-        FlatStmt::Close(_) => open.saturating_sub(1),
-        FlatStmt::Stmt(_) => open,
-    })
-}
-
 /// The end of the look-ahead after byte `at`: the line that holds the next token and, if
 /// that line has only one token, the next one too.
 fn look_ahead(text: &str, at: usize) -> usize {
@@ -76,12 +66,12 @@ fn look_ahead(text: &str, at: usize) -> usize {
 
 #[track_caller]
 fn check_pieces(name: &str, text: &str) {
-    let (whole, whole_errors) = parse_statements(text, text.len(), 0);
+    let (whole, whole_errors) = parse_statements(text, text.len());
     for k in 1..whole.len() {
         let split = start_of(&whole[k]);
-        let (before, before_errors) = parse_statements(&text[..look_ahead(text, split)], split, 0);
+        let (before, before_errors) = parse_statements(&text[..look_ahead(text, split)], split);
         let rest = &text[split..];
-        let (after, after_errors) = parse_statements(rest, rest.len(), open_after(&whole[..k]));
+        let (after, after_errors) = parse_statements(rest, rest.len());
         assert_eq!(
             format!("{:?}", &whole[..k]),
             format!("{before:?}"),
