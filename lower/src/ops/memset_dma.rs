@@ -69,7 +69,9 @@ pub static MEMSET_OP: OpSpec = OpSpec {
             kind: Kind::Float,
             default: Default::Computed("required in const mode"),
             bir: "constant (the value's bit pattern in the dst dtype, as an unsigned integer)",
-            doc: "the fill value; rounded to the dst dtype (nearest, ties to even)",
+            doc: "the fill value; rounded to the dst dtype (nearest, ties to even; P412 only when \
+                  it does not round to a finite value); a hex literal into an integer dtype is \
+                  a bit pattern (`0xFFFFFFFF` into i32)",
         },
         FieldSpec {
             name: "engine",
@@ -94,7 +96,12 @@ fn lower_memset(cx: &mut Cx<'_>) {
         }
     } else if let Some(value) = cx.value("value").and_then(Value::as_number) {
         if let Some(dtype) = dtype {
-            match types::bit_pattern(dtype, value) {
+            // A hex literal into an integer dtype is a bit pattern (SPEC §6.6 [2]).
+            let hex = match cx.value("value") {
+                Some(Value::HexInt(bits)) => types::hex_bit_pattern(dtype, *bits as u64),
+                _ => None,
+            };
+            match hex.unwrap_or_else(|| types::bit_pattern(dtype, value)) {
                 Ok(bits) => constant = bits,
                 Err(why) => {
                     let anchor = cx.anchor("value");

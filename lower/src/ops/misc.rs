@@ -148,7 +148,7 @@ pub static INLINE_ASM_BYTES_INST: OpSpec = OpSpec {
 /// as strings, bytes as hex, accesses as `%name`, lists and records nested.
 fn value_json(value: &Value) -> Json {
     match value {
-        Value::Int(i) => json!(i),
+        Value::Int(i) | Value::HexInt(i) => json!(i),
         Value::Float(f) => float_json(f.0),
         Value::Bool(b) => json!(b),
         Value::Str(s) | Value::Ident(s) => json!(s),
@@ -385,8 +385,8 @@ fn lower_iota(cx: &mut Cx<'_>) {
         let (b, s, c) = (b as i128, s as i128, c as i128);
         let (pl, fl) = (p.saturating_sub(1) as i128, f.saturating_sub(1) as i128);
         let (cp, sf) = (c.saturating_mul(pl), s.saturating_mul(fl));
-        // The first value outside the range among base, base + the free steps' extremes,
-        // base + both extremes.
+        // The first value outside the range (SPEC §4 [2] for float dtypes) among base, the
+        // lowest and the highest element.
         let outside = |terms: &[i128]| {
             let low = terms
                 .iter()
@@ -398,19 +398,16 @@ fn lower_iota(cx: &mut Cx<'_>) {
                 .into_iter()
                 .find(|v| !types::in_range(dtype, *v as f64))
         };
-        // Blame the first field whose contribution leaves the range: base alone, then with
-        // the free step, then with the channel multiplier.
-        let culprit = match (outside(&[]), outside(&[sf]), outside(&[sf, cp])) {
-            (Some(v), _, _) => Some(("base", v)),
-            (None, Some(v), _) => Some(("step", v)),
-            (None, None, Some(v)) => Some(("channel_multiplier", v)),
-            (None, None, None) => None,
-        };
-        if let Some((field, value)) = culprit {
-            let anchor = if cx.written(field) {
-                cx.anchor(field)
+        // The base first, then the lowest and highest element over p and f.
+        if let Some(value) = outside(&[sf, cp]) {
+            // SPEC §7 [2]: the `step` value when written and non-zero, else the `base`
+            // value when written, else the op class name.
+            let anchor = if cx.written("step") && step != Some(0) {
+                cx.anchor("step")
+            } else if cx.written("base") {
+                cx.anchor("base")
             } else {
-                cx.anchor("dst")
+                Anchor::Class
             };
             cx.error(
                 Code::P412,

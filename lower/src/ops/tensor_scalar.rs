@@ -24,7 +24,7 @@ use crate::catalog::{
 use crate::cx::{Cx, Inst, alu_bir};
 use crate::diag::{Anchor, Code, Diag};
 use crate::model::{Target, Value};
-use crate::types::Dtype;
+use crate::types::{self, Dtype};
 
 /// The engines the `engine` field of the pointer ops may name.
 const TSP_ENGINES: &[Engine] = &[Engine::Dve, Engine::Pool, Engine::Act];
@@ -720,7 +720,7 @@ fn lower_gep(cx: &mut Cx<'_>) {
     // The index: an integer (≥ 0), an access or a register, of an integer dtype.
     let mut index_arg = None;
     match cx.value("index") {
-        Some(Value::Int(i)) => {
+        Some(Value::Int(i) | Value::HexInt(i)) => {
             if *i < 0 {
                 let anchor = cx.anchor("index");
                 cx.error(
@@ -781,7 +781,8 @@ fn lower_range_select(cx: &mut Cx<'_>) {
         check_pointer_shape(cx, "reduce_dst", anchor, &reduce_dst, p);
     }
     let fill = cx.float("fill_value");
-    if let Some(f) = fill.filter(|f| (*f as f32) != f32::MIN) {
+    // SPEC §4 [2]: the value is rounded to f32 first, by the one rounding rule.
+    if let Some(f) = fill.filter(|f| types::round_to(Dtype::F32, *f) != Ok(FP32_MIN)) {
         let anchor = cx.anchor("fill_value");
         cx.error(
             Code::P414,

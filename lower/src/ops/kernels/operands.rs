@@ -185,7 +185,7 @@ pub(super) fn record_attrs(cx: &mut Cx<'_>, field: &str) -> Vec<Json> {
 /// bytes, P205 for a nested record key written twice. Values already in error stay silent.
 pub(super) fn check_attr(value: &Value, path: &ValuePath, diags: &mut Vec<Diag>) -> bool {
     match value {
-        Value::Str(_) | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Ident(_) => true,
+        Value::Str(_) | Value::Bool(_) | Value::Int(_) | Value::HexInt(_) | Value::Float(_) | Value::Ident(_) => true,
         Value::List(items) => {
             let mut ok = true;
             for (k, item) in items.iter().enumerate() {
@@ -239,7 +239,7 @@ pub(super) fn attr_string(value: &Value) -> Option<String> {
     Some(match value {
         Value::Str(s) | Value::Ident(s) => s.clone(),
         Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
+        Value::Int(i) | Value::HexInt(i) => i.to_string(),
         Value::Float(f) => float_string(f.0),
         Value::List(_) | Value::Record(_) => attr_json(value)?.to_string(),
         _ => return None,
@@ -251,7 +251,7 @@ pub(super) fn attr_json(value: &Value) -> Option<Json> {
     Some(match value {
         Value::Str(s) | Value::Ident(s) => json!(s),
         Value::Bool(b) => json!(b),
-        Value::Int(i) => json!(i),
+        Value::Int(i) | Value::HexInt(i) => json!(i),
         Value::Float(f) => float_json(f.0),
         Value::List(items) => Json::Array(items.iter().map(attr_json).collect::<Option<_>>()?),
         Value::Record(fields) => {
