@@ -50,6 +50,12 @@ impl Inst {
     pub fn set_float(&mut self, key: &str, value: f64) -> &mut Inst {
         self.set(key, float_json(value))
     }
+
+    /// Sets a list-of-floats field, each a JSON number or `"inf"`, `"-inf"`, `"nan"` (SPEC
+    /// §8; never `null`, SPEC §6.2/§6.6 [2]).
+    pub fn set_floats(&mut self, key: &str, values: &[f64]) -> &mut Inst {
+        self.set(key, Json::Array(values.iter().copied().map(float_json).collect()))
+    }
 }
 
 /// A float as SPEC §8 writes it: the shortest round-trip number, or `"inf"`, `"-inf"`,

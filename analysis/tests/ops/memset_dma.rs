@@ -168,11 +168,11 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 512]) -> (%o: hbm f32[128, 51
             3: DMACopy DMA I-1-0 errors=["P305"]
               in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
               in srcs[1]: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %b start_partition=64 access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[0.5,2.0],"cce_op":"max"}
             4: DMACopy DMA I-2-0
               in srcs[0]: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %b start_partition=0 access="seq"
-              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
             P305 error:3:40 `%b[64:128, :]`: `srcs[1]` has 32768 elements but dst has 65536
         "#]],
@@ -195,22 +195,22 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 256]) -> (%o: hbm f32[128, 51
             3: DMACopy DMA I-1-0 errors=["P305"]
               in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
               in srcs[1]: physical_ap float32 ap=[[256,128],[1,256]] offset=0 %b start_partition=0 access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[0.5,2.0],"cce_op":"add"}
             4: DMACopy DMA I-2-0 errors=["P305"]
               in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[0.5,2.0],"cce_op":"add"}
             5: DMACopy DMA I-3-0 errors=["P414"]
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[],"cce_op":"add"}
             6: DMACopy DMA I-4-0 errors=["P305"]
               in srcs[0]: physical_ap float32 ap=[[256,128],[1,256]] offset=0 %b start_partition=0 access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
             7: DMACopy DMA I-5-0 errors=["P207"]
               in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
             P305 error:3:40 `%b`: `srcs[1]` has 32768 elements but dst has 65536
             P305 error:4:50 `[0.5, 2]`: 2 scales for 1 srcs: one scale per src
@@ -411,7 +411,7 @@ kernel @k(%a: hbm f32[4294967296, 4294967296]) -> (%o: hbm f32[128, 512]) {
         expect![[r#"
             3: DMACopy DMA I-1-0 errors=["P305"]
               in srcs[0]: physical_ap float32 ap=[[4294967296,4294967296],[1,4294967296]] offset=0 %a access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
             P305 error:3:36 `%a`: `srcs[0]` has 18446744073709551615 elements but dst has 65536
         "#]],
@@ -642,5 +642,40 @@ kernel @k() -> (%o: sbuf f32[128, 4]) {
             P102 error:3:32 `1e400`: number `1e400` rounds to infinity as an f64 (the largest is 1.7976931348623157e308; write `inf` for infinity)
             P102 error:4:33 `1e400`: number `1e400` rounds to infinity as an f64 (the largest is 1.7976931348623157e308; write `inf` for infinity)
         "#]],
+    );
+}
+
+#[test]
+fn offloaded_fma_non_finite_scales_and_ap_dst() {
+    // pir-spec/2 §6.6: non-finite `scales` are written as `"inf"`/`"-inf"`/`"nan"`
+    // (pir-spec/1 wrote `null`, which the schema rejects), and the dst is `"access": "ap"`
+    // (seed 000 §7.2 `addAP(dst, isOutput=True)`; pir-spec/1 made it `"seq"`).
+    check(
+        r#"
+kernel @k(%a: hbm f32[128, 512], %b: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
+  OffloadedFMA { dst = %o, srcs = [%a, %b], scales = [1.0, nan], cce_op = max }
+  OffloadedFMA { dst = %o, srcs = [%a, %b], scales = [-inf, inf] }
+}
+"#,
+        expect![[r#"
+            3: DMACopy DMA I-1-0
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
+              in srcs[1]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %b access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":[1.0,"nan"],"cce_op":"max"}
+            4: DMACopy DMA I-2-0
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
+              in srcs[1]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %b access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":["-inf","inf"],"cce_op":"add"}
+        "#]],
+    );
+    check_schema(
+        r#"
+kernel @k(%a: hbm f32[128, 512], %b: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
+  OffloadedFMA { dst = %o, srcs = [%a, %b], scales = [1.0, nan], cce_op = max }
+  OffloadedFMA { dst = %o, srcs = [%a, %b], scales = [-inf, inf] }
+}
+"#,
     );
 }
