@@ -23,6 +23,12 @@ pub mod limits {
     pub const MX_MAX_MOVING_FREE_F32: u64 = 4_096;
     /// MX matmul moving free size with a bf16 dst (SPEC §6.1).
     pub const MX_MAX_MOVING_FREE_BF16: u64 = 8_192;
+    /// Fewest elements per partition the max8 family reads (public `nki.isa.max8`; SPEC
+    /// §6.5 [2]).
+    pub const MAX8_MIN_FREE: u64 = 8;
+    /// Most elements per partition the max8 family reads (public `nki.isa.max8`; SPEC
+    /// §6.5 [2]).
+    pub const MAX8_MAX_FREE: u64 = 16_384;
     /// Token-generation threshold of MLPKernel / NormQKV `is_tkg` (SPEC §6.8 decision; the
     /// real `TKG_BS_SEQLEN_THRESHOLD` lives in a compiled module the seeds do not show).
     pub const DEFAULT_TKG_SEQLEN_THRESHOLD: u64 = 96;

@@ -1024,3 +1024,38 @@ kernel @k(%s: sbuf bf16[128, 64], %s3: sbuf bf16[64, 2, 32], %i: sbuf i32[64, 64
         "#]],
     );
 }
+
+#[test]
+fn mx_dst_scale_is_the_last_input() {
+    // pir-spec/2 §6.1: MatMulMXOp's `dst_scale` (seed 000 §2.2) is an e8m0 or u8 operand,
+    // the last `ins` entry; pir-spec/1 had no such field (P203).
+    check(
+        &mx(
+            r#"  MatMulMXOp { dst_scale = %ls, dst = %acc, stationary = %st, moving = %mv, lhs_scale = %ls, rhs_scale = %rs, scale_ptr = %sp }
+  MatMulMXOp { dst = %acc, stationary = %st, moving = %mv, lhs_scale = %ls, rhs_scale = %rs, dst_scale = %sp }"#,
+        ),
+        expect![[r#"
+            2: MatmultMx PE I-1-0
+              in stationary: physical_ap float8_e4m3fn_x4 ap=[[128,128],[1,128]] offset=0 %st start_partition=0
+              in moving: physical_ap float8_e4m3fn_x4 ap=[[512,128],[1,512]] offset=0 %mv start_partition=0
+              in lhs_scale: physical_ap float8_e8m0fnu ap=[[128,16],[1,128]] offset=0 %ls start_partition=0
+              in rhs_scale: physical_ap float8_e8m0fnu ap=[[512,16],[1,512]] offset=0 %rs start_partition=0
+              in scale_ptr: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %sp start_partition=0
+              in dst_scale: physical_ap float8_e8m0fnu ap=[[128,16],[1,128]] offset=0 %ls start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,512],"is_accumulate":false}
+            3: MatmultMx PE I-2-0 errors=["P407"]
+              in stationary: physical_ap float8_e4m3fn_x4 ap=[[128,128],[1,128]] offset=0 %st start_partition=0
+              in moving: physical_ap float8_e4m3fn_x4 ap=[[512,128],[1,512]] offset=0 %mv start_partition=0
+              in lhs_scale: physical_ap float8_e8m0fnu ap=[[128,16],[1,128]] offset=0 %ls start_partition=0
+              in rhs_scale: physical_ap float8_e8m0fnu ap=[[512,16],[1,512]] offset=0 %rs start_partition=0
+              in dst_scale: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %sp start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,512],"is_accumulate":false}
+            P407 error:3:106 `%sp`: `dst_scale` is f32: MX scales are e8m0 or u8
+        "#]],
+    );
+    check_schema(&mx(
+        r#"  MatMulMXOp { dst = %acc, stationary = %st, moving = %mv, lhs_scale = %ls, rhs_scale = %rs, dst_scale = %rs }"#,
+    ));
+}

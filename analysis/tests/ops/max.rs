@@ -299,3 +299,51 @@ kernel @k(%f: sbuf f32[128, 64], %h: sbuf f16[128, 64], %e: sbuf f8e4m3[128, 64]
         "#]],
     );
 }
+
+#[test]
+fn max8_family_src_holds_8_to_16384_per_partition() {
+    // pir-spec/2 §6.5: the src of all four ops holds 8 to 16,384 elements per partition
+    // (the public `nki.isa.max8` bounds), else P305 on `src`; pir-spec/1 did not check it.
+    check(
+        r#"
+kernel @k(%small: sbuf f32[128, 4], %ok: sbuf f32[128, 16384], %big: sbuf f32[128, 16385], %v: sbuf f32[128, 8], %i: sbuf u32[128, 8]) {
+  SundaMax8 { dst = %v, src = %small }
+  SundaMax8 { dst = %v, src = %ok }
+  SundaMaxIndex8 { dst = %i, max_vals = %v, src = %big }
+  SundaMatchReplace8 { dst = %small, src = %small, vals = %v, imm = 0.0 }
+  MaxIndexAndMatchReplace { dst = %big, dst_idx = %i, src = %big, vals = %v, imm = 0.0 }
+  SundaMax8 { dst = %v, src = %ok[:, 0:8] }
+}
+"#,
+        expect![[r#"
+            3: Max DVE I-1-0 IT88 errors=["P305"]
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %small start_partition=0
+              out dst: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+            4: Max DVE I-2-0 IT88
+              in src: physical_ap float32 ap=[[16384,128],[1,16384]] offset=0 %ok start_partition=0
+              out dst: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+            5: MaxIndex DVE I-3-0 IT89 errors=["P305"]
+              in max_vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              in src: physical_ap float32 ap=[[16385,128],[1,16385]] offset=0 %big start_partition=0
+              out dst: physical_ap uint32 ap=[[8,128],[1,8]] offset=0 %i start_partition=0
+            6: MatchReplace DVE I-4-0 IT90 errors=["P305"]
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %small start_partition=0
+              in vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %small start_partition=0
+              {"imm_value":0.0}
+            7: MaxIndexAndMatchReplace DVE I-5-0 IT91 errors=["P305"]
+              in src: physical_ap float32 ap=[[16385,128],[1,16385]] offset=0 %big start_partition=0
+              in vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              out dst: physical_ap float32 ap=[[16385,128],[1,16385]] offset=0 %big start_partition=0
+              out dst_idx: physical_ap uint32 ap=[[8,128],[1,8]] offset=0 %i start_partition=0
+              {"imm_value":0.0}
+            8: Max DVE I-6-0 IT88
+              in src: physical_ap float32 ap=[[16384,128],[1,8]] offset=0 %ok start_partition=0
+              out dst: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+            P305 error:3:31 `%small`: `src` must hold 8 to 16384 elements per partition; it holds 4
+            P305 error:5:51 `%big`: `src` must hold 8 to 16384 elements per partition; it holds 16385
+            P305 error:6:44 `%small`: `src` must hold 8 to 16384 elements per partition; it holds 4
+            P305 error:7:61 `%big`: `src` must hold 8 to 16384 elements per partition; it holds 16385
+        "#]],
+    );
+}

@@ -116,6 +116,22 @@ const IS_STT: FieldSpec = FieldSpec {
     doc: "scalar-tensor-tensor mode: `operand1` is a tensor access shaped like `src`",
 };
 
+const TSP_FILL_VALUE: FieldSpec = FieldSpec {
+    name: "fill_value",
+    kind: Kind::Float,
+    default: Default::Absent,
+    bir: "fill_value, when written",
+    doc: "the value written where the op's predicate does not hold (the shared \
+          `getTensorScalarPtr` sets it, seed 000 §4)",
+};
+const TSP_REVERSE_PRED: FieldSpec = FieldSpec {
+    name: "reverse_pred",
+    kind: Kind::Bool,
+    default: Default::Absent,
+    bir: "reverse_pred, when written",
+    doc: "invert the op's predicate (the shared `getTensorScalarPtr` sets it, seed 000 §4)",
+};
+
 /// The `engine` field of the pointer ops, with its default.
 const fn engine_field(default: &'static str, doc: &'static str) -> FieldSpec {
     FieldSpec {
@@ -151,6 +167,8 @@ pub static TENSOR_SCALAR_PTR_OP: OpSpec = OpSpec {
         REVERSE1,
         IS_STT,
         engine_field("dve", "the engine that computes: dve, pool or act"),
+        TSP_FILL_VALUE,
+        TSP_REVERSE_PRED,
     ],
     lower: lower_tensor_scalar_ptr,
 };
@@ -182,6 +200,8 @@ pub static TENSOR_SCALAR_CACHE_CUMULATIVE: OpSpec = OpSpec {
         REVERSE1,
         IS_STT,
         engine_field("dve", "the engine that computes: dve, pool or act"),
+        TSP_FILL_VALUE,
+        TSP_REVERSE_PRED,
     ],
     lower: lower_tensor_scalar_ptr,
 };
@@ -258,7 +278,8 @@ pub static TENSOR_SCALAR_GEP_OP: OpSpec = OpSpec {
             kind: Kind::Acc(Mems::ANY, Dir::In),
             default: Default::Required,
             bir: "an `ins` argument with role `ptr`",
-            doc: "the table the scalar is fetched from",
+            doc: "the table the scalar is fetched from (any shape; a constant `index` must lie \
+                  inside it)",
         },
         FieldSpec {
             name: "index",
@@ -608,8 +629,17 @@ fn lower_tensor_scalar_ptr(cx: &mut Cx<'_>) {
     check_op_classes(cx);
 
     let fields = TspFields::read(cx);
+    // SPEC §6.3 [2]: emitted only when written, after the shared keys.
+    let fill = cx.value("fill_value").and_then(Value::as_number);
+    let reverse_pred = cx.value("reverse_pred").map(|_| cx.bool("reverse_pred"));
     let inst = cx.inst_with_args("TensorScalarPtr");
     fields.emit(inst);
+    if let Some(f) = fill {
+        inst.set_float("fill_value", f);
+    }
+    if let Some(r) = reverse_pred {
+        inst.set("reverse_pred", r);
+    }
 }
 
 // ----- AffSelTensorScalarOp ------------------------------------------------------------
@@ -759,6 +789,21 @@ fn lower_gep(cx: &mut Cx<'_>) {
         _ => {}
     }
 
+    // SPEC §6.3 [2]: the table is not a [P, 1] pointer (any shape), but a constant index
+    // must lie inside the `ptr` access as written.
+    if let (Some(i), Some(table)) = (
+        cx.value("index").and_then(Value::as_int),
+        cx.operand("ptr").map(|o| o.elements()),
+    ) && i >= 0
+        && i as u64 >= table
+    {
+        let anchor = cx.anchor("index");
+        cx.error(
+            Code::P414,
+            anchor,
+            format!("index {i} is past the end of the table: the `ptr` access holds {table} elements"),
+        );
+    }
     let mut fields = TspFields::read(cx);
     fields.addr = true;
     let inst = cx.inst_with_args("TensorScalarPtr");
