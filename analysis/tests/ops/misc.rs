@@ -473,3 +473,68 @@ kernel @k() -> (%a: sbuf f8e4m3[1, 248], %b: sbuf f8e4m3[1, 249], %c: sbuf f8e4m
         "#]],
     );
 }
+
+#[test]
+fn dropout_is_keep_rate() {
+    // pir-spec/2 §6.7: `is_keep_rate` (default true) → `is_keep_threshold`: false means the
+    // rate is the probability of dropping an element; pir-spec/1 had no such field (P203)
+    // and always wrote `true`.
+    check(
+        r#"
+kernel @k(%a: sbuf bf16[128, 64]) -> (%o: sbuf bf16[128, 64]) {
+  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.1, is_keep_rate = false }
+  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.9, is_keep_rate = true }
+  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.9, is_keep_rate = 1 }
+}
+"#,
+        expect![[r#"
+            3: Dropout DVE I-1-0
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"keep_rate":0.1,"is_keep_threshold":false}
+            4: Dropout DVE I-2-0
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"keep_rate":0.9,"is_keep_threshold":true}
+            5: Dropout DVE I-3-0 errors=["P206"]
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"keep_rate":0.9,"is_keep_threshold":true}
+            P206 error:5:73 `1`: expected bool, found an integer
+        "#]],
+    );
+    check_schema(
+        r#"
+kernel @k(%a: sbuf bf16[128, 64]) -> (%o: sbuf bf16[128, 64]) {
+  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.1, is_keep_rate = false }
+}
+"#,
+    );
+}
+
+#[test]
+fn stream_shuffle_stepped_partitions_are_p415() {
+    // pir-spec/2 §6.7: a `src` or `dst` whose partition slice has a step other than 1 is
+    // P415 `Mask pattern only support 1 step multiplier` on that operand (seed 000 §2.3);
+    // pir-spec/1 accepted it.
+    check(
+        r#"
+kernel @k(%s: sbuf bf16[128, 64]) -> (%d: sbuf bf16[128, 64]) {
+  StreamShuffleInst { dst = %d[0:32:2, :], src = %s[0:16, :], shuffle_mask = [255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255] }
+  StreamShuffleInst { dst = %d[0:16, :], src = %s[32:64:2, :], shuffle_mask = [255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255] }
+}
+"#,
+        expect![[r#"
+            3: StreamShuffle DVE I-1-0 errors=["P415"]
+              in src: physical_ap bfloat16 ap=[[64,16],[1,64]] offset=0 %s start_partition=0
+              out dst: physical_ap bfloat16 ap=[[128,16],[1,64]] offset=0 %d start_partition=0
+              {"mask":[255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255]}
+            4: StreamShuffle DVE I-2-0 errors=["P415"]
+              in src: physical_ap bfloat16 ap=[[128,16],[1,64]] offset=0 %s start_partition=32
+              out dst: physical_ap bfloat16 ap=[[64,16],[1,64]] offset=0 %d start_partition=0
+              {"mask":[255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255]}
+            P415 error:3:29 `%d[0:32:2, :]`: Mask pattern only support 1 step multiplier
+            P415 error:4:48 `%s[32:64:2, :]`: Mask pattern only support 1 step multiplier
+        "#]],
+    );
+}

@@ -284,14 +284,15 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
 
 /// DropoutMaskInst → `Dropout` (engine DVE).
 ///
-/// BIR field order: `keep_rate`, `is_keep_threshold`.
+/// BIR field order: `keep_rate`, `is_keep_threshold` (from `is_keep_rate`).
 pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
     class: "DropoutMaskInst",
     opcode: "Dropout",
     engine: EngineSpec::Fixed(Engine::Dve),
     instruction_type: None,
-    doc: "Dropout: keeps each element of `src` with probability `keep_rate` and zeroes the \
-          rest, into `dst` (BIR `Dropout` with `is_keep_threshold: true`).",
+    doc: "Dropout: keeps each element of `src` with probability `keep_rate` (or, with \
+          `is_keep_rate = false`, drops it with that probability) and zeroes the rest, into \
+          `dst` (BIR `Dropout`; `is_keep_threshold` carries `is_keep_rate`).",
     source: "seed 000 §7.6 codegenDropoutMaskInst (set_keep_rate, is_keep_rate, strip_fp32r); \
              SPEC §6.7",
     fields: &[
@@ -304,8 +305,17 @@ pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
             name: "keep_rate",
             kind: Kind::Float,
             default: Default::Required,
-            bir: "keep_rate (with is_keep_threshold: true)",
-            doc: "the probability of keeping an element, in (0, 1]",
+            bir: "keep_rate",
+            doc: "the rate, in (0, 1]: of keeping an element (`is_keep_rate`, the default) \
+                  or of dropping it",
+        },
+        FieldSpec {
+            name: "is_keep_rate",
+            kind: Kind::Bool,
+            default: Default::Bool(true),
+            bir: "is_keep_threshold",
+            doc: "true: `keep_rate` is the probability of keeping an element; false: of \
+                  dropping it (the seed gates the rate with `is_keep_rate`)",
         },
     ],
     lower: lower_dropout,
@@ -325,11 +335,12 @@ fn lower_dropout(cx: &mut Cx<'_>) {
             ),
         );
     }
+    let is_keep_rate = cx.bool("is_keep_rate");
     let inst = cx.inst_with_args("Dropout");
     if let Some(k) = keep {
         inst.set_float("keep_rate", k);
     }
-    inst.set("is_keep_threshold", true);
+    inst.set("is_keep_threshold", is_keep_rate);
 }
 
 // ----- IndexValueInst -------------------------------------------------------------
@@ -484,12 +495,23 @@ fn lower_stream_shuffle(cx: &mut Cx<'_>) {
         }
     }
     // Quadrant-local: the generic P307 check puts each access at a quadrant start, so it
-    // stays in its quadrant iff it spans at most 32 partitions.
+    // stays in its quadrant iff it spans at most 32 partitions. A stepped partition slice is
+    // P415 (SPEC §6.7 [2] decision: seed 000 §2.3 gives the literal and its owner, the
+    // stream-shuffle mask surface).
     for field in ["dst", "src"] {
         let Some(o) = cx.operand(field) else { continue };
         let Some(d0) = o.dims.first().filter(|_| o.on_chip()) else {
             continue;
         };
+        if d0.step != 1 {
+            let anchor = cx.anchor(field);
+            cx.error(
+                Code::P415,
+                anchor,
+                "Mask pattern only support 1 step multiplier",
+            );
+            continue;
+        }
         let span = (d0.count as i128 - 1) * d0.step as i128 + 1;
         if span > limits::QUADRANT as i128 {
             let anchor = cx.anchor(field);
