@@ -198,7 +198,11 @@ impl Affine {
     /// `at` counts as 0).
     pub fn at(&self, at: &[(String, i64)]) -> i128 {
         self.terms.iter().fold(self.c as i128, |acc, (var, coeff)| {
-            let v = at.iter().rev().find(|(n, _)| n == var).map_or(0, |(_, v)| *v);
+            let v = at
+                .iter()
+                .rev()
+                .find(|(n, _)| n == var)
+                .map_or(0, |(_, v)| *v);
             acc + *coeff as i128 * v as i128
         })
     }

@@ -54,7 +54,10 @@ impl Inst {
     /// Sets a list-of-floats field, each a JSON number or `"inf"`, `"-inf"`, `"nan"` (SPEC
     /// §8; never `null`, SPEC §6.2/§6.6 [2]).
     pub fn set_floats(&mut self, key: &str, values: &[f64]) -> &mut Inst {
-        self.set(key, Json::Array(values.iter().copied().map(float_json).collect()))
+        self.set(
+            key,
+            Json::Array(values.iter().copied().map(float_json).collect()),
+        )
     }
 }
 
@@ -588,10 +591,7 @@ impl<'a> Cx<'a> {
 
     /// A `list<int>` field: its values (or `None` when an item is not an int).
     pub fn int_list(&self, name: &str) -> Option<Vec<i64>> {
-        self.list(name)
-            .iter()
-            .map(Value::as_int)
-            .collect()
+        self.list(name).iter().map(Value::as_int).collect()
     }
 
     /// The evaluated access at `path`, faulty or not (for emission).

@@ -238,7 +238,8 @@ impl FloatFormat {
         if biased == 0 {
             return sign * mantissa as f64 * unit;
         }
-        sign * ((1 << m_bits) + mantissa) as f64 * 2f64.powi(biased as i32 - self.bias - m_bits as i32)
+        sign * ((1 << m_bits) + mantissa) as f64
+            * 2f64.powi(biased as i32 - self.bias - m_bits as i32)
     }
 }
 
@@ -706,7 +707,10 @@ mod tests {
         assert!((threshold as f32).is_infinite());
         assert!((threshold.next_down() as f32).is_finite());
         assert!(bit_pattern(Dtype::F32, threshold).is_err());
-        assert_eq!(bit_pattern(Dtype::F32, threshold.next_down()), Ok(0x7f7f_ffff));
+        assert_eq!(
+            bit_pattern(Dtype::F32, threshold.next_down()),
+            Ok(0x7f7f_ffff)
+        );
         // e8m0: powers of two only.
         assert_eq!(bit_pattern(Dtype::E8m0, 2f64.powi(-127)), Ok(0));
         assert_eq!(bit_pattern(Dtype::E8m0, 2f64.powi(127)), Ok(254));
@@ -737,7 +741,10 @@ mod tests {
 
     #[test]
     fn hex_literals_are_bit_patterns_into_integers() {
-        assert_eq!(hex_bit_pattern(Dtype::I32, 0xFFFF_FFFF), Some(Ok(4294967295)));
+        assert_eq!(
+            hex_bit_pattern(Dtype::I32, 0xFFFF_FFFF),
+            Some(Ok(4294967295))
+        );
         assert!(matches!(hex_bit_pattern(Dtype::I16, 0x1FFFF), Some(Err(_))));
         assert_eq!(hex_bit_pattern(Dtype::U8, 0xFF), Some(Ok(255)));
         assert_eq!(hex_bit_pattern(Dtype::Bf16, 0x3f80), None);

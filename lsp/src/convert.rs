@@ -387,12 +387,18 @@ mod tests {
         // SPEC §1 [2]: `\n`, `\r\n` and a lone `\r` each end a line, in positions sent
         // (with the editor index) and in edits received (the rope, `cr_lines`).
         let text = "a\rbc\r\nd\ne";
-        let patched = text.replace("\r\n", "\u{1}\n").replace('\r', "\n").replace('\u{1}', "\r");
+        let patched = text
+            .replace("\r\n", "\u{1}\n")
+            .replace('\r', "\n")
+            .replace('\u{1}', "\r");
         let index = LineIndex::new(&patched);
         let at = |s: &str| TextSize::from(text.find(s).unwrap() as u32);
         assert_eq!(position(&index, text, at("b"), Encoding::Utf16), pos(1, 0));
         assert_eq!(position(&index, text, at("d"), Encoding::Utf16), pos(2, 0));
-        assert_eq!(offset(&index, text, pos(1, 9), Encoding::Utf16), Ok(at("c") + TextSize::from(1)));
+        assert_eq!(
+            offset(&index, text, pos(1, 9), Encoding::Utf16),
+            Ok(at("c") + TextSize::from(1))
+        );
         let mut rope = Rope::from_str(text);
         let change = TextDocumentContentChangeEvent {
             range: Some(Range::new(pos(1, 1), pos(1, 9))),

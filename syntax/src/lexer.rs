@@ -26,7 +26,9 @@ use std::fmt;
 use logos::Logos;
 use text_size::{TextRange, TextSize};
 
-use crate::literal::{bad_escape, bytes_error, float_overflows, float_value, index_value, int_value, number_kind};
+use crate::literal::{
+    bad_escape, bytes_error, float_overflows, float_value, index_value, int_value, number_kind,
+};
 use crate::{SyntaxError, SyntaxErrorCode};
 
 /// A token kind (SPEC §2). Values are read back from the text of the token's range.

@@ -511,7 +511,10 @@ fn a_lone_cr_ends_a_line_as_the_editor_shows_it() {
         json!({"start": {"line": 2, "character": 30}, "end": {"line": 2, "character": 32}})
     );
     let p103: Vec<&Value> = diagnostics.iter().filter(|d| d["code"] == "P103").collect();
-    assert_eq!(p103[0]["range"]["start"], json!({"line": 0, "character": 34}));
+    assert_eq!(
+        p103[0]["range"]["start"],
+        json!({"line": 0, "character": 34})
+    );
     // An edit addressed in the editor's lines lands on `%q`.
     server.notify(
         "textDocument/didChange",

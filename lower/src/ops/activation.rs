@@ -2,7 +2,6 @@
 //! ActivationOp → `Activation` (or `ActivationAccumulationOp`), Activate2 → `Activation`
 //! with `is_activate2`.
 
-
 use super::common::{
     check_imm_pointer, check_pointer_shape, check_same_partitions_and_free, check_start_partition,
     dst, src,
@@ -216,7 +215,12 @@ fn check_dst2(cx: &mut Cx<'_>) {
     let (Some(dst), Some(dst2)) = (cx.operand("dst"), cx.operand("dst2")) else {
         return;
     };
-    let (p, f, p2, f2) = (dst.partitions(), dst.free_size(), dst2.partitions(), dst2.free_size());
+    let (p, f, p2, f2) = (
+        dst.partitions(),
+        dst.free_size(),
+        dst2.partitions(),
+        dst2.free_size(),
+    );
     if (p, f) != (p2, f2) {
         let anchor = cx.anchor("dst2");
         cx.error(

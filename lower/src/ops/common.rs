@@ -101,13 +101,18 @@ pub fn check_start_partition(cx: &mut Cx<'_>, prefix: &str) {
         return;
     }
     let (d, s) = (dst.start_partition(), src.start_partition());
-    let Some(at) = d.sub(&s).ok().and_then(|diff| diff.first_nonzero(&cx.op.loops)) else {
+    let Some(at) = d
+        .sub(&s)
+        .ok()
+        .and_then(|diff| diff.first_nonzero(&cx.op.loops))
+    else {
         return;
     };
     let (d, s) = (d.at(&at), s.at(&at));
     let message = format!("{prefix}src start_partition({s}) or dst start_partition({d}) mismatch");
     let note = format!("the src starts here{}", describe_iteration(&at));
-    let diag = Diag::new(Code::P306, cx.anchor("dst"), message).with_related(cx.anchor("src"), note);
+    let diag =
+        Diag::new(Code::P306, cx.anchor("dst"), message).with_related(cx.anchor("src"), note);
     cx.report(diag);
 }
 

@@ -14,7 +14,10 @@ use crate::types::{self, Dtype, limits};
 /// The lane count of the family: eight values (or indices) per partition.
 const LANES: u64 = 8;
 
-const SRC: FieldSpec = src(Mems::ON_CHIP, "the data searched, [P, F] with F from 8 to 16,384");
+const SRC: FieldSpec = src(
+    Mems::ON_CHIP,
+    "the data searched, [P, F] with F from 8 to 16,384",
+);
 const VALS: FieldSpec = input(
     "vals",
     Mems::ON_CHIP,

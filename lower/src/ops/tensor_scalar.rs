@@ -7,7 +7,9 @@
 //! `TensorScalarPtr` key order (every op of the family): `op0`, `operand0` (when a number),
 //! `reverse0`, `op1` (`"bypass"` when absent), `operand1` (when a number), `reverse1`,
 //! `is_tensor_scalar_addr`, `is_scalar_tensor_tensor`, `acc` (`"Idle"`), then
-//! AffSelTensorScalarOp's `predicates` and `fill_value`. The public schema requires `op0`,
+//! AffSelTensorScalarOp's `predicates` and `fill_value`, or TensorScalarPtrOp's (and
+//! TensorScalarCacheCumulative's) `fill_value` and `reverse_pred` when written (SPEC §6.3
+//! [2]). The public schema requires `op0`,
 //! `reverse0`, `op1` and `reverse1`, so they are always written.
 
 use serde_json::{Value as Json, json};
@@ -801,7 +803,9 @@ fn lower_gep(cx: &mut Cx<'_>) {
         cx.error(
             Code::P414,
             anchor,
-            format!("index {i} is past the end of the table: the `ptr` access holds {table} elements"),
+            format!(
+                "index {i} is past the end of the table: the `ptr` access holds {table} elements"
+            ),
         );
     }
     let mut fields = TspFields::read(cx);

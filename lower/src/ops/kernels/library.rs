@@ -383,7 +383,10 @@ fn check_whole_operands(cx: &mut Cx<'_>) {
             .value
             .collect_accesses(ValuePath::field(index), &mut found);
         for (path, _) in found {
-            if let Some(operand) = cx.operand_at(&path).filter(|o| !o.faulty && !selects_all(o)) {
+            if let Some(operand) = cx
+                .operand_at(&path)
+                .filter(|o| !o.faulty && !selects_all(o))
+            {
                 partial.push((path, operand.tensor.name.clone()));
             }
         }

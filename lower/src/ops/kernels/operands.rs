@@ -61,7 +61,9 @@ pub(super) fn operand_args(
         let Some(operand) = cx.operand_at(&operand_path) else {
             continue;
         };
-        if call == Some("full") && !matches!(mode, AccessMode::Fixed { .. }) && !selects_all(operand)
+        if call == Some("full")
+            && !matches!(mode, AccessMode::Fixed { .. })
+            && !selects_all(operand)
         {
             // SPEC §6.9 [2]: whole-tensor sequential access would read other elements than
             // the ones written.
@@ -224,7 +226,12 @@ pub(super) fn record_attrs(cx: &mut Cx<'_>, field: &str) -> Vec<Json> {
 /// bytes, P205 for a nested record key written twice. Values already in error stay silent.
 pub(super) fn check_attr(value: &Value, path: &ValuePath, diags: &mut Vec<Diag>) -> bool {
     match value {
-        Value::Str(_) | Value::Bool(_) | Value::Int(_) | Value::HexInt(_) | Value::Float(_) | Value::Ident(_) => true,
+        Value::Str(_)
+        | Value::Bool(_)
+        | Value::Int(_)
+        | Value::HexInt(_)
+        | Value::Float(_)
+        | Value::Ident(_) => true,
         Value::List(items) => {
             let mut ok = true;
             for (k, item) in items.iter().enumerate() {

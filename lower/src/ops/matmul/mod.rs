@@ -437,7 +437,9 @@ pub fn check_one_bank(cx: &mut Cx<'_>) {
         .enumerate()
         .skip(1)
         .map(|(k, d)| {
-            (d.count as i128 - 1).max(0) * d.step as i128 * dst.tensor.stride(k).min(i64::MAX as u64) as i128
+            (d.count as i128 - 1).max(0)
+                * d.step as i128
+                * dst.tensor.stride(k).min(i64::MAX as u64) as i128
         })
         .sum();
     let offset = dst.offset();
