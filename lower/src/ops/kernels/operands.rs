@@ -131,14 +131,7 @@ pub(super) fn first_operand_shape(cx: &Cx<'_>, field: &str) -> Option<Vec<u64>> 
 
 /// Whether an access selects its whole tensor, every dim kept, in order (SPEC §6.9 `full`).
 pub(super) fn is_whole(operand: &Operand) -> bool {
-    operand.dims.len() == operand.tensor.dims.len()
-        && operand
-            .dims
-            .iter()
-            .zip(&operand.tensor.dims)
-            .all(|(d, &size)| {
-                d.kept && d.step == 1 && d.count == size && d.start.is_const() && d.start.c == 0
-            })
+    selects_all(operand) && operand.dims.iter().all(|d| d.kept && d.step == 1)
 }
 
 /// Whether an access selects every element of its tensor, in order (a dropped dim of size
