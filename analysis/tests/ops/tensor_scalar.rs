@@ -719,3 +719,36 @@ kernel @k(%x: sbuf f32[128, 64], %table: sbuf f32[4, 16]) -> (%y: sbuf f32[128, 
         "#]],
     );
 }
+
+#[test]
+fn range_select_fill_value_rounds_to_f32_first() {
+    // pir-spec/2 §4: RangeSelect's `fill_value` meets f32 through the one rounding rule:
+    // numpy's `-3.4028235e38` and any value that rounds to FP32 min are accepted; a value at
+    // or beyond max + ½ ulp(max) does not round to a finite f32 and is P414, as is another
+    // finite value.
+    check(
+        r#"
+kernel @k(%x: sbuf f32[64, 512]) -> (%y: sbuf f32[64, 512]) {
+  RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = 10, fill_value = -3.40282356e38 }
+  RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = 10, fill_value = -3.4028235677973366e38 }
+  RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = 10, fill_value = -3.4e38 }
+}
+"#,
+        expect![[r#"
+            3: RangeSelect DVE I-1-0
+              in on_true: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y start_partition=0
+              {"base":0,"compare_op0":"is_ge","compare_op1":"is_lt","bound0":0.0,"bound1":10.0,"reduce_op":"max","fill_value":-3.40282356e+38,"num_active_channels":64}
+            4: RangeSelect DVE I-2-0 errors=["P414"]
+              in on_true: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y start_partition=0
+              {"base":0,"compare_op0":"is_ge","compare_op1":"is_lt","bound0":0.0,"bound1":10.0,"reduce_op":"max","fill_value":-3.4028235677973366e+38,"num_active_channels":64}
+            5: RangeSelect DVE I-3-0 errors=["P414"]
+              in on_true: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y start_partition=0
+              {"base":0,"compare_op0":"is_ge","compare_op1":"is_lt","bound0":0.0,"bound1":10.0,"reduce_op":"max","fill_value":-3.4e+38,"num_active_channels":64}
+            P414 error:4:115 `-3.4028235677973366e38`: RangeSelect fills with FP32 min (-3.4028234663852886e38), as the hardware requires; -3.4028235677973366e38 is another value in f32
+            P414 error:5:115 `-3.4e38`: RangeSelect fills with FP32 min (-3.4028234663852886e38), as the hardware requires; -3.4e38 is another value in f32
+        "#]],
+    );
+}
