@@ -577,6 +577,7 @@ impl KernelResolver<'_> {
                 })
             }
             V::Int(i) => M::Int(*i),
+            V::HexInt(i) => M::HexInt(*i),
             V::Float(f) => M::Float(model::F64(*f)),
             V::Bool(b) => M::Bool(*b),
             V::Str(s) => M::Str(s.clone()),

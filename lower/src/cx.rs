@@ -50,6 +50,15 @@ impl Inst {
     pub fn set_float(&mut self, key: &str, value: f64) -> &mut Inst {
         self.set(key, float_json(value))
     }
+
+    /// Sets a list-of-floats field, each a JSON number or `"inf"`, `"-inf"`, `"nan"` (SPEC
+    /// §8; never `null`, SPEC §6.2/§6.6 [2]).
+    pub fn set_floats(&mut self, key: &str, values: &[f64]) -> &mut Inst {
+        self.set(
+            key,
+            Json::Array(values.iter().copied().map(float_json).collect()),
+        )
+    }
 }
 
 /// A float as SPEC §8 writes it: the shortest round-trip number, or `"inf"`, `"-inf"`,
@@ -219,10 +228,10 @@ impl<'a> Cx<'a> {
                 Target::Tensor(t) => self.check_memory(*mems, t.memory, &a.name, anchor),
                 _ => wrong(self),
             },
-            (Kind::Imm(_), Value::Int(_) | Value::Float(_)) => true,
+            (Kind::Imm(_), Value::Int(_) | Value::HexInt(_) | Value::Float(_)) => true,
             (Kind::Bool, Value::Bool(_))
-            | (Kind::Int, Value::Int(_))
-            | (Kind::Float, Value::Int(_) | Value::Float(_))
+            | (Kind::Int, Value::Int(_) | Value::HexInt(_))
+            | (Kind::Float, Value::Int(_) | Value::HexInt(_) | Value::Float(_))
             | (Kind::Str, Value::Str(_))
             | (Kind::Bytes, Value::Bytes(_))
             | (Kind::Pred, Value::Pred(_))
@@ -271,7 +280,7 @@ impl<'a> Cx<'a> {
                 }
                 ok
             }
-            (Kind::IntAccReg, Value::Int(_)) => true,
+            (Kind::IntAccReg, Value::Int(_) | Value::HexInt(_)) => true,
             (Kind::IntAccReg, Value::Access(a)) => match &a.target {
                 Target::Tensor(_) | Target::Register(_) => true,
                 _ => wrong(self),
@@ -523,7 +532,7 @@ impl<'a> Cx<'a> {
     /// An int field: its value, else its integer default.
     pub fn int(&self, name: &str) -> Option<i64> {
         match self.value(name) {
-            Some(Value::Int(i)) => Some(*i),
+            Some(v @ (Value::Int(_) | Value::HexInt(_))) => v.as_int(),
             Some(_) => None,
             None if self.is_bad(name) => None,
             None => match self.field_spec(name).default {
@@ -582,13 +591,7 @@ impl<'a> Cx<'a> {
 
     /// A `list<int>` field: its values (or `None` when an item is not an int).
     pub fn int_list(&self, name: &str) -> Option<Vec<i64>> {
-        self.list(name)
-            .iter()
-            .map(|v| match v {
-                Value::Int(i) => Some(*i),
-                _ => None,
-            })
-            .collect()
+        self.list(name).iter().map(Value::as_int).collect()
     }
 
     /// The evaluated access at `path`, faulty or not (for emission).

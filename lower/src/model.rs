@@ -71,6 +71,9 @@ pub enum Value {
     Access(Access),
     /// An integer literal.
     Int(i64),
+    /// An integer literal written in hex without a sign (`0x3f80`): a bit pattern where it
+    /// meets an integer dtype (Memset, SPEC §6.6 [2]), a number everywhere else.
+    HexInt(i64),
     /// A float literal (`inf`, `nan` included).
     Float(F64),
     /// `true` / `false`.
@@ -107,7 +110,7 @@ impl Value {
                 Target::LoopVar => "a loop variable",
                 _ => "an access",
             },
-            Value::Int(_) => "an integer",
+            Value::Int(_) | Value::HexInt(_) => "an integer",
             Value::Float(_) => "a float",
             Value::Bool(_) => "a bool",
             Value::Str(_) => "a string",
@@ -135,10 +138,18 @@ impl Value {
         }
     }
 
+    /// The value as an integer, if it is an integer literal (decimal or hex).
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) | Value::HexInt(i) => Some(*i),
+            _ => None,
+        }
+    }
+
     /// The value as a number, if it is an integer or float literal.
     pub fn as_number(&self) -> Option<f64> {
         match self {
-            Value::Int(i) => Some(*i as f64),
+            Value::Int(i) | Value::HexInt(i) => Some(*i as f64),
             Value::Float(f) => Some(f.0),
             _ => None,
         }

@@ -21,11 +21,12 @@ fn doc<'s>(snap: &'s Snapshot, uri: &Uri) -> Result<&'s Doc> {
         .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))
 }
 
-/// The text and line index of a document.
+/// The text and line index of a document, with lines as LSP counts them (a lone `\r` ends
+/// a line, SPEC §1 [2]).
 fn text_and_index<'s>(snap: &'s Snapshot, doc: &Doc) -> (&'s str, &'s LineIndex) {
     (
         doc.file.text(&snap.db),
-        analysis::line_index(&snap.db, doc.file),
+        analysis::editor_line_index(&snap.db, doc.file),
     )
 }
 

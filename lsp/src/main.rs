@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(
     name = "pir",
     version,
-    about = "Check, lower and serve the Penguin text IR (pir-spec/1)"
+    about = "Check, lower and serve the Penguin text IR (pir-spec/2)"
 )]
 struct Args {
     #[command(subcommand)]

@@ -228,6 +228,9 @@ pub enum ValueKind {
     Access(Access),
     /// An integer literal, sign included (`-1`, `0x3f80`, `1_000`).
     Int(i64),
+    /// An integer literal written in hex without a sign (`0x3f80`): a bit pattern where a
+    /// number meets an integer dtype (SPEC §6.6 [2]); a number everywhere else.
+    HexInt(i64),
     /// A float literal, sign included (`1e-6`, `-inf`, `nan`).
     Float(f64),
     /// `true` / `false`.

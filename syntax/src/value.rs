@@ -16,6 +16,11 @@ use crate::recover::{
     Exp, comma_list, expected_error, field_block, peek2, range, skip_parenthesised,
 };
 
+/// Whether an integer literal's text is written in hex (`0x…`, SPEC §6.6 [2] bit patterns).
+fn is_hex(literal: &str) -> bool {
+    literal.starts_with("0x") || literal.starts_with("0X")
+}
+
 /// Expressions nested deeper than this (`- - - … 1`, `1 + 1 + …`) become one error node,
 /// so that the tree (whose `Drop` and consumers recurse) stays shallow.
 pub(crate) const MAX_EXPR_DEPTH: u32 = 200;
@@ -128,6 +133,13 @@ pub(crate) fn value_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Value, 
                 (
                     Expr {
                         kind: ExprKind::Int(v),
+                        range: r,
+                    },
+                    None,
+                ) if is_hex(&text[r]) => ValueKind::HexInt(v),
+                (
+                    Expr {
+                        kind: ExprKind::Int(v),
                         ..
                     },
                     None,
@@ -161,6 +173,15 @@ pub(crate) fn value_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Value, 
                     },
                     None,
                 ) => ValueKind::Error,
+                // `-` before an unreadable number (`-1e400`, `-12ab`): the number's own
+                // error (P102) is the one diagnostic.
+                (
+                    Expr {
+                        kind: ExprKind::Neg(inner),
+                        ..
+                    },
+                    None,
+                ) if matches!(inner.kind, ExprKind::Error) => ValueKind::Error,
                 (lhs, None) => {
                     emitter.emit(Rich::custom(
                         Span::from(usize::from(lhs.range.start())..usize::from(lhs.range.end())),

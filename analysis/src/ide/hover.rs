@@ -38,7 +38,7 @@ fn op_hover(db: &dyn Db, file: SourceFile, op: &OpItem) -> HoverResult {
     let Some(spec) = catalog::lookup(&op.resolved.class) else {
         return HoverResult {
             range,
-            markdown: format!("**{}**: not an op class of pir-spec/1", op.resolved.class),
+            markdown: format!("**{}**: not an op class of pir-spec/2", op.resolved.class),
         };
     };
     let instructions = op_instructions(db, file, op);
@@ -274,6 +274,21 @@ mod tests {
             expect![[r#"
                 [f32]
                 `f32`: float, 4 byte(s) per element, BIR `float32`"#]],
+        );
+    }
+
+    #[test]
+    fn pir_spec_2_fields_come_from_the_catalog() {
+        // pir-spec/2 §6.7: `is_keep_rate` is a DropoutMaskInst field, with its BIR field.
+        check(
+            "kernel @k(%a: sbuf f32[128, 4]) -> (%o: sbuf f32[128, 4]) {\n  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.5, is_k$0eep_rate = false }\n}\n",
+            expect![[r#"
+                [is_keep_rate]
+                **DropoutMaskInst**.`is_keep_rate`: bool
+
+                default: `true` · BIR: is_keep_threshold
+
+                true: `keep_rate` is the probability of keeping an element; false: of dropping it (the seed gates the rate with `is_keep_rate`)"#]],
         );
     }
 

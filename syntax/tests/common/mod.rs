@@ -127,6 +127,7 @@ pub fn value(v: &Value) -> String {
     match &v.kind {
         ValueKind::Access(a) => access(a),
         ValueKind::Int(i) => i.to_string(),
+        ValueKind::HexInt(i) => format!("{i:#x}"),
         ValueKind::Float(f) => format!("{f:?}"),
         ValueKind::Bool(b) => b.to_string(),
         ValueKind::Str(s) => format!("{s:?}"),
