@@ -15,6 +15,7 @@
 
 mod assemble;
 pub mod ast;
+mod chunks;
 mod layout;
 mod lexer;
 mod literal;
@@ -23,6 +24,7 @@ mod recover;
 mod value;
 
 pub use ast::*;
+pub use chunks::{chunk_starts, starts_statement_line, statement_lines};
 pub use lexer::{Token, lex};
 
 /// The syntax error codes of SPEC §7.
@@ -101,7 +103,11 @@ pub fn parse_statements(text: &str, end: usize) -> (Vec<FlatStmt>, Vec<SyntaxErr
     let read = parser::statements(text, &[], end);
     let mut errors = read.lexical_errors;
     errors.extend(read.reader_errors);
-    errors.retain(|e| usize::from(e.range.start()) <= end || end == text.len());
+    // The look-ahead's first token: errors there are the piece's last statement's.
+    let first = text.get(end..).map_or(end, |rest| {
+        end + rest.len() - rest.trim_start_matches([' ', '\t']).len()
+    });
+    errors.retain(|e| usize::from(e.range.start()) <= first || end == text.len());
     parser::order_errors(&mut errors);
     (read.statements, errors)
 }

@@ -39,8 +39,8 @@ use crate::layout::layout;
 use crate::lexer::{Token, lex_detailed};
 use crate::literal::{index_value, int_value};
 use crate::recover::{
-    Exp, Stop, comma_list, emit_expected, field_block, is_stmt_start, parse_or_skip, peek2, range,
-    skip_junk,
+    Exp, Stop, comma_list, emit_expected, field_block, is_stmt_start, parse_or_skip, peek2,
+    plain_ident, range, skip_junk,
 };
 use crate::value::{expr_parser, value_parser};
 use crate::{Parse, SyntaxError, SyntaxErrorCode};
@@ -305,7 +305,7 @@ fn kernel_header_parser<'a>(
     );
     // A name without its `@` is reported but kept, so the signature (and every use of its
     // parameters) is still read: one mistake, one diagnostic.
-    let bare_name = named(text, Token::Ident).validate(|name, e, emitter| {
+    let bare_name = plain_ident(text).validate(|name, e, emitter| {
         emitter.emit(Rich::custom(
             e.span(),
             format!(
@@ -404,9 +404,9 @@ fn type_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, TypeRef, Extra<'a>>
         just(Token::Error).to(None),
     ))
     .labelled("dimension");
-    named(text, Token::Ident)
+    plain_ident(text)
         .labelled("memory space")
-        .then(or_expected(named(text, Token::Ident).labelled("dtype")))
+        .then(or_expected(plain_ident(text).labelled("dtype")))
         .then(or_expected(comma_list(
             text,
             Token::LBracket,
@@ -451,7 +451,7 @@ fn stmt_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Stmt, Extra<'a>> + 
         })
         .ignore_then(or_expected(named(text, Token::Local)))
         .then_ignore(or_expected(just(Token::Colon)))
-        .then(or_expected(named(text, Token::Ident).labelled("dtype")))
+        .then(or_expected(plain_ident(text).labelled("dtype")))
         .map_with(|(name, dtype), e| {
             Stmt::Reg(RegDecl {
                 range: range(e.span()),

@@ -127,6 +127,37 @@ pub(crate) fn is_stmt_start(text: &str, tok: Token, span: Span, next: Option<Tok
     matches!(tok, Token::Tensor | Token::For) || starts_statement(text, tok, range(span), next)
 }
 
+/// Whether `tok` (at `span`, followed by `next`) starts a statement and is the first token
+/// of its line: such a line ends every run of junk and every open bracket (see
+/// [`crate::chunks`]).
+pub(crate) fn starts_statement_line(
+    text: &str,
+    tok: Token,
+    span: Span,
+    next: Option<Token>,
+) -> bool {
+    starts_statement(text, tok, range(span), next)
+        && text[..span.start]
+            .rsplit('\n')
+            .next()
+            .is_some_and(|line| line.trim_matches([' ', '\t']).is_empty())
+}
+
+/// An identifier, unless it starts a statement line (`Op {` at the start of a line is the
+/// next statement, never a memory space, dtype or value left out before it).
+pub(crate) fn plain_ident<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Name, Extra<'a>> + Clone {
+    custom(move |inp: &mut Inp<'a, '_>| {
+        let (tok, span, next) = peek2(inp);
+        match tok {
+            Some(Token::Ident) if !starts_statement_line(text, Token::Ident, span, next) => {
+                inp.skip();
+                Ok(name(text, span))
+            }
+            _ => Err(expected_error(inp, &[Exp::Tok(Token::Ident)])),
+        }
+    })
+}
+
 /// Skips a run of junk up to `stop` (see [`Stop`]), balancing brackets inside the run.
 /// With `at_least_one`, consumes at least one token (unless at the end), so that the
 /// calling loop makes progress. Returns the span skipped, if any.
@@ -143,8 +174,12 @@ pub(crate) fn skip_junk(
     while let (Some(tok), span, next) = peek2(inp) {
         let first = at_least_one && count == 0;
         if !first {
-            // `kernel @k` always ends the run: the layout closed every bracket there too.
-            if tok == Token::Kernel && next == Some(Token::Global) {
+            // `kernel @k` always ends the run: the layout closed every bracket there too. So
+            // does a line that starts a statement, whatever the run left open, so that such
+            // a line starts a statement whatever precedes it (`crate::chunks`).
+            if (tok == Token::Kernel && next == Some(Token::Global))
+                || starts_statement_line(text, tok, span, next)
+            {
                 break;
             }
             // A closer that matches nothing opened in the run ends it if it can close the
@@ -171,18 +206,25 @@ pub(crate) fn skip_junk(
 
 /// The recovery of a parenthesised expression that does not parse: skips from its `(` to
 /// the matching `)`, brackets balanced. Fails at a closer that matches nothing, at the end
-/// of the file, and at `kernel @k` (the layout closed every bracket there), so that each
+/// of the file, at `kernel @k` (the layout closed every bracket there) and at a line that
+/// starts a statement, so that each
 /// unclosed `(` costs a scan to the next kernel at most (chumsky's `nested_delimiters`
 /// scanned to the end of the file: quadratic in the number of unclosed `(`).
-pub(crate) fn skip_parenthesised<'a>() -> impl Parser<'a, In<'a>, (), Extra<'a>> + Clone {
-    custom(|inp: &mut Inp<'a, '_>| {
+pub(crate) fn skip_parenthesised<'a>(
+    text: &'a str,
+) -> impl Parser<'a, In<'a>, (), Extra<'a>> + Clone {
+    custom(move |inp: &mut Inp<'a, '_>| {
         expect_open(inp, Token::LParen)?;
         let mut open = vec![Token::LParen];
         while let Some(&last) = open.last() {
-            let (tok, _, next) = peek2(inp);
+            let (tok, span, next) = peek2(inp);
             match tok {
                 None => return Err(expected_error(inp, &[Exp::Tok(Token::RParen)])),
                 Some(Token::Kernel) if next == Some(Token::Global) => {
+                    return Err(expected_error(inp, &[Exp::Tok(Token::RParen)]));
+                }
+                // As a run of junk does (`skip_junk`).
+                Some(t) if starts_statement_line(text, t, span, next) => {
                     return Err(expected_error(inp, &[Exp::Tok(Token::RParen)]));
                 }
                 Some(t) if is_opener(t) => open.push(t),

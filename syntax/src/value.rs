@@ -13,7 +13,7 @@ use crate::lexer::Token;
 use crate::literal::{bytes_value, float_value, index_value, int_value, string_value};
 use crate::parser::{Extra, In, Inp, Span, name, named, or_expected};
 use crate::recover::{
-    Exp, comma_list, expected_error, field_block, peek2, range, skip_parenthesised,
+    Exp, comma_list, expected_error, field_block, peek2, plain_ident, range, skip_parenthesised,
 };
 
 /// Whether an integer literal's text is written in hex (`0x…`, SPEC §6.6 [2] bit patterns).
@@ -73,7 +73,7 @@ pub(crate) fn value_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Value, 
         )
         .map(|g| ValueKind::List(g.items));
         let record = field_block(text, value.clone()).map(|g| ValueKind::Record(g.items));
-        let call_or_ident = named(text, Token::Ident)
+        let call_or_ident = plain_ident(text)
             .then(
                 comma_list(
                     text,
@@ -269,7 +269,7 @@ pub(crate) fn expr_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Expr, Ex
                     ExprKind::Paren(Box::new(inner))
                 })
             })
-            .recover_with(via_parser(skip_parenthesised().map_with(|(), e| {
+            .recover_with(via_parser(skip_parenthesised(text).map_with(|(), e| {
                 (
                     Expr {
                         range: range(e.span()),

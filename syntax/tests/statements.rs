@@ -64,11 +64,30 @@ fn look_ahead(text: &str, at: usize) -> usize {
     if tokens >= 2 { first } else { line_end(first) }
 }
 
+/// Splits `text` at every statement start of its flat list and at every line that
+/// `statement_lines` says starts a statement, and checks both halves read as in the whole.
 #[track_caller]
 fn check_pieces(name: &str, text: &str) {
     let (whole, whole_errors) = parse_statements(text, text.len());
-    for k in 1..whole.len() {
-        let split = start_of(&whole[k]);
+    let starts: Vec<usize> = whole.iter().map(start_of).collect();
+    let lines = syntax::statement_lines(text);
+    for &line in &lines {
+        // A statement line is where a statement of the whole file starts.
+        let k = starts.partition_point(|&s| s < line);
+        assert!(
+            starts
+                .get(k)
+                .is_some_and(|&s| text[line..s].trim().is_empty()),
+            "{name}: the line at byte {line} starts no statement of the file"
+        );
+    }
+    let splits = starts
+        .iter()
+        .skip(1)
+        .copied()
+        .chain(lines.iter().copied().filter(|&l| l > 0));
+    for split in splits {
+        let k = starts.partition_point(|&s| s < split);
         let (before, before_errors) = parse_statements(&text[..look_ahead(text, split)], split);
         let rest = &text[split..];
         let (after, after_errors) = parse_statements(rest, rest.len());
@@ -83,8 +102,9 @@ fn check_pieces(name: &str, text: &str) {
             "{name}: statements from byte {split}"
         );
         let errors: Vec<&SyntaxError> = whole_errors.iter().collect();
-        let (errors_before, errors_after) =
-            errors.split_at(errors.partition_point(|e| usize::from(e.range.start()) <= split));
+        let first_token = split + rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        let (errors_before, errors_after) = errors
+            .split_at(errors.partition_point(|e| usize::from(e.range.start()) <= first_token));
         assert_eq!(
             format!("{errors_before:?}"),
             format!("{:?}", before_errors.iter().collect::<Vec<_>>()),
