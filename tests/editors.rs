@@ -9,7 +9,8 @@
 //!   VS Code 1.139.1, in Debian's headless Chromium driven by playwright-core) runs the
 //!   real server; tests/vscode-e2e/e2e.mjs checks language mode, TextMate colours, the
 //!   server's start, inlay hints, hover, P203 in the Problems panel and undo, Show BIR
-//!   following an edit, and a quick fix. A failure keeps its screenshots, the page's text
+//!   following an edit, a quick fix, and the error naming `pir.server.path` when the
+//!   binary is missing. A failure keeps its screenshots, the page's text
 //!   and the client's output channel in a folder whose path the test prints.
 //!
 //! A test whose tool is missing (`nvim` ≥ 0.11 on PATH or in ~/.local/bin;

@@ -25,7 +25,7 @@ const env = (name) => {
   if (!v) throw new Error(`${name} is not set`);
   return v;
 };
-const PIR_BIN = env('PIR_BIN');
+const PIR_BIN = path.resolve(env('PIR_BIN'));
 const VSIX = env('PIR_VSIX');
 const CORPUS = env('PIR_CORPUS');
 const SCRATCH = env('PIR_SCRATCH');
@@ -95,7 +95,12 @@ function writeJson(file, value) {
 
 function prepare() {
   for (const d of [DATA, EXTENSIONS, WORKSPACE, ARTIFACTS]) fs.mkdirSync(d, { recursive: true });
-  for (const f of WORKSPACE_FILES) fs.copyFileSync(path.join(CORPUS, f), path.join(WORKSPACE, f));
+  // The corpus files without their `//>` and `//!` expectations (for check_corpus.py; the
+  // inlay hints and diagnostics show the same), so lines and columns are unchanged.
+  for (const f of WORKSPACE_FILES) {
+    const text = fs.readFileSync(path.join(CORPUS, f), 'utf8').replace(/[ \t]*\/\/[>!].*$/gm, '');
+    fs.writeFileSync(path.join(WORKSPACE, f), text);
+  }
   // A remote window (code-server is one) reads the machine-overridable `pir.server.path`
   // from the Machine settings (or the workspace's), never from User settings.
   writeJson(path.join(DATA, 'Machine/settings.json'), { 'pir.server.path': PIR_BIN });
@@ -474,8 +479,10 @@ const CHECKS = [
     'a misspelt field gives a squiggle and one P203 at its line and column; undo clears it',
     async (page) => {
       await typeMisspeltField(page);
-      // The picture for editors/screenshots/: squiggle, inlay hints, and a hover on the op.
-      await goTo(page, 20, 5);
+      // The picture for editors/screenshots/: the squiggle, the Problems panel, inlay hints,
+      // and the hover of the first DmaCopyOp (above it, leaving the rest of the file in view).
+      await goTo(page, 17, 5);
+      await page.mouse.move(150, 600); // off the tabs and their tooltips (the Explorer's blank)
       await runCommand(page, 'Show or Focus Hover');
       await waitFor('the hover', () => page.locator('.monaco-hover:not(.hidden)').first().isVisible());
       await sleep(500);
@@ -539,6 +546,31 @@ const CHECKS = [
       });
     },
   ],
+  [
+    'a missing server binary gives an error naming pir.server.path and the remote settings',
+    async (page) => {
+      // The extension restarts the server when the setting changes (here: the Machine
+      // settings file, as a user would edit it).
+      const missing = path.join(SCRATCH, 'no-such-dir/pir');
+      writeJson(path.join(DATA, 'Machine/settings.json'), { 'pir.server.path': missing });
+      const message = await waitFor('the error notification', async () => {
+        await runCommand(page, 'Notifications: Show Notifications');
+        const t = plain(await page.locator('.notifications-center').first().innerText({ timeout: 1000 }));
+        await page.keyboard.press('Escape');
+        return t.includes('pir.server.path') ? t : notYet(t);
+      });
+      log(`notification: ${message.replace(/\s+/g, ' ').slice(0, 400)}`);
+      for (const part of [missing, 'was not found', 'Remote settings', '.vscode/settings.json', 'Open Settings']) {
+        if (!message.includes(part)) throw new Error(`the notification does not say "${part}": ${message}`);
+      }
+      const channel = await waitFor('the error in the output channel', async () => {
+        const c = outputChannel();
+        return /\[error\].*pir\.server\.path/.test(c) ? c : notYet(c);
+      });
+      await waitFor('the old server to end', () => serverCommandLines().length === 0 || notYet(serverCommandLines()));
+      log(`output channel: ${channel.trim().split('\n').pop().slice(0, 200)}`);
+    },
+  ],
 ];
 
 /** Types a new line `is_acumulate = true` after `moving = …` (line 23) and checks P203. */
@@ -592,7 +624,7 @@ async function main() {
     ],
   });
   let failed = null;
-  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  const page = await browser.newPage({ viewport: { width: 1280, height: 960 } });
   const consoleLines = [];
   page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
   try {
