@@ -173,6 +173,7 @@ function startCodeServer() {
     { env: serverEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   codeServer = child;
+  codeServerPid = child.pid;
   return new Promise((resolve, reject) => {
     let seen = '';
     const timer = setTimeout(() => reject(new Error(`code-server did not listen within ${SLOW_MS / 1000}s:\n${seen}`)), SLOW_MS);
@@ -195,6 +196,8 @@ function startCodeServer() {
 }
 
 let codeServer;
+/** code-server's pid, kept after it is stopped. */
+let codeServerPid;
 /** Ends code-server's process group: SIGTERM, then SIGKILL for what is left after 3 s. */
 async function stopCodeServer() {
   if (!codeServer) return;
@@ -358,13 +361,25 @@ function outputChannel() {
   return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
 }
 
-/** The command lines of the running processes of PIR_BIN (from /proc). */
+/** The command lines of the running processes of PIR_BIN that code-server started (from
+ *  /proc; another test may run the same binary meanwhile). */
 function serverCommandLines() {
+  const parent = (pid) => {
+    // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  };
+  const underCodeServer = (pid) => {
+    for (let p = pid, depth = 0; p > 1 && depth < 20; p = parent(p), depth++) {
+      if (p === codeServerPid) return true;
+    }
+    return false;
+  };
   const found = [];
   for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
     try {
       const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
-      if (argv[0] === PIR_BIN) found.push(argv);
+      if (argv[0] === PIR_BIN && underCodeServer(Number(pid))) found.push(argv);
     } catch {
       // the process ended meanwhile
     }
