@@ -277,3 +277,60 @@ fn the_tkg_threshold_can_be_set_like_the_server_setting() {
         [Value::from("true")]
     );
 }
+
+#[test]
+fn lsp_accepts_stdio_and_refuses_other_transports() {
+    use std::io::Write;
+    use std::process::Stdio;
+    // `--stdio` (appended by vscode-languageclient) serves LSP: `exit` without `shutdown`
+    // ends it with status 1, as the protocol says.
+    let mut lsp = pir()
+        .args(["lsp", "--stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let exit = r#"{"jsonrpc":"2.0","method":"exit"}"#;
+    let mut stdin = lsp.stdin.take().expect("stdin");
+    write!(stdin, "Content-Length: {}\r\n\r\n{exit}", exit.len()).expect("write");
+    drop(stdin);
+    let out = lsp.wait_with_output().expect("waits");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    for args in [
+        &["lsp", "--socket=9257"][..],
+        &["lsp", "--socket", "9257"],
+        &["lsp", "--pipe=/tmp/pir.sock"],
+        &["lsp", "--node-ipc"],
+        &["lsp", "--stdio", "--socket=9257"],
+    ] {
+        let out = pir()
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let flag = args
+            .iter()
+            .rev()
+            .find(|a| a.starts_with("--") && **a != "--stdio")
+            .and_then(|a| a.split('=').next())
+            .unwrap_or_default();
+        assert!(
+            stderr.contains(&format!("the {flag} transport is not supported"))
+                && stderr.contains("--stdio"),
+            "{args:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // An unknown flag is clap's usage error.
+    let out = pir().args(["lsp", "--tcp"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}

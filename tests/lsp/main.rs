@@ -371,6 +371,19 @@ fn the_process_ends_when_stdin_closes() {
 }
 
 #[test]
+fn lsp_stdio_serves_as_plain_lsp() {
+    // vscode-languageclient's `TransportKind.stdio` appends `--stdio` to the command line.
+    let mut server = Server::spawn_args(&["lsp", "--stdio"], &[]);
+    server.initialize(&["utf-16"], json!({}));
+    let u = uri("stdio.pir");
+    server.open(&u, &SMALL.replacen("src = %t", "src = %q", 1));
+    let diagnostics = server.diagnostics(&u, 1);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["code"], "P200");
+    assert_eq!(server.shutdown_and_exit().code(), Some(0));
+}
+
+#[test]
 fn a_pulling_client_gets_no_pushed_diagnostics() {
     let mut server = Server::spawn(&[]);
     let init = server.request(

@@ -62,9 +62,14 @@ pub fn uri(name: &str) -> String {
 impl Server {
     /// Starts `pir lsp` without initializing it.
     pub fn spawn(envs: &[(&str, &str)]) -> Server {
+        Server::spawn_args(&["lsp"], envs)
+    }
+
+    /// Starts `pir` with `args` (e.g. `["lsp", "--stdio"]`) without initializing it.
+    pub fn spawn_args(args: &[&str], envs: &[(&str, &str)]) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pir"));
         command
-            .arg("lsp")
+            .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -107,6 +112,14 @@ impl Server {
     /// [`Server::start`] with environment variables.
     pub fn start_with_env(encodings: &[&str], options: Value, envs: &[(&str, &str)]) -> Server {
         let mut server = Server::spawn(envs);
+        server.initialize(encodings, options);
+        server
+    }
+
+    /// Sends `initialize` (offering `encodings`, with initialization `options`) and
+    /// `initialized`, and keeps the position encoding the server chose.
+    pub fn initialize(&mut self, encodings: &[&str], options: Value) {
+        let server = self;
         let result = server.request(
             "initialize",
             json!({
@@ -123,7 +136,6 @@ impl Server {
             Encoding::Utf16
         };
         server.notify("initialized", json!({}));
-        server
     }
 
     /// Sends a notification.
