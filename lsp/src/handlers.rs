@@ -17,7 +17,7 @@ use crate::state::{Doc, Snapshot};
 
 fn doc<'s>(snap: &'s Snapshot, uri: &Uri) -> Result<&'s Doc> {
     snap.docs
-        .get(uri)
+        .get(&crate::state::document_key(uri))
         .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))
 }
 
@@ -302,10 +302,10 @@ pub fn workspace_symbols(
     params: lsp::WorkspaceSymbolParams,
 ) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
     let mut out = Vec::new();
-    let mut uris: Vec<&Uri> = snap.docs.keys().collect();
-    uris.sort();
-    for uri in uris {
-        let doc = &snap.docs[uri];
+    let mut docs: Vec<&Doc> = snap.docs.values().collect();
+    docs.sort_by(|a, b| a.uri.cmp(&b.uri));
+    for doc in docs {
+        let uri = &doc.uri;
         for (_, s) in analysis::ide::workspace_symbols(&snap.db, &[doc.file], &params.query) {
             #[allow(deprecated)]
             out.push(lsp::SymbolInformation {

@@ -68,7 +68,9 @@ impl Backend {
         self.owner()?
             .send(Msg::Snapshot(tx))
             .map_err(|_| Error::internal_error())?;
-        rx.await.map_err(|_| Error::internal_error())
+        rx.await
+            .map_err(|_| Error::internal_error())?
+            .ok_or_else(content_modified)
     }
 
     /// Runs `handler` on a fresh snapshot on a blocking thread; panics become internal
