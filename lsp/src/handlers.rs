@@ -463,6 +463,31 @@ pub fn formatting(
     }]))
 }
 
+/// `textDocument/rangeFormatting`: the formatting edits that touch the lines of the range
+/// (none when the text has syntax errors), so that Neovim's `gq` (its `formatexpr` is the
+/// server's when it offers this) formats instead of wrapping text.
+pub fn range_formatting(
+    snap: &Snapshot,
+    params: lsp::DocumentRangeFormattingParams,
+) -> Result<Option<Vec<lsp::TextEdit>>> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let (text, index) = text_and_index(snap, doc);
+    let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
+        .map_err(|e| Error::invalid_params(e.0))?;
+    let Some(edits) = analysis::ide::format_range(text, range) else {
+        return Ok(None);
+    };
+    Ok(Some(
+        edits
+            .into_iter()
+            .map(|(r, new_text)| lsp::TextEdit {
+                range: to_range(snap, doc, r),
+                new_text,
+            })
+            .collect(),
+    ))
+}
+
 /// `textDocument/foldingRange` (line folds; ranges on one line are dropped).
 pub fn folding_ranges(
     snap: &Snapshot,

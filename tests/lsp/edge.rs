@@ -256,3 +256,48 @@ fn a_burst_of_edits_then_a_hover() {
     }
     assert!(server.shutdown_and_exit().success());
 }
+
+/// `textDocument/rangeFormatting` (what Neovim's `gq` asks for): only the lines of the
+/// range are formatted; with syntax errors nothing is.
+#[test]
+fn range_formatting_formats_only_the_range() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let u = super::support::uri("range.pir");
+    let messy = "kernel @k(%x: hbm f32[4]) {\n      NoOp{}\n  NoOp   {}\n}\n";
+    server.open(&u, messy);
+    server.diagnostics(&u, 1);
+    let capabilities = server.request(
+        "textDocument/rangeFormatting",
+        json!({"textDocument": {"uri": u}, "options": {"tabSize": 2, "insertSpaces": true},
+            "range": {"start": {"line": 2, "character": 0}, "end": {"line": 2, "character": 3}}}),
+    );
+    let edits = capabilities["result"].as_array().expect("edits").clone();
+    assert!(!edits.is_empty(), "{capabilities}");
+    let mut lines: Vec<String> = messy.lines().map(str::to_string).collect();
+    // Apply the edits (all on line 2, non-overlapping) from the last to the first.
+    let mut sorted = edits.clone();
+    sorted.sort_by_key(|e| std::cmp::Reverse(e["range"]["start"]["character"].as_u64()));
+    for edit in &sorted {
+        assert_eq!(edit["range"]["start"]["line"], 2, "{edit}");
+        assert_eq!(edit["range"]["end"]["line"], 2, "{edit}");
+        let from =
+            usize::try_from(edit["range"]["start"]["character"].as_u64().expect("c")).expect("c");
+        let to =
+            usize::try_from(edit["range"]["end"]["character"].as_u64().expect("c")).expect("c");
+        lines[2].replace_range(from..to, edit["newText"].as_str().expect("text"));
+    }
+    assert_eq!(lines[1], "      NoOp{}", "line 1 is outside the range");
+    assert_eq!(lines[2], "  NoOp {}");
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"text": "kernel @k( {\n"}]}),
+    );
+    server.diagnostics(&u, 2);
+    let broken = server.request(
+        "textDocument/rangeFormatting",
+        json!({"textDocument": {"uri": u}, "options": {"tabSize": 2, "insertSpaces": true},
+            "range": {"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}}}),
+    );
+    assert_eq!(broken["result"], Value::Null, "{broken}");
+    assert!(server.shutdown_and_exit().success());
+}
