@@ -149,11 +149,15 @@ pub struct ShowBirParams {
     pub position: Option<Position>,
 }
 
-/// `pir/showBir` → `{"bir": …}` (SPEC §10).
+/// `pir/showBir` → `{"bir": …, "text": …}` (SPEC §10): `text` is the same JSON written as
+/// `pir lower` writes it (key order kept, `1.0` not `1`), for clients whose JSON decoding
+/// loses both (Neovim's Lua tables).
 pub fn show_bir(snap: &Snapshot, params: ShowBirParams) -> Result<serde_json::Value> {
     let doc = doc(snap, &params.text_document.uri)?;
     let at = params.position.map(|p| offset(snap, doc, p)).transpose()?;
-    Ok(serde_json::json!({ "bir": analysis::ide::show_bir(&snap.db, doc.file, at) }))
+    let bir = analysis::ide::show_bir(&snap.db, doc.file, at);
+    let text = serde_json::to_string_pretty(&bir).unwrap_or_default();
+    Ok(serde_json::json!({ "bir": bir, "text": text }))
 }
 
 fn to_range(snap: &Snapshot, doc: &Doc, r: analysis::TextRange) -> lsp::Range {

@@ -301,3 +301,29 @@ fn range_formatting_formats_only_the_range() {
     assert_eq!(broken["result"], Value::Null, "{broken}");
     assert!(server.shutdown_and_exit().success());
 }
+
+/// `pir/showBir` also gives the JSON as `pir lower` writes it (`1.0` stays `1.0`), for
+/// clients whose JSON decoding loses it.
+#[test]
+fn show_bir_text_is_what_pir_lower_writes() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let u = super::support::uri("text.pir");
+    let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  ActivationOp { dst = %t, src = %t, func = exp }\n}\n";
+    server.open(&u, text);
+    server.diagnostics(&u, 1);
+    let file = server.request("pir/showBir", json!({"textDocument": {"uri": u}}));
+    let shown = file["result"]["text"].as_str().expect("text").to_string();
+    let path = std::env::temp_dir().join(format!("pir-showbir-{}.pir", std::process::id()));
+    std::fs::write(&path, text).expect("write");
+    let lowered = std::process::Command::new(env!("CARGO_BIN_EXE_pir"))
+        .arg("lower")
+        .arg(&path)
+        .output()
+        .expect("pir lower");
+    assert_eq!(
+        format!("{shown}\n"),
+        String::from_utf8_lossy(&lowered.stdout)
+    );
+    assert!(shown.contains("\"scale\": 1.0"), "{shown}");
+    assert!(server.shutdown_and_exit().success());
+}

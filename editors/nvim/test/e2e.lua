@@ -283,6 +283,11 @@ local checks = {
         return v and v.functions and v
       end)
       expect(bir.functions[1].name == 'matmul_basic', 'first function is %s', tostring(bir.functions[1].name))
+      -- Exactly what `pir lower` writes: key order and numbers (`1.0`, not `1`).
+      local lowered = vim.fn.systemlist({ vim.lsp.config.pir.cmd[1], 'lower', vim.api.nvim_buf_get_name(ctx.buf) })
+      local shown = vim.api.nvim_buf_get_lines(ctx.bir_buf, 0, -1, false)
+      expect(vim.deep_equal(shown, lowered), 'the BIR view differs from `pir lower` (%d and %d lines): %s',
+        #shown, #lowered, table.concat(shown, '\n'):sub(1, 300))
       -- Back to the op for the refresh check below.
       vim.api.nvim_set_current_win(ctx.src_win)
       vim.cmd('PirShowBir')

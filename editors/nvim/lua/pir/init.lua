@@ -267,6 +267,9 @@ local function request(source, view)
   client:request(SHOW_BIR, params, function(err, result)
     if err then
       fill(view, M.json({ error = err.message or tostring(err) }))
+    elseif result and type(result.text) == 'string' then
+      -- The server's own text: its key order and numbers (`1.0`) as `pir lower` writes them.
+      fill(view, result.text)
     else
       fill(view, M.json(result and result.bir))
     end
