@@ -299,7 +299,7 @@ fn describe_loop_var(db: &dyn Db, file: SourceFile, def: &Definition) -> String 
     let values = match l.var.first_last() {
         Some((first, last)) => {
             let trips = (ub - lb + step - 1) / step;
-            let taken = match trips {
+            match trips {
                 1 => format!("1 iteration: `%{}` = {first}", def.name),
                 2 => format!("2 iterations: `%{}` = {first}, {last}", def.name),
                 _ => format!(
@@ -307,8 +307,7 @@ fn describe_loop_var(db: &dyn Db, file: SourceFile, def: &Definition) -> String 
                     def.name,
                     first + step
                 ),
-            };
-            taken
+            }
         }
         None => "no iterations".to_string(),
     };
