@@ -433,3 +433,35 @@ fn a_related_note_is_headed_by_its_own_position() {
         "{stderr}"
     );
 }
+
+/// Issue 11: the names people bring from NKI and BIR get a did-you-mean: BIR spellings
+/// (`mult`, `bfloat16`, `float32`), NKI names with their module (`nl.exp`), memory spaces
+/// in any case — one diagnostic per mistake.
+#[test]
+fn nki_and_bir_names_get_a_did_you_mean() {
+    let path = temp(
+        "nki-names.pir",
+        b"kernel @k(%x: HBM float32[128, 4]) {\n  tensor %t : SBUF bfloat16[128, 4]\n  ActivationOp { dst = %t, src = %t, func = nl.exp }\n  TensorTensorOp { dst = %t, src0 = %t, src1 = %t, op = mult }\n  TensorTensorOp { dst = %t, src0 = %t, src1 = %t, op = mul }\n}\n",
+    );
+    let (code, report) = check_json(&path);
+    assert_eq!(code, 1);
+    let messages: Vec<&str> = report["files"][0]["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "unknown memory space `HBM`; did you mean `hbm`?",
+            "unknown dtype `float32`; did you mean `f32`?",
+            "unknown memory space `SBUF`; did you mean `sbuf`?",
+            "unknown dtype `bfloat16`; did you mean `bf16`?",
+            "unknown act_func value `nl.exp`; did you mean `exp`?",
+            "unknown alu value `mult`; did you mean `multiply`?",
+            "unknown alu value `mul`; did you mean `multiply`?",
+        ],
+        "{report}"
+    );
+}
