@@ -32,7 +32,8 @@ use crate::layout::layout;
 use crate::lexer::{Token, lex_detailed};
 use crate::literal::{index_value, int_value};
 use crate::recover::{
-    Exp, Group, Stop, comma_list, emit_expected, field_block, range, skip_junk, stmt_block,
+    Exp, Group, Stop, comma_list, emit_expected, field_block, is_stmt_start, peek2, range,
+    skip_junk, stmt_block, stmt_block_unopened,
 };
 use crate::value::{expr_parser, value_parser};
 use crate::{Parse, SyntaxError, SyntaxErrorCode};
@@ -234,6 +235,7 @@ fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>
         |_| None,
     );
     let body = stmt_block(text, stmt_parser(text));
+    let unopened = stmt_block_unopened(text, stmt_parser(text));
     // A name without its `@` is reported but kept, so the signature (and every use of its
     // parameters) is still read: one mistake, one diagnostic.
     let bare_name = named(text, Token::Ident).validate(|name, e, emitter| {
@@ -255,6 +257,7 @@ fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>
         .then(body_after_header(
             text,
             body,
+            unopened,
             &[Exp::Tok(Token::Arrow), Exp::Tok(Token::LBrace)],
         ))
         .map_with(|(((name, params), outputs), body), e| Kernel {
@@ -268,13 +271,52 @@ fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>
 }
 
 /// The `{ … }` after a kernel or loop header. Tokens before the `{` are reported once
-/// (expecting `expected`) and skipped; a missing body is `None`.
+/// (expecting `expected`) and skipped; a missing body is `None`. A header that ends its
+/// line without `{` is reported there, and the lines below up to the `}` that closes them
+/// are its body (`unopened`): one diagnostic for one missing `{`.
 fn body_after_header<'a>(
     text: &'a str,
     block: impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>> + Clone + 'a,
+    unopened: impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>> + Clone + 'a,
     expected: &'static [Exp],
 ) -> impl Parser<'a, In<'a>, Option<Group<Stmt>>, Extra<'a>> + Clone {
     custom(move |inp: &mut Inp<'a, '_>| {
+        let (tok, span, next) = peek2(inp);
+        let line_start = text[..span.start].rfind('\n').map(|i| i + 1);
+        let first_on_line = line_start.is_some_and(|l| text[l..span.start].trim().is_empty());
+        if let (Some(t), Some(line_start)) = (tok, line_start)
+            && t != Token::LBrace
+            && first_on_line
+            && is_stmt_start(text, t, span, next)
+        {
+            // The end of the header's line (before any comment): where the `{` belongs.
+            let header_line = text[..line_start - 1].rfind('\n').map_or(0, |i| i + 1);
+            let header = &text[header_line..line_start - 1];
+            let code = header
+                .find("//")
+                .map_or(header, |c| &header[..c])
+                .trim_end();
+            // On the header's last character (error ranges are never empty).
+            match code.chars().next_back() {
+                Some(last) => {
+                    let end = header_line + code.len();
+                    inp.emit(Rich::custom(
+                        Span::from(end - last.len_utf8()..end),
+                        "expected `{` at the end of this line: the statements below are its body",
+                    ));
+                }
+                None => emit_expected(inp, expected),
+            }
+            let save = inp.save();
+            return match inp.parse(&unopened) {
+                Ok(b) => Ok(Some(b)),
+                Err(e) => {
+                    inp.rewind(save);
+                    inp.emit(e);
+                    Ok(None)
+                }
+            };
+        }
         if inp.peek() != Some(Token::LBrace) {
             emit_expected(inp, expected);
             skip_junk(inp, text, Stop::Header, false);
@@ -346,7 +388,8 @@ fn stmt_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Stmt, Extra<'a>> + 
     let value = value_parser(text);
     let expr = expr_parser(text);
     recursive(move |stmt| {
-        let block = stmt_block(text, stmt);
+        let block = stmt_block(text, stmt.clone());
+        let unopened = stmt_block_unopened(text, stmt);
         let tensor = just(Token::Tensor)
             .ignore_then(or_expected(named(text, Token::Local)))
             .then_ignore(or_expected(just(Token::Colon)))
@@ -387,7 +430,12 @@ fn stmt_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Stmt, Extra<'a>> + 
             .then_ignore(or_expected(just(Token::DotDot)))
             .then(or_expected(expr.clone()))
             .then(step)
-            .then(body_after_header(text, block, &[Exp::Tok(Token::LBrace)]))
+            .then(body_after_header(
+                text,
+                block,
+                unopened,
+                &[Exp::Tok(Token::LBrace)],
+            ))
             .map_with(|((((var, start), end), step), body), e| {
                 Stmt::Loop(Loop {
                     range: range(e.span()),

@@ -114,7 +114,7 @@ fn is_closer(t: Token) -> bool {
 
 /// Whether a statement of the block loop starts here: the loop hands it to the statement
 /// parser.
-fn is_stmt_start(text: &str, tok: Token, span: Span, next: Option<Token>) -> bool {
+pub(crate) fn is_stmt_start(text: &str, tok: Token, span: Span, next: Option<Token>) -> bool {
     matches!(tok, Token::Tensor | Token::For) || starts_statement(text, tok, range(span), next)
 }
 
@@ -258,9 +258,72 @@ pub(crate) fn stmt_block<'a>(
     text: &'a str,
     stmt: impl Parser<'a, In<'a>, Stmt, Extra<'a>> + Clone + 'a,
 ) -> impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>> + Clone {
+    stmt_block_opened(text, stmt, true)
+}
+
+/// The statements of a block whose `{` is missing (a loop header that ends its line): the
+/// lines below up to the `}` that closes the block, as if the `{` had been written (the
+/// caller reports the missing `{`).
+pub(crate) fn stmt_block_unopened<'a>(
+    text: &'a str,
+    stmt: impl Parser<'a, In<'a>, Stmt, Extra<'a>> + Clone + 'a,
+) -> impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>> + Clone {
+    stmt_block_opened(text, stmt, false)
+}
+
+/// Where an unclosed `{` of `text` most likely is, reported as rustc does at the brace
+/// itself rather than at the end of the file: the first `{` whose matching `}` stands
+/// first on its line but less indented than the `{`'s line (that `}` closes an outer
+/// block; this one was never closed), else the innermost `{` left open at the end.
+fn unclosed_brace(text: &str) -> Option<(TextRange, String)> {
+    let indent = |at: usize| {
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line = &text[line_start..];
+        let width = line.len() - line.trim_start_matches([' ', '\t']).len();
+        (line_start, width)
+    };
+    let (tokens, _) = crate::lexer::lex(text);
+    let mut open: Vec<TextRange> = Vec::new();
+    for (token, range) in tokens {
+        match token {
+            Token::LBrace => open.push(range),
+            Token::RBrace => {
+                let Some(opener) = open.pop() else { continue };
+                let close = usize::from(range.start());
+                let (close_line, close_indent) = indent(close);
+                let first_on_line = close_line + close_indent == close;
+                let (_, open_indent) = indent(usize::from(opener.start()));
+                if first_on_line && close_indent < open_indent {
+                    let line = text[..close].matches('\n').count() + 1;
+                    return Some((
+                        opener,
+                        format!(
+                            "unclosed `{{`: the `}}` on line {line} is indented like an outer \
+                             block's, so this block has no `}}`"
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    // The innermost: where the text stops making sense (and where an unclosed op body
+    // reports itself).
+    open.last()
+        .map(|&opener| (opener, "unclosed `{`: the file ends before its `}`".into()))
+}
+
+fn stmt_block_opened<'a>(
+    text: &'a str,
+    stmt: impl Parser<'a, In<'a>, Stmt, Extra<'a>> + Clone + 'a,
+    opened: bool,
+) -> impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>> + Clone {
     custom(move |inp: &mut Inp<'a, '_>| {
         let start = inp.cursor();
-        expect_open(inp, Token::LBrace)?;
+        if opened {
+            expect_open(inp, Token::LBrace)?;
+        }
+        let open = opened.then(|| inp.span_since(&start));
         let mut items = Vec::new();
         loop {
             let (tok, span, next) = peek2(inp);
@@ -270,14 +333,30 @@ pub(crate) fn stmt_block<'a>(
                     break;
                 }
                 None => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
+                    // Reported where the block most likely opens, not at the end of the file.
+                    match unclosed_brace(text) {
+                        Some((at, message)) => inp.emit(Rich::custom(
+                            Span::from(usize::from(at.start())..usize::from(at.end())),
+                            message,
+                        )),
+                        None => emit_expected(inp, &[Exp::Tok(Token::RBrace)]),
+                    }
                     break;
                 }
                 // Only where the layout took this block for a field block (an unusual `{`,
                 // a bracket mismatch): harmless here.
                 Some(Token::Newline) => inp.skip(),
                 Some(Token::Kernel) if next == Some(Token::Global) => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
+                    match open {
+                        Some(open) => {
+                            let line = text[..span.start].matches('\n').count() + 1;
+                            inp.emit(Rich::custom(
+                                open,
+                                format!("unclosed `{{`: the kernel on line {line} starts before its `}}`"),
+                            ));
+                        }
+                        None => emit_expected(inp, &[Exp::Tok(Token::RBrace)]),
+                    }
                     break;
                 }
                 Some(t) if is_stmt_start(text, t, span, next) => {
@@ -310,6 +389,9 @@ pub(crate) fn field_block<'a>(
     custom(move |inp: &mut Inp<'a, '_>| {
         let start = inp.cursor();
         expect_open(inp, Token::LBrace)?;
+        // An unclosed `{` is reported where it opens (as rustc does), not where the next
+        // statement or the end of the file shows it.
+        let open = inp.span_since(&start);
         let mut items = Vec::new();
         loop {
             let (tok, span, next) = peek2(inp);
@@ -323,11 +405,20 @@ pub(crate) fn field_block<'a>(
                     break;
                 }
                 None => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
+                    inp.emit(Rich::custom(
+                        open,
+                        "unclosed `{`: the file ends before its `}`",
+                    ));
                     break;
                 }
                 Some(t) if starts_statement(text, t, range(span), next) => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
+                    let line = text[..span.start].matches('\n').count() + 1;
+                    inp.emit(Rich::custom(
+                        open,
+                        format!(
+                            "unclosed `{{`: line {line} starts the next statement before its `}}`"
+                        ),
+                    ));
                     break;
                 }
                 Some(Token::Error) => {
