@@ -28,6 +28,9 @@ pub struct Backend {
     client: Client,
     owner: OnceLock<mpsc::Sender<Msg>>,
     shutdown: Arc<AtomicBool>,
+    /// The workspace folders (or root) of `initialize`, as paths: where workspace symbols
+    /// look for `*.pir` files that are not open.
+    roots: OnceLock<Arc<Vec<std::path::PathBuf>>>,
 }
 
 /// The LSP error for a request made stale by an edit.
@@ -156,6 +159,18 @@ impl LanguageServer for Backend {
             .and_then(|t| t.diagnostic.as_ref())
             .is_none();
         let config = Config::from_options(params.initialization_options.as_ref());
+        #[allow(deprecated)]
+        let root_uri = params.root_uri.clone();
+        let roots: Vec<std::path::PathBuf> = params
+            .workspace_folders
+            .iter()
+            .flatten()
+            .map(|f| f.uri.clone())
+            .chain(root_uri)
+            .filter(|uri| uri.scheme().as_str() == "file")
+            .filter_map(|uri| uri.to_file_path().map(std::borrow::Cow::into_owned))
+            .collect();
+        let _ = self.roots.set(Arc::new(roots));
         let publisher = spawn_publisher(self.client.clone());
         let runtime = tokio::runtime::Handle::current();
         let publisher = Mutex::new(publisher);
@@ -364,8 +379,9 @@ impl LanguageServer for Backend {
         &self,
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
+        let roots = self.roots.get().cloned().unwrap_or_default();
         self.run("workspace/symbol", move |s| {
-            handlers::workspace_symbols(s, params)
+            handlers::workspace_symbols(s, params, &roots)
         })
         .await
     }
@@ -462,6 +478,7 @@ pub fn run() -> i32 {
             client,
             owner: OnceLock::new(),
             shutdown: flag,
+            roots: OnceLock::new(),
         })
         .custom_method("pir/showBir", Backend::show_bir);
         if std::env::var_os("PIR_LSP_DEBUG").is_some_and(|v| v == "1") {

@@ -327,3 +327,61 @@ fn show_bir_text_is_what_pir_lower_writes() {
     assert!(shown.contains("\"scale\": 1.0"), "{shown}");
     assert!(server.shutdown_and_exit().success());
 }
+
+/// Workspace symbols cover the `*.pir` files of the workspace folders, open or not (an open
+/// file is answered from its editor text, once).
+#[test]
+fn workspace_symbols_cover_the_workspace_folders() {
+    let dir = std::env::temp_dir().join(format!("pir-ws-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).expect("dir");
+    std::fs::create_dir_all(dir.join(".hidden")).expect("dir");
+    let kernel = |name: &str| format!("kernel @{name}(%x: hbm f32[4]) {{\n  NoOp {{}}\n}}\n");
+    std::fs::write(dir.join("a.pir"), kernel("alpha_on_disk")).expect("write");
+    std::fs::write(dir.join("sub/b.pir"), kernel("beta_kernel")).expect("write");
+    std::fs::write(dir.join(".hidden/c.pir"), kernel("gamma_kernel")).expect("write");
+    std::fs::write(dir.join("notes.txt"), kernel("delta_kernel")).expect("write");
+    let folder = format!("file://{}", dir.display());
+    let mut server = Server::spawn(&[]);
+    let init = server.request(
+        "initialize",
+        json!({"processId": null, "rootUri": folder, "capabilities": {},
+            "workspaceFolders": [{"uri": folder, "name": "ws"}]}),
+    );
+    assert!(init.get("error").is_none(), "{init}");
+    server.notify("initialized", json!({}));
+    // a.pir is open, with a text that differs from the disk's.
+    let a = format!("{folder}/a.pir");
+    server.open(&a, &kernel("alpha_in_editor"));
+    server.diagnostics(&a, 1);
+    let symbols = server.request("workspace/symbol", json!({"query": "kernel"}));
+    let mut found: Vec<(String, String)> = symbols["result"]
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .filter(|s| s["kind"] == 12)
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or_default().to_string(),
+                s["location"]["uri"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    assert_eq!(
+        found,
+        [("@beta_kernel".to_string(), format!("{folder}/sub/b.pir")),],
+        "{symbols}"
+    );
+    let all = server.request("workspace/symbol", json!({"query": "alpha"}));
+    let names: Vec<&str> = all["result"]
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(names, ["@alpha_in_editor"], "{all}");
+    assert!(server.shutdown_and_exit().success());
+}
