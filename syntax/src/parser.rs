@@ -307,15 +307,7 @@ fn body_after_header<'a>(
                 }
                 None => emit_expected(inp, expected),
             }
-            let save = inp.save();
-            return match inp.parse(&unopened) {
-                Ok(b) => Ok(Some(b)),
-                Err(e) => {
-                    inp.rewind(save);
-                    inp.emit(e);
-                    Ok(None)
-                }
-            };
+            return Ok(parse_body(inp, &unopened));
         }
         if inp.peek() != Some(Token::LBrace) {
             emit_expected(inp, expected);
@@ -324,16 +316,24 @@ fn body_after_header<'a>(
                 return Ok(None);
             }
         }
-        let save = inp.save();
-        match inp.parse(&block) {
-            Ok(b) => Ok(Some(b)),
-            Err(e) => {
-                inp.rewind(save);
-                inp.emit(e);
-                Ok(None)
-            }
-        }
+        Ok(parse_body(inp, &block))
     })
+}
+
+/// Parses a body with `parser`; on failure, reports it and rewinds (`None`).
+fn parse_body<'a>(
+    inp: &mut Inp<'a, '_>,
+    parser: &impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>>,
+) -> Option<Group<Stmt>> {
+    let save = inp.save();
+    match inp.parse(parser) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            inp.rewind(save);
+            inp.emit(e);
+            None
+        }
+    }
 }
 
 /// `%name: type`.
