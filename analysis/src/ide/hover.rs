@@ -38,7 +38,7 @@ fn op_hover(db: &dyn Db, file: SourceFile, op: &OpItem) -> HoverResult {
     let Some(spec) = catalog::lookup(&op.resolved.class) else {
         return HoverResult {
             range,
-            markdown: format!("**{}**: not an op class of pir-spec/1", op.resolved.class),
+            markdown: format!("**{}**: not an op class", op.resolved.class),
         };
     };
     let instructions = op_instructions(db, file, op);

@@ -265,7 +265,9 @@ local function request(source, view)
     end
   end
   client:request(SHOW_BIR, params, function(err, result)
-    if err then
+    if err and err.code == -32801 then
+      return -- ContentModified: an edit came after the request; its refresh follows
+    elseif err then
       fill(view, M.json({ error = err.message or tostring(err) }))
     elseif result and type(result.text) == 'string' then
       -- The server's own text: its key order and numbers (`1.0`) as `pir lower` writes them.
