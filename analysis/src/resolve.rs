@@ -273,16 +273,17 @@ impl KernelResolver<'_> {
                 let names = Memory::ALL
                     .iter()
                     .filter(|m| **m != Memory::Reg)
-                    .map(|m| m.name());
-                self.out.diagnostics.push(Diagnostic::new(
-                    Code::P207,
-                    ty.memory.range,
-                    suggest(
-                        format!("unknown memory space `{}`", ty.memory.text),
-                        &ty.memory.text,
-                        names,
-                    ),
-                ));
+                    .map(|m| (m.name(), m.name()));
+                let message = format!("unknown memory space `{}`", ty.memory.text);
+                let message = match lower::diag::did_you_mean_spelt(&ty.memory.text, names) {
+                    Some(s) => format!("{message}; did you mean `{s}`?"),
+                    None => message,
+                };
+                self.out
+                    .diagnostics
+                    .push(Diagnostic::new(Code::P207, ty.memory.range, message));
+                // The dtype is checked too: `SBUF bfloat16` is two mistakes, both reported.
+                let _ = self.dtype(ty.dtype.as_ref());
                 return None;
             }
         };
@@ -314,12 +315,15 @@ impl KernelResolver<'_> {
         match Dtype::from_name(&name.text) {
             Some(d) => Some(d),
             None => {
-                let names = Dtype::ALL.iter().map(|d| d.name());
-                self.out.diagnostics.push(Diagnostic::new(
-                    Code::P207,
-                    name.range,
-                    suggest(format!("unknown dtype `{}`", name.text), &name.text, names),
-                ));
+                let message = format!("unknown dtype `{}`", name.text);
+                let names = Dtype::ALL.iter().map(|d| (d.name(), d.bir_name()));
+                let message = match lower::diag::did_you_mean_spelt(&name.text, names) {
+                    Some(s) => format!("{message}; did you mean `{s}`?"),
+                    None => message,
+                };
+                self.out
+                    .diagnostics
+                    .push(Diagnostic::new(Code::P207, name.range, message));
                 None
             }
         }
@@ -653,16 +657,5 @@ pub fn const_eval(expr: &ast::Expr) -> Option<i64> {
             }
         }
         E::Local(_) | E::DimVar(_) | E::Error => None,
-    }
-}
-
-fn suggest<'a>(
-    message: String,
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> String {
-    match lower::diag::did_you_mean(name, candidates) {
-        Some(s) => format!("{message}; did you mean `{s}`?"),
-        None => message,
     }
 }

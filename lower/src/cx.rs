@@ -248,7 +248,10 @@ impl<'a> Cx<'a> {
                 if Dtype::from_name(name).is_some() {
                     return true;
                 }
-                let suggestion = did_you_mean(name, Dtype::ALL.iter().map(|d| d.name()));
+                let suggestion = crate::diag::did_you_mean_spelt(
+                    name,
+                    Dtype::ALL.iter().map(|d| (d.name(), d.bir_name())),
+                );
                 self.diags.push(Diag::new(
                     Code::P207,
                     anchor,
@@ -260,7 +263,10 @@ impl<'a> Cx<'a> {
                 if spec.get(name).is_some() {
                     return true;
                 }
-                let suggestion = did_you_mean(name, spec.values.iter().map(|v| v.text));
+                let suggestion = crate::diag::did_you_mean_spelt(
+                    name,
+                    spec.values.iter().map(|v| (v.text, v.bir)),
+                );
                 let values: Vec<&str> = spec.values.iter().map(|v| v.text).collect();
                 let message = match suggestion {
                     Some(s) => format!("unknown {} value `{name}`; did you mean `{s}`?", spec.name),

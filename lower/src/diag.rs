@@ -248,6 +248,56 @@ pub fn did_you_mean<'a>(
     best.map(|(_, c)| c)
 }
 
+/// Names people bring from NKI (`nki.language`) for what pir spells otherwise, as
+/// `(foreign, pir)`; a foreign name is suggested as its pir name when that is a candidate.
+/// (BIR spellings, `mult` or `bfloat16`, come with the candidates: [`did_you_mean_spelt`].)
+const FOREIGN: &[(&str, &str)] = &[
+    ("mul", "multiply"),
+    ("sub", "subtract"),
+    ("div", "divide"),
+    ("maximum", "max"),
+    ("minimum", "min"),
+    ("power", "pow"),
+    ("equal", "is_equal"),
+    ("greater", "is_gt"),
+    ("greater_equal", "is_ge"),
+    ("less", "is_lt"),
+    ("less_equal", "is_le"),
+    ("fp32", "f32"),
+    ("fp16", "f16"),
+    ("bfp16", "bf16"),
+];
+
+/// [`did_you_mean`] for names that people write as in NKI or BIR: each candidate comes
+/// with its other spelling (its BIR name: `mult` for `multiply`, `bfloat16` for `bf16`),
+/// a module path is ignored (`nl.exp`, `nki.language.multiply`, `nl.bfloat16`), and the
+/// NKI names of [`FOREIGN`] are known. A name equal to a spelling, ignoring case (`SBUF`,
+/// `Exp`), is that candidate; else the closest spelling within [`did_you_mean`]'s limit.
+pub fn did_you_mean_spelt<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Option<&'a str> {
+    let candidates: Vec<(&'a str, &'a str)> = candidates.into_iter().collect();
+    let bare = name.rsplit('.').next().unwrap_or(name);
+    let foreign = FOREIGN
+        .iter()
+        .find(|(from, _)| from.eq_ignore_ascii_case(bare))
+        .map(|(_, to)| *to);
+    if let Some(&(c, _)) = candidates.iter().find(|(c, other)| {
+        c.eq_ignore_ascii_case(bare)
+            || other.eq_ignore_ascii_case(bare)
+            || foreign.is_some_and(|f| f == *c)
+    }) {
+        return Some(c);
+    }
+    let spellings = candidates.iter().flat_map(|(c, other)| [*c, *other]);
+    let best = did_you_mean(bare, spellings)?;
+    candidates
+        .iter()
+        .find(|(c, other)| *c == best || *other == best)
+        .map(|(c, _)| *c)
+}
+
 /// The candidate closest to `name` (case-folded optimal string alignment distance), however
 /// far; the first of equally close ones. For messages that must name the nearest choice
 /// even when no did-you-mean is close enough (SPEC §6.8 P408).
@@ -301,5 +351,39 @@ mod tests {
             did_you_mean("MatmulOp", ["MatMulOp", "MemsetOp"]),
             Some("MatMulOp")
         );
+    }
+
+    #[test]
+    fn names_from_nki_and_bir() {
+        let alu = [
+            ("add", "add"),
+            ("multiply", "mult"),
+            ("subtract", "subtract"),
+            ("max", "max"),
+        ];
+        for (name, want) in [
+            ("mult", "multiply"),
+            ("mul", "multiply"),
+            ("MULT", "multiply"),
+            ("nl.multiply", "multiply"),
+            ("nki.language.multiply", "multiply"),
+            ("sub", "subtract"),
+            ("nl.maximum", "max"),
+            ("multiplyy", "multiply"),
+        ] {
+            assert_eq!(did_you_mean_spelt(name, alu), Some(want), "{name}");
+        }
+        let funcs = [("exp", "Exp"), ("log", "Ln"), ("sigmoid", "Sigmoid")];
+        assert_eq!(did_you_mean_spelt("nl.exp", funcs), Some("exp"));
+        assert_eq!(did_you_mean_spelt("Ln", funcs), Some("log"));
+        let dtypes = [("f32", "float32"), ("bf16", "bfloat16"), ("f16", "float16")];
+        assert_eq!(did_you_mean_spelt("bfloat16", dtypes), Some("bf16"));
+        assert_eq!(did_you_mean_spelt("nl.float32", dtypes), Some("f32"));
+        assert_eq!(did_you_mean_spelt("fp16", dtypes), Some("f16"));
+        assert_eq!(did_you_mean_spelt("banana", dtypes), None);
+        let memories = [("sbuf", "sbuf"), ("psum", "psum"), ("hbm", "hbm")];
+        assert_eq!(did_you_mean_spelt("SBUF", memories), Some("sbuf"));
+        assert_eq!(did_you_mean_spelt("Psum", memories), Some("psum"));
+        assert_eq!(did_you_mean_spelt("nl.sbuf", memories), Some("sbuf"));
     }
 }

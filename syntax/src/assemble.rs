@@ -1,10 +1,12 @@
 //! Nesting a flat statement list ([`FlatStmt`]) into kernels and loop bodies.
 //!
 //! Recovery: a body still open when `kernel @name` or the end of the file comes is closed
-//! there, and reported once at its own `{` (as rustc reports an unclosed delimiter where it
-//! opens, not where the reader gave up), so one missing `}` is one error next to the line
-//! that lacks it. A header without `{` has an empty body; the statements after it belong to
-//! the enclosing block.
+//! there, and each is reported once where it opens (as rustc reports an unclosed
+//! delimiter), so one missing `}` is one error next to the line that lacks it. Where is
+//! told by indentation, as rustc does: a `}` that stands first on its line, indented less
+//! than the line of the `{` it closes, most likely belongs to an outer block, so the block
+//! it closed is the one that lacks its `}`. A header without `{` has an empty body; the
+//! statements after it belong to the enclosing block.
 
 use text_size::{TextRange, TextSize};
 
@@ -46,6 +48,9 @@ pub(crate) fn assemble(
     let mut outside = Some(TextSize::from(0));
     let mut stray: Vec<(TextRange, TextRange)> = Vec::new();
     let mut first_stray: Option<TextRange> = None;
+    // Blocks of the current kernel closed by a `}` indented less than their `{` line, with
+    // that `}`: the likeliest to lack their own `}`.
+    let mut suspects: Vec<(TextRange, TextRange)> = Vec::new();
     for statement in statements {
         if open.is_empty() && !matches!(statement, FlatStmt::Kernel(_)) {
             first_stray.get_or_insert(first_token(&statement));
@@ -60,7 +65,9 @@ pub(crate) fn assemble(
                         first_stray.take().unwrap_or_default(),
                     ));
                 }
-                close_unclosed(&mut open, &mut file, errors);
+                let why = Unclosed::Kernel(header.range.start());
+                close_unclosed(text, &mut open, &mut suspects, &mut file, errors, why);
+                suspects.clear();
                 let (kernel, brace) = kernel_of(header);
                 match brace {
                     Some(brace) => open.push(Open::Kernel(kernel, brace)),
@@ -79,6 +86,12 @@ pub(crate) fn assemble(
             }
             FlatStmt::Close(close) => {
                 if let Some(block) = open.pop() {
+                    let brace = block.brace();
+                    if first_on_line(text, close.start())
+                        && indent(text, close.start()) < indent(text, brace.start())
+                    {
+                        suspects.push((brace, close));
+                    }
                     close_block(block, close.end(), &mut open, &mut file);
                     if open.is_empty() {
                         outside = Some(close.end());
@@ -88,7 +101,14 @@ pub(crate) fn assemble(
             FlatStmt::Stmt(stmt) => push_stmt(&mut open, stmt),
         }
     }
-    close_unclosed(&mut open, &mut file, errors);
+    close_unclosed(
+        text,
+        &mut open,
+        &mut suspects,
+        &mut file,
+        errors,
+        Unclosed::End,
+    );
     if let Some(from) = outside {
         let to = TextSize::of(text);
         stray.push((
@@ -106,7 +126,7 @@ pub(crate) fn assemble(
 fn report_stray(text: &str, stray: &[(TextRange, TextRange)], errors: &mut Vec<SyntaxError>) {
     for &(stretch, first_statement) in stray {
         let inside = |e: &SyntaxError| {
-            stretch.contains(e.range.start()) && e.message != crate::recover::UNCLOSED
+            stretch.contains(e.range.start()) && !e.message.starts_with(crate::recover::UNCLOSED)
         };
         let first_error = errors
             .iter()
@@ -158,16 +178,50 @@ fn push_stmt(open: &mut [Open], stmt: Stmt) {
     }
 }
 
-/// Closes every open body, innermost first, each reported at its `{`.
-fn close_unclosed(open: &mut Vec<Open>, file: &mut SourceFile, errors: &mut Vec<SyntaxError>) {
+/// Why open bodies are closed: a kernel starts at this offset, or the file ends.
+#[derive(Clone, Copy)]
+enum Unclosed {
+    Kernel(TextSize),
+    End,
+}
+
+/// Closes every open body, innermost first, each reported once: at the `{` of a suspect
+/// (a block closed by an under-indented `}`, see the module docs) while there are some,
+/// else at its own `{`.
+fn close_unclosed(
+    text: &str,
+    open: &mut Vec<Open>,
+    suspects: &mut Vec<(TextRange, TextRange)>,
+    file: &mut SourceFile,
+    errors: &mut Vec<SyntaxError>,
+    why: Unclosed,
+) {
     while let Some(block) = open.pop() {
-        let brace = match &block {
-            Open::Kernel(_, b) | Open::Loop(_, b) => *b,
+        let brace = block.brace();
+        let (at, message) = if suspects.is_empty() {
+            let message = match why {
+                Unclosed::Kernel(at) => format!(
+                    "{}: the kernel on line {} starts before its `}}`",
+                    crate::recover::UNCLOSED,
+                    line_of(text, at)
+                ),
+                Unclosed::End => crate::recover::UNCLOSED_AT_END.to_string(),
+            };
+            (brace, message)
+        } else {
+            let (suspect, close) = suspects.remove(0);
+            let message = format!(
+                "{}: the `}}` on line {} is indented like an outer block's, so this block has \
+                 no `}}`",
+                crate::recover::UNCLOSED,
+                line_of(text, close.start())
+            );
+            (suspect, message)
         };
         errors.push(SyntaxError {
             code: SyntaxErrorCode::P100,
-            range: brace,
-            message: crate::recover::UNCLOSED.to_string(),
+            range: at,
+            message,
         });
         // As far as it got: the end of its last statement, else of its `{`.
         let end = block.body_end().unwrap_or(brace.end()).max(brace.end());
@@ -175,7 +229,35 @@ fn close_unclosed(open: &mut Vec<Open>, file: &mut SourceFile, errors: &mut Vec<
     }
 }
 
+/// The 1-based line of byte `at`.
+fn line_of(text: &str, at: TextSize) -> usize {
+    text[..usize::from(at)].matches('\n').count() + 1
+}
+
+/// The indentation (spaces and tabs) of the line holding byte `at`.
+fn indent(text: &str, at: TextSize) -> usize {
+    let line = &text[line_start(text, at)..];
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+/// Whether byte `at` is the first non-blank of its line.
+fn first_on_line(text: &str, at: TextSize) -> bool {
+    text[line_start(text, at)..usize::from(at)]
+        .trim_matches([' ', '\t'])
+        .is_empty()
+}
+
+fn line_start(text: &str, at: TextSize) -> usize {
+    text[..usize::from(at)].rfind('\n').map_or(0, |i| i + 1)
+}
+
 impl Open {
+    fn brace(&self) -> TextRange {
+        match self {
+            Open::Kernel(_, b) | Open::Loop(_, b) => *b,
+        }
+    }
+
     fn body_end(&self) -> Option<text_size::TextSize> {
         match self {
             Open::Kernel(k, _) => k.body.last().map(|s| s.range().end()),

@@ -124,7 +124,9 @@ pub struct KernelHeader {
     pub params: Vec<Param>,
     /// The `->` parameters.
     pub outputs: Vec<Param>,
-    /// The range of the `{` that opens the body; `None` when missing.
+    /// The range of the `{` that opens the body; `None` when missing. When the header ends
+    /// its line without `{` (and the next line starts a statement), its last character,
+    /// which stands for the missing `{` (the lines below are the body).
     pub open: Option<TextRange>,
 }
 
@@ -141,7 +143,7 @@ pub struct LoopHeader {
     pub end: Option<Expr>,
     /// The `step` expression when written.
     pub step: Option<Expr>,
-    /// The range of the `{` that opens the body; `None` when missing.
+    /// The range of the `{` that opens the body, as [`KernelHeader::open`].
     pub open: Option<TextRange>,
 }
 

@@ -219,7 +219,9 @@ enum Raw {
     #[token("inf")]
     #[token("nan")]
     FloatWord,
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
+    // A dotted name (`nl.exp`, `nki.language.multiply`, as written in NKI) is one token, so
+    // that it is one unknown name with a did-you-mean, not a name and a stray `.`.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")]
     Ident,
     #[regex(r"%[A-Za-z_][A-Za-z0-9_]*")]
     Local,

@@ -335,12 +335,39 @@ fn kernel_header_parser<'a>(
 }
 
 /// The `{` after a kernel or loop header. Tokens before it are reported once (expecting
-/// `expected`) and skipped; a missing `{` is `None` (a header without a body).
+/// `expected`) and skipped; a missing `{` is `None` (a header without a body). A header
+/// that ends its line without `{`, the next line starting a statement, is reported at its
+/// last character, which then stands for the `{`: the lines below, up to the `}` that
+/// closes them, are its body (one diagnostic for one missing `{`).
 fn open_after_header<'a>(
     text: &'a str,
     expected: &'static [Exp],
 ) -> impl Parser<'a, In<'a>, Option<TextRange>, Extra<'a>> + Clone {
     custom(move |inp: &mut Inp<'a, '_>| {
+        let (tok, span, next) = peek2(inp);
+        if let Some(t) = tok
+            && t != Token::LBrace
+            && is_stmt_start(text, t, span, next)
+            && let Some(line_start) = text[..span.start].rfind('\n').map(|i| i + 1)
+            && text[line_start..span.start].trim().is_empty()
+        {
+            // The end of the header's line (before any comment): where the `{` belongs.
+            let header_line = text[..line_start - 1].rfind('\n').map_or(0, |i| i + 1);
+            let header = &text[header_line..line_start - 1];
+            let code = header
+                .find("//")
+                .map_or(header, |c| &header[..c])
+                .trim_end();
+            if let Some(last) = code.chars().next_back() {
+                let end = header_line + code.len();
+                let at = Span::from(end - last.len_utf8()..end);
+                inp.emit(Rich::custom(
+                    at,
+                    "expected `{` at the end of this line: the statements below are its body",
+                ));
+                return Ok(Some(range(at)));
+            }
+        }
         if inp.peek() != Some(Token::LBrace) {
             emit_expected(inp, expected);
             skip_junk(inp, text, Stop::Header, false);

@@ -92,16 +92,24 @@ pub(crate) fn emit_expected(inp: &mut Inp<'_, '_>, expected: &[Exp]) {
     inp.emit(err);
 }
 
-/// Reports the `{` at `brace` as never closed, at the `{` itself (as rustc does):
-/// [`UNCLOSED`]. The message names nothing after the body, so that a run of statements
-/// reads the same alone as in its file.
-pub(crate) fn emit_unclosed(inp: &mut Inp<'_, '_>, brace: Span) {
-    inp.emit(PError::custom(brace, UNCLOSED));
+/// Reports the `{` at `brace` of an op or record body as never closed, at the `{` itself
+/// (as rustc does), saying why the body ended: the next statement (`at_end` false) or the
+/// end of the file. The message names no line, so that a run of statements reads the same
+/// alone as in its file.
+pub(crate) fn emit_unclosed(inp: &mut Inp<'_, '_>, brace: Span, at_end: bool) {
+    let why = if at_end {
+        UNCLOSED_AT_END
+    } else {
+        "unclosed `{`: the next statement starts before its `}`"
+    };
+    inp.emit(PError::custom(brace, why));
 }
 
-/// The message of a `{` whose `}` is missing, for op and record bodies as for kernel and
-/// loop bodies.
-pub(crate) const UNCLOSED: &str = "expected `}` to close this `{`";
+/// How every unclosed-`{` message starts (op, record, kernel and loop bodies).
+pub(crate) const UNCLOSED: &str = "unclosed `{`";
+
+/// The message of a `{` whose body runs to the end of the file.
+pub(crate) const UNCLOSED_AT_END: &str = "unclosed `{`: the file ends before its `}`";
 
 /// Consumes `open` or fails without reporting (the caller's alternatives or recovery do).
 fn expect_open<'a>(inp: &mut Inp<'a, '_>, open: Token) -> Result<(), PError<'a>> {
@@ -325,11 +333,11 @@ pub(crate) fn field_block<'a>(
                     break;
                 }
                 None => {
-                    emit_unclosed(inp, brace);
+                    emit_unclosed(inp, brace, true);
                     break;
                 }
                 Some(t) if starts_statement(text, t, range(span), next) => {
-                    emit_unclosed(inp, brace);
+                    emit_unclosed(inp, brace, false);
                     break;
                 }
                 Some(Token::Error) => {

@@ -1,5 +1,6 @@
 //! Protocol tests: the real `pir lsp` over stdio, spoken to in JSON-RPC.
 
+mod edge;
 mod features;
 mod support;
 

@@ -241,7 +241,7 @@ kernel @k(%x: sbuf f32[128, 512], %b: psum f32[128, 1]) -> (%y: sbuf f32[128, 51
               {"scale":1.0,"acc":"Idle","is_accumulate":false}
             P207 error:3:45 `expp`: unknown act_func value `expp`; did you mean `exp`?
             P301 error:3:58 `%b`: `%b` is in psum, but this operand must be in sbuf
-            P207 error:3:75 `zero`: unknown reduce_cmd value `zero`; expected one of idle, reset, reduce, reset_reduce
+            P207 error:3:75 `zero`: unknown reduce_cmd value `zero`; did you mean `reset`?
         "#]],
     );
 }

@@ -79,14 +79,14 @@ const SRCS: FieldSpec = FieldSpec {
     kind: IN_OPERANDS,
     default: Default::EmptyList,
     bir: "operands `srcs[i]` (ins, with `access`); their shapes are `srcs_shape`",
-    doc: "the kernel's inputs: accesses, or full/subtensor/tile/opaque(access) (SPEC §6.9)",
+    doc: "the kernel's inputs: accesses, or full/subtensor/tile/opaque(access)",
 };
 const DSTS: FieldSpec = FieldSpec {
     name: "dsts",
     kind: OUT_OPERANDS,
     default: Default::EmptyList,
     bir: "operands `dsts[i]` (outs, with `access`); their shapes are `dsts_shape`",
-    doc: "the kernel's outputs: accesses, or full/subtensor/tile/opaque(access) (SPEC §6.9)",
+    doc: "the kernel's outputs: accesses, or full/subtensor/tile/opaque(access)",
 };
 const LIB_SRCS: FieldSpec = FieldSpec {
     name: "srcs",
