@@ -105,7 +105,7 @@ impl RootDatabase {
 /// The parse of a file (never fails).
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
-    syntax::parse(file.text(db))
+    syntax::parse_cancellable(file.text(db), &|| db.unwind_if_revision_cancelled())
 }
 
 /// The line index of a file (offsets ↔ lines and columns).
@@ -141,7 +141,9 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems {
     let settings = OpSettings {
         tkg_seqlen_threshold: db.settings().tkg_seqlen_threshold(db),
     };
-    resolve::resolve(&parse(db, file).file, settings)
+    resolve::resolve(&parse(db, file).file, settings, &|| {
+        db.unwind_if_revision_cancelled();
+    })
 }
 
 /// A resolved op as a salsa key: equal ops are one key, wherever they stand.

@@ -116,8 +116,10 @@ pub struct FileItems {
     pub references: Vec<(TextRange, usize)>,
 }
 
-/// Resolves a parsed file. `settings` are copied into the ops that read them.
-pub fn resolve(file: &ast::SourceFile, settings: OpSettings) -> FileItems {
+/// Resolves a parsed file. `settings` are copied into the ops that read them. `check` is
+/// called every few hundred ops: a cancellation check that may unwind (see
+/// [`syntax::parse_cancellable`]).
+pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -> FileItems {
     let mut out = FileItems::default();
     let mut kernel_names: HashMap<String, usize> = HashMap::new();
     for kernel in &file.kernels {
@@ -155,6 +157,7 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings) -> FileItems {
             allocations: Vec::new(),
             settings,
             quiet: false,
+            check,
         };
         for param in &kernel.params {
             resolver.param(param, TensorKind::Input, kernel.range);
@@ -202,6 +205,8 @@ struct KernelResolver<'a> {
     /// Inside an op of an unknown class: names are still resolved (for navigation) but not
     /// reported, since SPEC §7 checks such an op no further than its P202.
     quiet: bool,
+    /// The cancellation check of [`resolve`].
+    check: &'a dyn Fn(),
 }
 
 impl KernelResolver<'_> {
@@ -476,6 +481,9 @@ impl KernelResolver<'_> {
 
     fn op(&mut self, op: &ast::Op) -> OpItem {
         self.ordinal += 1;
+        if self.ordinal.is_multiple_of(256) {
+            (self.check)();
+        }
         let (op_id, id_range) = match op.id {
             Some((id, range)) => (id, range),
             None => (self.ordinal, op.class.range),

@@ -146,3 +146,42 @@ fn editing_a_declaration_relowers_its_users_only() {
         "{diagnostics:?}"
     );
 }
+
+#[test]
+fn an_edit_stops_a_parse_in_flight() {
+    // A file whose parse takes long enough to be caught in flight.
+    let text = kernel_with_ops(20_000);
+    let parse_time = {
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, text.clone());
+        let start = std::time::Instant::now();
+        let _ = analysis::parse(&db, file);
+        start.elapsed()
+    };
+    let mut db = RootDatabase::new(true);
+    let file = SourceFile::new(&db, text.clone());
+    let snapshot = db.clone();
+    let worker = std::thread::spawn(move || {
+        salsa::Cancelled::catch(|| analysis::diagnostics(&snapshot, file).len())
+    });
+    // Wait until the parse has started (salsa logs its execution), then edit: the write
+    // cancels the revision and waits for the worker to drop its snapshot.
+    while !db.take_executions().iter().any(|e| e.starts_with("parse")) {
+        std::thread::yield_now();
+    }
+    let start = std::time::Instant::now();
+    file.set_text(&mut db)
+        .to(text.replacen("op = add", "op = subtract", 1));
+    let waited = start.elapsed();
+    eprintln!("the edit waited {waited:?}; a whole parse takes {parse_time:?}");
+    assert!(
+        worker.join().expect("no panic").is_err(),
+        "the worker was cancelled"
+    );
+    // The parse in flight checks for cancellation as it goes, so the edit did not wait for
+    // it to run to its end (a ratio of the same machine's parse time, not a speed claim).
+    assert!(
+        waited < parse_time / 2,
+        "the edit waited {waited:?}; a whole parse takes {parse_time:?}"
+    );
+}

@@ -308,10 +308,18 @@ pub fn lex(text: &str) -> (Vec<(Token, TextRange)>, Vec<SyntaxError>) {
 
 /// [`lex`], keeping for each token whether it had a lexical error.
 pub(crate) fn lex_detailed(text: &str) -> (Vec<Lexed>, Vec<SyntaxError>) {
+    lex_checked(text, &|| ())
+}
+
+/// [`lex_detailed`], calling `check` (a cancellation check) every few thousand tokens.
+pub(crate) fn lex_checked(text: &str, check: &dyn Fn()) -> (Vec<Lexed>, Vec<SyntaxError>) {
     let mut out: Vec<Lexed> = Vec::new();
     let mut errors = Vec::new();
     let mut lexer = Raw::lexer(text);
     while let Some(raw) = lexer.next() {
+        if out.len().is_multiple_of(4096) {
+            check();
+        }
         let span = lexer.span();
         let mut range = TextRange::new(to_size(span.start), to_size(span.end));
         if raw == Ok(Raw::Comment) && text[span.clone()].ends_with('\r') {

@@ -81,7 +81,14 @@ pub struct Parse {
 /// [`decode`] puts for invalid bytes); use [`parse_bytes`] to also report invalid bytes
 /// inside comments and strings.
 pub fn parse(text: &str) -> Parse {
-    parser::parse(text, &[])
+    parser::parse(text, &[], &|| ())
+}
+
+/// [`parse`], calling `check` between phases and every few hundred statements: a caller
+/// whose work has gone stale (a language server after an edit) makes `check` unwind, so a
+/// long parse stops at once instead of running to its end.
+pub fn parse_cancellable(text: &str, check: &dyn Fn()) -> Parse {
+    parser::parse(text, &[], check)
 }
 
 /// Reads the statements of `text` that start before byte `end` as a flat list
@@ -100,7 +107,7 @@ pub fn parse(text: &str) -> Parse {
 /// the file, its ranges shifted by its start (`syntax/tests/statements.rs`): the property
 /// that lets an edit re-read only the statements it touched.
 pub fn parse_statements(text: &str, end: usize) -> (Vec<FlatStmt>, Vec<SyntaxError>) {
-    let read = parser::statements(text, &[], end);
+    let read = parser::statements(text, &[], end, &|| ());
     let mut errors = read.lexical_errors;
     errors.extend(read.reader_errors);
     // The look-ahead's first token: errors there are the piece's last statement's.
@@ -116,7 +123,7 @@ pub fn parse_statements(text: &str, end: usize) -> (Vec<FlatStmt>, Vec<SyntaxErr
 /// P103 (SPEC §7), wherever it is. Returns the decoded text, which the ranges refer to.
 pub fn parse_bytes(bytes: &[u8]) -> (String, Parse) {
     let (text, invalid) = decode(bytes);
-    let parse = parser::parse(&text, &invalid);
+    let parse = parser::parse(&text, &invalid, &|| ());
     (text, parse)
 }
 

@@ -36,7 +36,7 @@ use chumsky::prelude::*;
 
 use crate::ast::*;
 use crate::layout::layout;
-use crate::lexer::{Token, lex_detailed};
+use crate::lexer::{Token, lex_checked};
 use crate::literal::{index_value, int_value};
 use crate::recover::{
     Exp, Stop, comma_list, emit_expected, field_block, is_stmt_start, parse_or_skip, peek2,
@@ -56,18 +56,22 @@ pub(crate) type Extra<'a> = extra::Err<PError<'a>>;
 /// The input as seen by `custom` parsers.
 pub(crate) type Inp<'a, 'p> = InputRef<'a, 'p, In<'a>, Extra<'a>>;
 
+/// The statement reader calls its `check` (a cancellation check) once per this many
+/// statements.
+const CHECK_EVERY: usize = 256;
+
 /// At most this many errors are reported per file; a final P100 says how many were left
 /// out (SPEC §7 does not bound them; a language server must).
 pub(crate) const MAX_ERRORS: usize = 100;
 
 /// Lexes, lays out and parses `text`. See [`crate::parse`]; `invalid_utf8` are the ranges
 /// of [`crate::decode`]'s replacement characters, each a P103 unless the lexer reported it.
-pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange]) -> Parse {
+pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange], check: &dyn Fn()) -> Parse {
     let Statements {
         statements,
         lexical_errors: mut errors,
         mut reader_errors,
-    } = statements(text, invalid_utf8, text.len());
+    } = statements(text, invalid_utf8, text.len(), check);
     let file = crate::assemble::assemble(text, statements, &mut reader_errors);
     errors.append(&mut reader_errors);
     Parse {
@@ -79,8 +83,13 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange]) -> Parse {
 /// Lexes, lays out and reads `text` as a flat statement list, up to the statement that
 /// starts at byte `end` (the text after it is look-ahead). The errors are in no order (see
 /// [`finish_errors`]).
-pub(crate) fn statements(text: &str, invalid_utf8: &[TextRange], end: usize) -> Statements {
-    let (lexed, mut errors) = lex_detailed(text);
+pub(crate) fn statements(
+    text: &str,
+    invalid_utf8: &[TextRange],
+    end: usize,
+    check: &dyn Fn(),
+) -> Statements {
+    let (lexed, mut errors) = lex_checked(text, check);
     // Both lists are in source order: one merge pass (files may hold many bad runs).
     let mut lexer_p103 = errors
         .iter()
@@ -99,14 +108,16 @@ pub(crate) fn statements(text: &str, invalid_utf8: &[TextRange], end: usize) -> 
             });
         }
     }
+    check();
     let (tokens, layout_errors) = layout(text, &lexed);
+    check();
     errors.extend(layout_errors);
     let spanned: Vec<(Token, Span)> = tokens
         .iter()
         .map(|&(t, r)| (t, Span::from(usize::from(r.start())..usize::from(r.end()))))
         .collect();
     let eoi = Span::from(text.len()..text.len());
-    let (statements, parse_errors) = statements_parser(text, end)
+    let (statements, parse_errors) = statements_parser(text, end, check)
         .parse(spanned.as_slice().split_token_span(eoi))
         .into_output_errors();
     let reader_errors = parse_errors
@@ -243,6 +254,7 @@ pub(crate) fn or_expected<'a, O: 'a>(
 fn statements_parser<'a>(
     text: &'a str,
     end: usize,
+    check: &'a dyn Fn(),
 ) -> impl Parser<'a, In<'a>, Vec<FlatStmt>, Extra<'a>> {
     let kernel = kernel_header_parser(text);
     let for_loop = loop_header_parser(text);
@@ -250,6 +262,9 @@ fn statements_parser<'a>(
     custom(move |inp: &mut Inp<'a, '_>| {
         let mut out = Vec::new();
         while let (Some(tok), span, next) = peek2(inp) {
+            if out.len().is_multiple_of(CHECK_EVERY) {
+                check();
+            }
             if span.start >= end {
                 // Look-ahead: read, never parsed (chumsky wants the input consumed).
                 while inp.next().is_some() {}
