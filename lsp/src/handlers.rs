@@ -9,7 +9,9 @@ use tower_lsp_server::ls_types::{
     self as lsp, DiagnosticRelatedInformation, DocumentDiagnosticParams, DocumentDiagnosticReport,
     DocumentDiagnosticReportResult, FullDocumentDiagnosticReport, Hover, HoverContents,
     HoverParams, InlayHint, InlayHintLabel, InlayHintParams, Location, MarkupContent, MarkupKind,
-    NumberOrString, Position, RelatedFullDocumentDiagnosticReport, TextDocumentIdentifier, Uri,
+    NumberOrString, Position, RelatedFullDocumentDiagnosticReport,
+    RelatedUnchangedDocumentDiagnosticReport, TextDocumentIdentifier,
+    UnchangedDocumentDiagnosticReport, Uri,
 };
 
 use crate::convert;
@@ -122,21 +124,41 @@ fn to_lsp_diagnostic(
     }
 }
 
-/// `textDocument/diagnostic` (pull): always a full report.
+/// `textDocument/diagnostic` (pull). The result id is a digest of the diagnostics as sent
+/// (LSP positions included), so a client that sends back the id of what it shows gets
+/// `unchanged` when an edit changed nothing it would see (a comment typed, an edit undone),
+/// and a full report otherwise.
 pub fn pull_diagnostics(
     snap: &Snapshot,
     params: DocumentDiagnosticParams,
 ) -> Result<DocumentDiagnosticReportResult> {
     let items = diagnostics(snap, &params.text_document.uri)?;
-    Ok(DocumentDiagnosticReportResult::Report(
+    let result_id = result_id(&items);
+    let report = if params.previous_result_id.as_deref() == Some(result_id.as_str()) {
+        DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {
+            related_documents: None,
+            unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport { result_id },
+        })
+    } else {
         DocumentDiagnosticReport::Full(RelatedFullDocumentDiagnosticReport {
             related_documents: None,
             full_document_diagnostic_report: FullDocumentDiagnosticReport {
-                result_id: None,
+                result_id: Some(result_id),
                 items,
             },
-        }),
-    ))
+        })
+    };
+    Ok(DocumentDiagnosticReportResult::Report(report))
+}
+
+/// A digest of diagnostics as sent: 16 hex digits of a 64-bit hash of their JSON.
+fn result_id(items: &[lsp::Diagnostic]) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    serde_json::to_string(items)
+        .unwrap_or_default()
+        .hash(&mut hasher);
+    format!("{:016x}", hasher.finish())
 }
 
 /// The parameters of `pir/showBir` and of the `pir.showBir` command.

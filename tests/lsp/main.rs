@@ -115,6 +115,45 @@ fn an_error_is_reported_on_its_line_and_cleared_when_fixed() {
     );
     assert_eq!(pulled["result"]["kind"], "full");
     assert_eq!(pulled["result"]["items"], json!([]));
+    // Sent back, its result id makes the next pull `unchanged` while nothing that would be
+    // shown changed: here, a comment added at the end.
+    let id = pulled["result"]["resultId"].clone();
+    assert!(id.is_string(), "{pulled}");
+    let again = server.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": u}, "previousResultId": id}),
+    );
+    assert_eq!(
+        again["result"],
+        json!({"kind": "unchanged", "resultId": id})
+    );
+    // The text is SMALL again (the fix restored it): its end is after its last newline.
+    let end_line = u32::try_from(SMALL.matches('\n').count()).unwrap_or(0);
+    let eof = json!({"line": end_line, "character": 0});
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 4}, "contentChanges": [{"range": {"start": eof, "end": eof}, "text": "// a comment\n"}]}),
+    );
+    let after_comment = server.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": u}, "previousResultId": id}),
+    );
+    assert_eq!(
+        after_comment["result"]["kind"], "unchanged",
+        "{after_comment}"
+    );
+    // A change that is seen (a misspelt field) gives a full report with another id.
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 5}, "contentChanges": [{"range": {"start": marks[0], "end": end}, "text": "%q"}]}),
+    );
+    let changed = server.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": u}, "previousResultId": id}),
+    );
+    assert_eq!(changed["result"]["kind"], "full", "{changed}");
+    assert_ne!(changed["result"]["resultId"], id);
+    assert_eq!(changed["result"]["items"].as_array().map(Vec::len), Some(1));
     // Closing clears.
     server.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
     let cleared = server.wait_for(|m| {
