@@ -4,9 +4,8 @@
 //! re-lowers none). Each case first asserts, from salsa's execution log, that it re-lowers
 //! what it should, so the numbers always measure the incremental path.
 
-use analysis::{RootDatabase, SourceFile};
+use analysis::{AnalysisHost, FileId};
 use criterion::{Criterion, criterion_group, criterion_main};
-use salsa::Setter;
 
 /// A kernel of `n` ops, one per line: a DMA in, element-wise ops, a DMA out.
 fn kernel_with_ops(n: usize) -> String {
@@ -23,13 +22,14 @@ fn kernel_with_ops(n: usize) -> String {
     text
 }
 
-fn analyse(db: &RootDatabase, file: SourceFile) {
-    std::hint::black_box(analysis::diagnostics(db, file));
-    std::hint::black_box(analysis::file_bir(db, file));
+fn analyse(host: &AnalysisHost, file: FileId) {
+    let analysis = host.snapshot();
+    std::hint::black_box(analysis.diagnostics(file).ok());
+    std::hint::black_box(analysis.file_bir(file).ok());
 }
 
-fn lowerings(db: &RootDatabase) -> usize {
-    db.take_executions()
+fn lowerings(host: &AnalysisHost) -> usize {
+    host.take_executions()
         .iter()
         .filter(|e| e.starts_with("lower_op"))
         .count()
@@ -40,9 +40,9 @@ fn bench(c: &mut Criterion) {
         let text = kernel_with_ops(n);
         c.bench_function(&format!("cold check, {n} ops"), |b| {
             b.iter(|| {
-                let db = RootDatabase::default();
-                let file = SourceFile::new(&db, text.clone());
-                analyse(&db, file);
+                let host = AnalysisHost::new();
+                let file = host.add_file(text.clone());
+                analyse(&host, file);
             });
         });
 
@@ -60,11 +60,11 @@ fn bench(c: &mut Criterion) {
                 1,
             )
         };
-        let mut db = RootDatabase::new(true);
-        let file = SourceFile::new(&db, with_value(0));
+        let mut db = AnalysisHost::with_execution_log();
+        let file = db.add_file(with_value(0));
         analyse(&db, file);
         db.take_executions();
-        file.set_text(&mut db).to(with_value(1));
+        db.set_file_text(file, with_value(1));
         analyse(&db, file);
         assert_eq!(
             lowerings(&db),
@@ -82,8 +82,8 @@ fn bench(c: &mut Criterion) {
                     },
                     |edited| {
                         // What the server computes after each change.
-                        file.set_text(&mut db).to(edited);
-                        std::hint::black_box(analysis::diagnostics(&db, file));
+                        db.set_file_text(file, edited);
+                        std::hint::black_box(db.snapshot().diagnostics(file).ok());
                     },
                     criterion::BatchSize::SmallInput,
                 );
@@ -98,7 +98,7 @@ fn bench(c: &mut Criterion) {
                         with_value(value)
                     },
                     |edited| {
-                        file.set_text(&mut db).to(edited);
+                        db.set_file_text(file, edited);
                         analyse(&db, file);
                     },
                     criterion::BatchSize::SmallInput,
@@ -108,10 +108,10 @@ fn bench(c: &mut Criterion) {
 
         // A comment line moves every op.
         let commented = text.replacen("  DmaCopyOp", "  // moved\n  DmaCopyOp", 1);
-        file.set_text(&mut db).to(text.clone());
+        db.set_file_text(file, text.clone());
         analyse(&db, file);
         db.take_executions();
-        file.set_text(&mut db).to(commented.clone());
+        db.set_file_text(file, commented.clone());
         analyse(&db, file);
         assert_eq!(lowerings(&db), 0, "moving ops must re-lower none");
         let mut flip = false;
@@ -120,11 +120,14 @@ fn bench(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     flip = !flip;
-                    file.set_text(&mut db).to(if flip {
-                        commented.clone()
-                    } else {
-                        text.clone()
-                    });
+                    db.set_file_text(
+                        file,
+                        if flip {
+                            commented.clone()
+                        } else {
+                            text.clone()
+                        },
+                    );
                     analyse(&db, file);
                 });
             },

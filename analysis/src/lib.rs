@@ -11,6 +11,7 @@ mod bir;
 mod check;
 pub mod db;
 pub mod diagnostic;
+mod host;
 pub mod ide;
 pub mod resolve;
 
@@ -22,6 +23,7 @@ pub use db::{
     parse,
 };
 pub use diagnostic::Diagnostic;
+pub use host::{Analysis, AnalysisHost, Cancellable, Cancelled, FileId};
 
 /// A 1-based line and a 1-based column counted in Unicode scalar values, as `pir check
 /// --format json` and `debuginfo` report them (SPEC §8, §9).

@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use analysis::{Diagnostic, LineCol, RootDatabase, SourceFile, line_col};
+use analysis::{Analysis, AnalysisHost, Cancellable, Diagnostic, FileId, LineCol, line_col};
 use lower::{Code, Severity};
 use serde_json::json;
 
@@ -16,7 +16,7 @@ use crate::Format;
 /// A file read from disk and loaded into the database.
 struct Loaded {
     path: PathBuf,
-    file: SourceFile,
+    file: FileId,
     /// Diagnostics of the bytes themselves (invalid UTF-8), beside the analysis'.
     decoding: Vec<Diagnostic>,
 }
@@ -52,8 +52,8 @@ fn read(path: &Path) -> std::io::Result<Vec<u8>> {
     }
 }
 
-/// Reads `path` (any bytes; `-` is standard input) into `db`.
-fn load(db: &RootDatabase, path: &Path) -> std::io::Result<Loaded> {
+/// Reads `path` (any bytes; `-` is standard input) into `host`.
+fn load(host: &AnalysisHost, path: &Path) -> std::io::Result<Loaded> {
     let bytes = read(path)?;
     let (text, bad) = syntax::decode(&bytes);
     let decoding = bad
@@ -62,7 +62,7 @@ fn load(db: &RootDatabase, path: &Path) -> std::io::Result<Loaded> {
         .collect();
     Ok(Loaded {
         path: path.to_path_buf(),
-        file: SourceFile::new(db, text),
+        file: host.add_file(text),
         decoding,
     })
 }
@@ -73,8 +73,8 @@ const MAX_DECODING_DIAGNOSTICS: usize = 100;
 
 /// The file's diagnostics: the analysis', plus each run of invalid UTF-8 the lexer did not
 /// already report (those inside comments and strings), sorted by position.
-fn file_diagnostics(db: &RootDatabase, loaded: &Loaded) -> Vec<Diagnostic> {
-    let mut all: Vec<Diagnostic> = analysis::diagnostics(db, loaded.file).clone();
+fn file_diagnostics(analysis: &Analysis, loaded: &Loaded) -> Vec<Diagnostic> {
+    let mut all: Vec<Diagnostic> = settled(analysis.diagnostics(loaded.file)).to_vec();
     let mut reported: Vec<analysis::TextRange> = all
         .iter()
         .filter(|a| a.code == Code::P103)
@@ -217,15 +217,25 @@ fn print_stdout(text: &str) -> bool {
         .is_ok()
 }
 
-/// A database with the client settings of the command line.
-fn database(tkg_seqlen_threshold: Option<u64>) -> RootDatabase {
-    use salsa::Setter;
-    let mut db = RootDatabase::default();
+/// An analysis host with the client settings of the command line, and its snapshot (files
+/// added to the host later are seen by the snapshot; the command line makes no other change,
+/// so no answer is ever cancelled).
+fn analysis(tkg_seqlen_threshold: Option<u64>) -> (AnalysisHost, Analysis) {
+    let mut host = AnalysisHost::new();
     if let Some(threshold) = tkg_seqlen_threshold {
-        let settings = analysis::Db::settings(&db);
-        settings.set_tkg_seqlen_threshold(&mut db).to(threshold);
+        host.set_tkg_seqlen_threshold(threshold);
     }
-    db
+    let analysis = host.snapshot();
+    (host, analysis)
+}
+
+/// An answer of the command line's analysis: never cancelled, since the command line makes
+/// no change after it reads its files (see [`analysis`]).
+fn settled<T>(answer: Cancellable<T>) -> T {
+    match answer {
+        Ok(answer) => answer,
+        Err(cancelled) => unreachable!("the command line changes nothing it reads: {cancelled}"),
+    }
 }
 
 /// `pir check`.
@@ -235,7 +245,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
     if files.paths.is_empty() && status == 0 {
         eprintln!("pir: no .pir files to check");
     }
-    let db = database(tkg_seqlen_threshold);
+    let (host, analysis) = analysis(tkg_seqlen_threshold);
     let mut reports: Vec<serde_json::Value> = files
         .errors
         .iter()
@@ -244,7 +254,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
     let (mut errors, mut warnings) = (0usize, 0usize);
     let (mut checked, mut unreadable) = (0usize, files.errors.len());
     for path in &files.paths {
-        let loaded = match load(&db, path) {
+        let loaded = match load(&host, path) {
             Ok(l) => l,
             Err(e) => {
                 // Reported by name, never counted as checked (SPEC §9 [2]).
@@ -260,7 +270,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
             }
         };
         checked += 1;
-        let diagnostics = file_diagnostics(&db, &loaded);
+        let diagnostics = file_diagnostics(&analysis, &loaded);
         let file_errors = diagnostics
             .iter()
             .filter(|d| d.severity == Severity::Error)
@@ -271,8 +281,8 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
             status = 1;
         }
         match format {
-            Format::Human => print_human(&db, &loaded, &diagnostics),
-            Format::Json => reports.push(json_report(&db, &loaded, &diagnostics)),
+            Format::Human => print_human(&analysis, &loaded, &diagnostics),
+            Format::Json => reports.push(json_report(&analysis, &loaded, &diagnostics)),
         }
     }
     match format {
@@ -304,8 +314,8 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
 
 /// `pir lower` (`-` reads standard input; `-o -` is standard output, as no `-o` is).
 pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u64>) -> u8 {
-    let db = database(tkg_seqlen_threshold);
-    let loaded = match load(&db, path) {
+    let (host, analysis) = analysis(tkg_seqlen_threshold);
+    let loaded = match load(&host, path) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("pir: {}: {e}", display(path));
@@ -313,9 +323,9 @@ pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u6
         }
     };
     let output = output.filter(|out| !is_stdin(out));
-    let diagnostics = file_diagnostics(&db, &loaded);
-    print_human(&db, &loaded, &diagnostics);
-    let bir = analysis::file_bir(&db, loaded.file);
+    let diagnostics = file_diagnostics(&analysis, &loaded);
+    print_human(&analysis, &loaded, &diagnostics);
+    let bir = settled(analysis.file_bir(loaded.file));
     let mut text = serde_json::to_string_pretty(bir).unwrap_or_default();
     text.push('\n');
     match output {
@@ -334,15 +344,16 @@ pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u6
     u8::from(diagnostics.iter().any(|d| d.severity == Severity::Error))
 }
 
-fn position(db: &RootDatabase, file: SourceFile, offset: analysis::TextSize) -> serde_json::Value {
-    let LineCol { line, column } = line_col(analysis::line_index(db, file), file.text(db), offset);
+fn position(analysis: &Analysis, file: FileId, offset: analysis::TextSize) -> serde_json::Value {
+    let index = settled(analysis.line_index(file));
+    let LineCol { line, column } = line_col(index, analysis.file_text(file), offset);
     json!({ "line": line, "column": column })
 }
 
 /// One file of `pir check --format json` (SPEC §9): 1-based lines, 1-based columns in
 /// Unicode scalar values.
 fn json_report(
-    db: &RootDatabase,
+    analysis: &Analysis,
     loaded: &Loaded,
     diagnostics: &[Diagnostic],
 ) -> serde_json::Value {
@@ -354,8 +365,8 @@ fn json_report(
                 "severity": d.severity.as_str(),
                 "message": d.message,
                 "range": {
-                    "start": position(db, loaded.file, d.range.start()),
-                    "end": position(db, loaded.file, d.range.end()),
+                    "start": position(analysis, loaded.file, d.range.start()),
+                    "end": position(analysis, loaded.file, d.range.end()),
                 },
             })
         })
@@ -364,9 +375,9 @@ fn json_report(
 }
 
 /// Human diagnostics on stderr: the source line with the range underlined (ariadne).
-fn print_human(db: &RootDatabase, loaded: &Loaded, diagnostics: &[Diagnostic]) {
+fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic]) {
     use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
-    let text = loaded.file.text(db);
+    let text = analysis.file_text(loaded.file);
     let name = display(&loaded.path);
     let color = std::env::var_os("NO_COLOR").is_none()
         && std::io::IsTerminal::is_terminal(&std::io::stderr());
@@ -392,7 +403,7 @@ fn print_human(db: &RootDatabase, loaded: &Loaded, diagnostics: &[Diagnostic]) {
         ..primary
     };
     // One source (its line table) per file, not per diagnostic.
-    let mut cache = OneFile(Source::from(text.as_str()));
+    let mut cache = OneFile(Source::from(text));
     for d in diagnostics {
         let range = chars(d.range);
         let kind = match d.severity {

@@ -1,7 +1,7 @@
 //! Request handlers: convert the request in, make one analysis call, convert the answer
 //! out. All alike: `fn(&Snapshot, params) -> Result<response>`, run on a blocking thread.
 
-use analysis::{Diagnostic, LineIndex, TextSize};
+use analysis::{Cancellable, Diagnostic, LineIndex, TextRange, TextSize};
 use lower::Severity;
 use serde::Deserialize;
 use tower_lsp_server::jsonrpc::{Error, Result};
@@ -23,17 +23,40 @@ fn doc<'s>(snap: &'s Snapshot, uri: &Uri) -> Result<&'s Doc> {
         .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))
 }
 
-/// The text and line index of a document, with lines as LSP counts them (a lone `\r` ends
-/// a line, SPEC §1 [2]).
-fn text_and_index<'s>(snap: &'s Snapshot, doc: &Doc) -> (&'s str, &'s LineIndex) {
-    (
-        doc.file.text(&snap.db),
-        analysis::editor_line_index(&snap.db, doc.file),
-    )
+/// An analysis answer, or `ContentModified` when an edit made it stale.
+fn cancellable<T>(answer: Cancellable<T>) -> Result<T> {
+    answer.map_err(|_| crate::server::content_modified())
+}
+
+/// A document's text and line index, with lines as LSP counts them (a lone `\r` ends a
+/// line, SPEC §1 [2]): what converts its byte offsets to LSP positions.
+struct View<'s> {
+    text: &'s str,
+    index: &'s LineIndex,
+    encoding: convert::Encoding,
+}
+
+impl View<'_> {
+    fn range(&self, range: TextRange) -> lsp::Range {
+        convert::range(self.index, self.text, range, self.encoding)
+    }
+}
+
+fn view<'s>(snap: &'s Snapshot, doc: &Doc) -> Result<View<'s>> {
+    Ok(View {
+        text: snap.analysis.file_text(doc.file),
+        index: cancellable(snap.analysis.editor_line_index(doc.file))?,
+        encoding: snap.encoding,
+    })
+}
+
+fn text_and_index<'s>(snap: &'s Snapshot, doc: &Doc) -> Result<(&'s str, &'s LineIndex)> {
+    let view = view(snap, doc)?;
+    Ok((view.text, view.index))
 }
 
 fn offset(snap: &Snapshot, doc: &Doc, pos: Position) -> Result<TextSize> {
-    let (text, index) = text_and_index(snap, doc);
+    let (text, index) = text_and_index(snap, doc)?;
     convert::offset(index, text, pos, snap.encoding).map_err(|e| Error::invalid_params(e.0))
 }
 
@@ -42,10 +65,10 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
     let position = params.text_document_position_params;
     let doc = doc(snap, &position.text_document.uri)?;
     let at = offset(snap, doc, position.position)?;
-    let Some(h) = analysis::ide::hover(&snap.db, doc.file, at) else {
+    let Some(h) = cancellable(snap.analysis.hover(doc.file, at))? else {
         return Ok(None);
     };
-    let (text, index) = text_and_index(snap, doc);
+    let (text, index) = text_and_index(snap, doc)?;
     Ok(Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
@@ -61,10 +84,10 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
         return Ok(Some(Vec::new()));
     }
     let doc = doc(snap, &params.text_document.uri)?;
-    let (text, index) = text_and_index(snap, doc);
+    let (text, index) = text_and_index(snap, doc)?;
     let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
         .map_err(|e| Error::invalid_params(e.0))?;
-    let hints = analysis::ide::inlay_hints(&snap.db, doc.file, Some(range))
+    let hints = cancellable(snap.analysis.inlay_hints(doc.file, Some(range)))?
         .into_iter()
         .map(|h| InlayHint {
             position: convert::position(index, text, h.offset, snap.encoding),
@@ -83,8 +106,8 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
 /// The LSP diagnostics of an open document.
 pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
     let doc = doc(snap, uri)?;
-    let (text, index) = text_and_index(snap, doc);
-    Ok(analysis::diagnostics(&snap.db, doc.file)
+    let (text, index) = text_and_index(snap, doc)?;
+    Ok(cancellable(snap.analysis.diagnostics(doc.file))?
         .iter()
         .map(|d| to_lsp_diagnostic(d, uri, index, text, snap.encoding))
         .collect())
@@ -178,14 +201,9 @@ pub struct ShowBirParams {
 pub fn show_bir(snap: &Snapshot, params: ShowBirParams) -> Result<serde_json::Value> {
     let doc = doc(snap, &params.text_document.uri)?;
     let at = params.position.map(|p| offset(snap, doc, p)).transpose()?;
-    let bir = analysis::ide::show_bir(&snap.db, doc.file, at);
+    let bir = cancellable(snap.analysis.show_bir(doc.file, at))?;
     let text = serde_json::to_string_pretty(&bir).unwrap_or_default();
     Ok(serde_json::json!({ "bir": bir, "text": text }))
-}
-
-fn to_range(snap: &Snapshot, doc: &Doc, r: analysis::TextRange) -> lsp::Range {
-    let (text, index) = text_and_index(snap, doc);
-    convert::range(index, text, r, snap.encoding)
 }
 
 /// `textDocument/definition`.
@@ -195,27 +213,34 @@ pub fn definition(
 ) -> Result<Option<lsp::GotoDefinitionResponse>> {
     let p = params.text_document_position_params;
     let doc = doc(snap, &p.text_document.uri)?;
+    let view = view(snap, doc)?;
     let at = offset(snap, doc, p.position)?;
-    Ok(analysis::ide::definition(&snap.db, doc.file, at).map(|r| {
-        lsp::GotoDefinitionResponse::Scalar(Location {
-            uri: p.text_document.uri.clone(),
-            range: to_range(snap, doc, r),
-        })
-    }))
+    Ok(
+        cancellable(snap.analysis.definition(doc.file, at))?.map(|r| {
+            lsp::GotoDefinitionResponse::Scalar(Location {
+                uri: p.text_document.uri.clone(),
+                range: view.range(r),
+            })
+        }),
+    )
 }
 
 /// `textDocument/references`.
 pub fn references(snap: &Snapshot, params: lsp::ReferenceParams) -> Result<Option<Vec<Location>>> {
     let p = params.text_document_position;
     let doc = doc(snap, &p.text_document.uri)?;
+    let view = view(snap, doc)?;
     let at = offset(snap, doc, p.position)?;
-    let refs =
-        analysis::ide::references(&snap.db, doc.file, at, params.context.include_declaration);
+    let refs = cancellable(snap.analysis.references(
+        doc.file,
+        at,
+        params.context.include_declaration,
+    ))?;
     Ok(Some(
         refs.into_iter()
             .map(|r| Location {
                 uri: p.text_document.uri.clone(),
-                range: to_range(snap, doc, r.range),
+                range: view.range(r.range),
             })
             .collect(),
     ))
@@ -228,12 +253,13 @@ pub fn document_highlight(
 ) -> Result<Option<Vec<lsp::DocumentHighlight>>> {
     let p = params.text_document_position_params;
     let doc = doc(snap, &p.text_document.uri)?;
+    let view = view(snap, doc)?;
     let at = offset(snap, doc, p.position)?;
-    let refs = analysis::ide::references(&snap.db, doc.file, at, true);
+    let refs = cancellable(snap.analysis.references(doc.file, at, true))?;
     Ok(Some(
         refs.into_iter()
             .map(|r| lsp::DocumentHighlight {
-                range: to_range(snap, doc, r.range),
+                range: view.range(r.range),
                 kind: Some(if r.is_definition {
                     lsp::DocumentHighlightKind::WRITE
                 } else {
@@ -250,11 +276,12 @@ pub fn prepare_rename(
     params: lsp::TextDocumentPositionParams,
 ) -> Result<Option<lsp::PrepareRenameResponse>> {
     let doc = doc(snap, &params.text_document.uri)?;
+    let view = view(snap, doc)?;
     let at = offset(snap, doc, params.position)?;
     Ok(
-        analysis::ide::prepare_rename(&snap.db, doc.file, at).map(|(r, placeholder)| {
+        cancellable(snap.analysis.prepare_rename(doc.file, at))?.map(|(r, placeholder)| {
             lsp::PrepareRenameResponse::RangeWithPlaceholder {
-                range: to_range(snap, doc, r),
+                range: view.range(r),
                 placeholder,
             }
         }),
@@ -265,13 +292,14 @@ pub fn prepare_rename(
 pub fn rename(snap: &Snapshot, params: lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>> {
     let p = params.text_document_position;
     let doc = doc(snap, &p.text_document.uri)?;
+    let view = view(snap, doc)?;
     let at = offset(snap, doc, p.position)?;
-    let edits = analysis::ide::rename(&snap.db, doc.file, at, &params.new_name)
+    let edits = cancellable(snap.analysis.rename(doc.file, at, &params.new_name))?
         .map_err(Error::invalid_params)?;
     let edits = edits
         .into_iter()
         .map(|(r, new_text)| lsp::TextEdit {
-            range: to_range(snap, doc, r),
+            range: view.range(r),
             new_text,
         })
         .collect();
@@ -299,27 +327,23 @@ pub fn document_symbols(
     params: lsp::DocumentSymbolParams,
 ) -> Result<Option<lsp::DocumentSymbolResponse>> {
     let doc = doc(snap, &params.text_document.uri)?;
+    let view = view(snap, doc)?;
     #[allow(deprecated)]
-    fn convert(snap: &Snapshot, doc: &Doc, s: analysis::ide::Symbol) -> lsp::DocumentSymbol {
+    fn convert(view: &View<'_>, s: analysis::ide::Symbol) -> lsp::DocumentSymbol {
         lsp::DocumentSymbol {
             name: s.name,
             detail: s.detail,
             kind: symbol_kind(s.kind),
             tags: None,
             deprecated: None,
-            range: to_range(snap, doc, s.range),
-            selection_range: to_range(snap, doc, s.selection_range),
-            children: Some(
-                s.children
-                    .into_iter()
-                    .map(|c| convert(snap, doc, c))
-                    .collect(),
-            ),
+            range: view.range(s.range),
+            selection_range: view.range(s.selection_range),
+            children: Some(s.children.into_iter().map(|c| convert(view, c)).collect()),
         }
     }
-    let symbols = analysis::ide::document_symbols(&snap.db, doc.file);
+    let symbols = cancellable(snap.analysis.document_symbols(doc.file))?;
     Ok(Some(lsp::DocumentSymbolResponse::Nested(
-        symbols.into_iter().map(|s| convert(snap, doc, s)).collect(),
+        symbols.into_iter().map(|s| convert(&view, s)).collect(),
     )))
 }
 
@@ -391,8 +415,9 @@ pub fn workspace_symbols(
     let mut docs: Vec<&Doc> = snap.docs.values().collect();
     docs.sort_by(|a, b| a.uri.cmp(&b.uri));
     for doc in docs {
-        for (_, s) in analysis::ide::workspace_symbols(&snap.db, &[doc.file], &params.query) {
-            let range = to_range(snap, doc, s.selection_range);
+        let view = view(snap, doc)?;
+        for (_, s) in cancellable(snap.analysis.workspace_symbols(&[doc.file], &params.query))? {
+            let range = view.range(s.selection_range);
             out.push(symbol_information(
                 s,
                 Location {
@@ -416,11 +441,12 @@ pub fn workspace_symbols(
             continue;
         };
         let (text, _) = syntax::decode(&bytes);
-        let db = analysis::RootDatabase::default();
-        let file = analysis::SourceFile::new(&db, text);
-        let text = file.text(&db);
-        let index = LineIndex::new(text);
-        for (_, s) in analysis::ide::workspace_symbols(&db, &[file], &params.query) {
+        let index = LineIndex::new(&text);
+        let host = analysis::AnalysisHost::new();
+        let file = host.add_file(text.clone());
+        let symbols = cancellable(host.snapshot().workspace_symbols(&[file], &params.query))?;
+        let text = text.as_str();
+        for (_, s) in symbols {
             let range = convert::range(&index, text, s.selection_range, snap.encoding);
             out.push(symbol_information(
                 s,
@@ -442,11 +468,12 @@ pub fn completion(
     use analysis::ide::CompletionKind as K;
     let p = params.text_document_position;
     let doc = doc(snap, &p.text_document.uri)?;
+    let view = view(snap, doc)?;
     let at = offset(snap, doc, p.position)?;
-    let items = analysis::ide::completions(&snap.db, doc.file, at)
+    let items = cancellable(snap.analysis.completions(doc.file, at))?
         .into_iter()
         .map(|c| {
-            let range = to_range(snap, doc, c.replace);
+            let range = view.range(c.replace);
             lsp::CompletionItem {
                 kind: Some(match c.kind {
                     K::OpClass => lsp::CompletionItemKind::CLASS,
@@ -498,8 +525,8 @@ pub fn semantic_tokens(
     params: lsp::SemanticTokensParams,
 ) -> Result<Option<lsp::SemanticTokensResult>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let text = doc.file.text(&snap.db);
-    let tokens = analysis::ide::semantic_tokens(&snap.db, doc.file);
+    let text = snap.analysis.file_text(doc.file);
+    let tokens = cancellable(snap.analysis.semantic_tokens(doc.file))?;
     let data = convert::semantic_tokens(text, &tokens, snap.encoding);
     Ok(Some(lsp::SemanticTokensResult::Tokens(
         lsp::SemanticTokens {
@@ -516,17 +543,18 @@ pub fn code_actions(
 ) -> Result<Option<lsp::CodeActionResponse>> {
     let uri = params.text_document.uri;
     let doc = doc(snap, &uri)?;
-    let (text, index) = text_and_index(snap, doc);
+    let view = view(snap, doc)?;
+    let (text, index) = text_and_index(snap, doc)?;
     let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
         .map_err(|e| Error::invalid_params(e.0))?;
-    let actions = analysis::ide::fixes(&snap.db, doc.file, range)
+    let actions = cancellable(snap.analysis.fixes(doc.file, range))?
         .into_iter()
         .map(|fix| {
             let edits = fix
                 .edits
                 .into_iter()
                 .map(|(r, new_text)| lsp::TextEdit {
-                    range: to_range(snap, doc, r),
+                    range: view.range(r),
                     new_text,
                 })
                 .collect();
@@ -559,16 +587,17 @@ pub fn formatting(
     params: lsp::DocumentFormattingParams,
 ) -> Result<Option<Vec<lsp::TextEdit>>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let text = doc.file.text(&snap.db);
+    let view = view(snap, doc)?;
+    let text = snap.analysis.file_text(doc.file);
     let Some(formatted) = analysis::ide::format(text) else {
         return Ok(None);
     };
-    if &formatted == text {
+    if formatted == text {
         return Ok(Some(Vec::new()));
     }
-    let whole = analysis::TextRange::up_to(TextSize::of(text.as_str()));
+    let whole = analysis::TextRange::up_to(TextSize::of(text));
     Ok(Some(vec![lsp::TextEdit {
-        range: to_range(snap, doc, whole),
+        range: view.range(whole),
         new_text: formatted,
     }]))
 }
@@ -581,7 +610,8 @@ pub fn range_formatting(
     params: lsp::DocumentRangeFormattingParams,
 ) -> Result<Option<Vec<lsp::TextEdit>>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let (text, index) = text_and_index(snap, doc);
+    let view = view(snap, doc)?;
+    let (text, index) = text_and_index(snap, doc)?;
     let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
         .map_err(|e| Error::invalid_params(e.0))?;
     let Some(edits) = analysis::ide::format_range(text, range) else {
@@ -591,7 +621,7 @@ pub fn range_formatting(
         edits
             .into_iter()
             .map(|(r, new_text)| lsp::TextEdit {
-                range: to_range(snap, doc, r),
+                range: view.range(r),
                 new_text,
             })
             .collect(),
@@ -604,10 +634,11 @@ pub fn folding_ranges(
     params: lsp::FoldingRangeParams,
 ) -> Result<Option<Vec<lsp::FoldingRange>>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let folds = analysis::ide::folding_ranges(&snap.db, doc.file)
+    let view = view(snap, doc)?;
+    let folds = cancellable(snap.analysis.folding_ranges(doc.file))?
         .into_iter()
         .filter_map(|f| {
-            let r = to_range(snap, doc, f.range);
+            let r = view.range(f.range);
             (r.end.line > r.start.line).then_some(lsp::FoldingRange {
                 start_line: r.start.line,
                 start_character: None,
@@ -630,14 +661,15 @@ pub fn selection_ranges(
     params: lsp::SelectionRangeParams,
 ) -> Result<Option<Vec<lsp::SelectionRange>>> {
     let doc = doc(snap, &params.text_document.uri)?;
+    let view = view(snap, doc)?;
     let mut out = Vec::new();
     for p in params.positions {
         let at = offset(snap, doc, p)?;
-        let chain = analysis::ide::selection_ranges(&snap.db, doc.file, at);
+        let chain = cancellable(snap.analysis.selection_ranges(doc.file, at))?;
         let mut parent: Option<Box<lsp::SelectionRange>> = None;
         for r in chain.into_iter().rev() {
             parent = Some(Box::new(lsp::SelectionRange {
-                range: to_range(snap, doc, r),
+                range: view.range(r),
                 parent,
             }));
         }

@@ -3,7 +3,7 @@
 //! The framework runs handlers concurrently. Document events go to the owner thread
 //! ([`crate::state`]) in arrival order; requests take a snapshot from it (so they see every
 //! earlier edit) and run on a blocking thread, where a panic is caught and answered with an
-//! internal error, and salsa's cancellation is answered with `ContentModified`.
+//! internal error, and a cancelled analysis is answered with `ContentModified`.
 //!
 //! The framework reads and writes stdio through [`crate::transport`], which answers
 //! malformed messages itself (the framework would stop reading after one) and forwards the
@@ -34,7 +34,7 @@ pub struct Backend {
 }
 
 /// The LSP error for a request made stale by an edit.
-fn content_modified() -> Error {
+pub(crate) fn content_modified() -> Error {
     Error {
         code: ErrorCode::ServerError(-32801),
         message: "content modified".into(),
@@ -85,14 +85,11 @@ impl Backend {
     {
         let snapshot = self.snapshot().await?;
         let joined = tokio::task::spawn_blocking(move || {
-            std::panic::catch_unwind(AssertUnwindSafe(|| {
-                salsa::Cancelled::catch(AssertUnwindSafe(|| handler(&snapshot)))
-            }))
+            std::panic::catch_unwind(AssertUnwindSafe(|| handler(&snapshot)))
         })
         .await;
         match joined {
-            Ok(Ok(Ok(result))) => result,
-            Ok(Ok(Err(_cancelled))) => Err(content_modified()),
+            Ok(Ok(result)) => result,
             Ok(Err(payload)) => {
                 let message = panic_message(payload.as_ref());
                 eprintln!("pir lsp: {name} panicked: {message}");
@@ -193,17 +190,16 @@ impl LanguageServer for Backend {
             };
             runtime.spawn_blocking(move || {
                 let computed = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                    salsa::Cancelled::catch(AssertUnwindSafe(|| {
-                        handlers::diagnostics(&snapshot, &uri)
-                    }))
+                    handlers::diagnostics(&snapshot, &uri)
                 }));
                 match computed {
                     // Sent while the snapshot is alive: a later edit waits for it, so
                     // reports reach the publisher in edit order.
-                    Ok(Ok(Ok(diagnostics))) => {
+                    Ok(Ok(diagnostics)) => {
                         let _ = publisher.send((uri, version, generation, diagnostics));
                     }
-                    Ok(Ok(Err(_))) | Ok(Err(_)) => {}
+                    // Cancelled by an edit (its own report follows), or an invalid request.
+                    Ok(Err(_)) => {}
                     Err(payload) => eprintln!(
                         "pir lsp: diagnostics panicked: {}",
                         panic_message(payload.as_ref())

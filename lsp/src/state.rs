@@ -4,16 +4,15 @@
 //! request goes through one FIFO channel to one dedicated thread, so edits apply strictly
 //! in order and a request always sees every edit sent before it. Salsa writes (which wait
 //! for all snapshots to drop) therefore happen on that thread, never on an async worker.
-//! Requests run on a cloned database handle (a [`Snapshot`]) on a blocking thread; a write
-//! cancels them (salsa's `Cancelled`, answered as `ContentModified`).
+//! Requests run on an analysis snapshot (a [`Snapshot`]) on a blocking thread; an edit
+//! cancels them (their queries return `Cancelled`, answered as `ContentModified`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc;
 
-use analysis::{RootDatabase, SourceFile};
+use analysis::{Analysis, AnalysisHost, FileId};
 use ropey::Rope;
-use salsa::Setter;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
 
 use crate::convert::{self, Encoding};
@@ -63,8 +62,8 @@ impl Config {
 /// An open document as requests see it.
 #[derive(Clone, Debug)]
 pub struct Doc {
-    /// The database input holding its text.
-    pub file: SourceFile,
+    /// The analysis' file holding its text.
+    pub file: FileId,
     /// The client's version of the text.
     pub version: i32,
     /// The URI as the client spelt it in `didOpen` (what answers about the document use).
@@ -106,8 +105,8 @@ pub fn document_key(uri: &Uri) -> Uri {
 /// A consistent view for one request: a database handle and the open documents.
 #[derive(Clone)]
 pub struct Snapshot {
-    /// A clone of the database (cancelled by the next write).
-    pub db: RootDatabase,
+    /// The analysis as of this snapshot (cancelled by the next edit).
+    pub analysis: Analysis,
     /// The open documents.
     pub docs: Arc<HashMap<Uri, Doc>>,
     /// The negotiated position encoding.
@@ -178,7 +177,7 @@ pub fn spawn_owner(
         .name("pir-documents".into())
         .spawn(move || {
             let mut owner = Owner {
-                db: RootDatabase::default(),
+                host: AnalysisHost::new(),
                 ropes: HashMap::new(),
                 docs: Arc::new(HashMap::new()),
                 generations: HashMap::new(),
@@ -186,10 +185,9 @@ pub fn spawn_owner(
                 encoding,
                 config,
             };
-            let settings = analysis::Db::settings(&owner.db);
-            settings
-                .set_tkg_seqlen_threshold(&mut owner.db)
-                .to(config.tkg_seqlen_threshold);
+            owner
+                .host
+                .set_tkg_seqlen_threshold(config.tkg_seqlen_threshold);
             // Everything queued is handled as one batch: its edits are applied to the texts
             // one by one, but written to the database (which waits for the requests running
             // on the previous text to stop) and analysed once, and a request with edits
@@ -209,7 +207,7 @@ pub fn spawn_owner(
 }
 
 struct Owner {
-    db: RootDatabase,
+    host: AnalysisHost,
     /// By [`document_key`], as are `docs` and `generations`.
     ropes: HashMap<Uri, Rope>,
     docs: Arc<HashMap<Uri, Doc>>,
@@ -223,7 +221,7 @@ struct Owner {
 impl Owner {
     fn snapshot(&self) -> Snapshot {
         Snapshot {
-            db: self.db.clone(),
+            analysis: self.host.snapshot(),
             docs: self.docs.clone(),
             encoding: self.encoding,
             config: self.config,
@@ -244,7 +242,7 @@ impl Owner {
                 let key = document_key(&uri);
                 let file = match self.docs.get(&key) {
                     Some(doc) => doc.file,
-                    None => SourceFile::new(&self.db, text.clone()),
+                    None => self.host.add_file(text.clone()),
                 };
                 self.ropes.insert(key.clone(), Rope::from_str(&text));
                 Arc::make_mut(&mut self.docs).insert(key.clone(), Doc { file, version, uri });
@@ -315,9 +313,7 @@ impl Owner {
             };
             let text = rope.to_string();
             let file = doc.file;
-            if file.text(&self.db) != &text {
-                file.set_text(&mut self.db).to(text);
-            }
+            self.host.set_file_text(file, text);
             self.changed(key, on_change);
         }
     }
