@@ -60,6 +60,8 @@ struct Options {
     kernel_ops: usize,
     servers: Vec<Which>,
     check: bool,
+    /// Run by `cargo test`: a smoke run, not a measurement.
+    smoke: bool,
 }
 
 fn usage(problem: &str) -> ! {
@@ -92,9 +94,22 @@ impl Options {
             kernel_ops: pir_gen::pir::DEFAULT_KERNEL_OPS,
             servers: vec![Which::Pir, Which::Mlir],
             check: false,
+            smoke: false,
         };
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        if !args.iter().any(|a| a == "--bench") {
+            // Run by `cargo test` (the bench target has `test = true`), whatever its filter
+            // arguments: a smoke run of the whole harness through a debug `pir lsp` on a
+            // small file, every answer checked, so that the harness cannot rot.
+            options.sizes = vec![300];
+            options.reps = vec![1];
+            options.servers = vec![Which::Pir];
+            options.out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/scale-smoke");
+            options.smoke = true;
+            return options;
+        }
         let mut mlir_given = None;
-        let mut args = std::env::args().skip(1);
+        let mut args = args.into_iter();
         while let Some(arg) = args.next() {
             let mut value = || {
                 args.next()
@@ -432,10 +447,11 @@ struct Features {
     completion: Stats,
 }
 
-/// A cold command-line check: wall time and peak resident memory.
+/// A cold command-line check: wall time and peak resident memory (unknown without
+/// `/usr/bin/time`).
 struct Cold {
     seconds: Stats,
-    peak_rss: u64,
+    peak_rss: Option<u64>,
 }
 
 /// Everything measured at one size.
@@ -572,8 +588,9 @@ fn measure_features(session: &mut Session, generated: &Generated, reps: usize) -
     }
 }
 
-/// Runs `program args… file` under `/usr/bin/time` `reps` times: wall time, and the peak
-/// resident memory of the last run. `ok` must accept the exit status and stderr.
+/// Runs `program args… file` `reps` times: wall time, and the peak resident memory of the
+/// last run when `/usr/bin/time` (Debian package `time`) is there to measure it. `ok` must
+/// accept the exit status and stderr.
 fn cold(
     program: &Path,
     args: &[&str],
@@ -581,17 +598,26 @@ fn cold(
     reps: usize,
     ok: impl Fn(bool, &str) -> bool,
 ) -> Cold {
+    const TIME: &str = "/usr/bin/time";
+    let measured = Path::new(TIME).is_file();
+    if !measured {
+        eprintln!("scale: no {TIME} (Debian package `time`): peak memory not measured");
+    }
     let mut samples = Vec::new();
-    let mut peak_rss = 0;
+    let mut peak_rss = None;
     for _ in 0..reps {
+        let mut command = if measured {
+            let mut command = Command::new(TIME);
+            command.args(["-f", "peak-rss-kb %M"]).arg(program);
+            command
+        } else {
+            Command::new(program)
+        };
+        command.args(args).arg(file);
         let began = Instant::now();
-        let output = Command::new("/usr/bin/time")
-            .args(["-f", "peak-rss-kb %M"])
-            .arg(program)
-            .args(args)
-            .arg(file)
+        let output = command
             .output()
-            .unwrap_or_else(|e| fail(&format!("/usr/bin/time (Debian package `time`): {e}")));
+            .unwrap_or_else(|e| fail(&format!("{}: {e}", program.display())));
         samples.push(began.elapsed());
         let stderr = String::from_utf8_lossy(&output.stderr);
         if !ok(output.status.success(), &stderr) {
@@ -606,7 +632,7 @@ fn cold(
             .lines()
             .filter_map(|l| l.strip_prefix("peak-rss-kb "))
             .find_map(|kb| kb.trim().parse::<u64>().ok())
-            .map_or(0, |kb| kb * 1024);
+            .map(|kb| kb * 1024);
     }
     Cold {
         seconds: stats(&samples),
@@ -801,9 +827,14 @@ fn report(options: &Options, runs: &[SizeRun], mlir_version: &str) -> (String, V
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let _ = writeln!(
         md,
-        "Measured by `cargo bench --bench scale` on {} cores (load average {}); kernels of \
+        "Measured by {} on {} cores (load average {}); kernels of \
          about {} ops; {}; median and p95 in ms of didChange → publishDiagnostics of that \
          version, each edit and its undo counted (samples per cell: {}).\n",
+        if options.smoke {
+            "a smoke run under `cargo test` (debug build: not a measurement)"
+        } else {
+            "`cargo bench --bench scale`"
+        },
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         load.split_whitespace()
             .take(3)
@@ -868,7 +899,8 @@ fn report(options: &Options, runs: &[SizeRun], mlir_version: &str) -> (String, V
         };
         let cold = |c: &Option<Cold>| {
             c.as_ref().map_or(("–".into(), "–".into()), |c| {
-                (format!("{:.2} s", c.seconds.median / 1e3), mb(c.peak_rss))
+                let peak = c.peak_rss.map_or("–".into(), mb);
+                (format!("{:.2} s", c.seconds.median / 1e3), peak)
             })
         };
         let (check_s, check_m) = cold(&run.pir_check);
@@ -979,7 +1011,9 @@ fn to_json(runs: &[SizeRun]) -> Value {
 fn plot(runs: &[SizeRun]) -> String {
     let (width, height) = (720.0, 440.0);
     let (left, right, top, bottom) = (70.0, 190.0, 30.0, 50.0);
-    let mut series: Vec<(&str, &str, &str, Vec<(f64, f64)>)> = Vec::new();
+    // (label, colour, SVG dash pattern, points)
+    type Series<'a> = (&'a str, &'a str, &'a str, Vec<(f64, f64)>);
+    let mut series: Vec<Series> = Vec::new();
     for (which, label, colour) in [
         (Which::Pir, "pir lsp", "#c0392b"),
         (Which::Mlir, "mlir-lsp-server", "#2c6fbb"),

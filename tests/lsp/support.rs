@@ -113,6 +113,10 @@ impl Server {
     }
 
     /// The server's process id.
+    #[allow(
+        dead_code,
+        reason = "used by benches/scale.rs, not by the protocol tests"
+    )]
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
