@@ -349,7 +349,7 @@ impl Session {
     /// Applies `edit` to `text` (the document's current text); returns didChange → the
     /// diagnostics of the new version, after checking them. The message is serialized
     /// before the clock starts; sending it (the whole text, to a full-sync server) is timed.
-    fn edit(&mut self, text: &str, edit: &Edit) -> Duration {
+    fn edit(&mut self, text: &str, edit: &Edit) -> (Duration, Duration) {
         self.version += 1;
         let change = if self.full_sync {
             json!({"text": edit.apply(text)})
@@ -366,10 +366,12 @@ impl Session {
         })
         .to_string();
         let framed = format!("Content-Length: {}\r\n\r\n{body}", body.len());
+        let cpu = self.cpu();
         let began = Instant::now();
         self.server.send_raw(framed.as_bytes());
         let diagnostics = self.server.diagnostics(&self.uri, self.version);
         let took = began.elapsed();
+        let cpu = self.cpu().saturating_sub(cpu);
         if let Err(e) = verify(&edit.expect, &diagnostics) {
             fail(&format!(
                 "{} answered {} (version {}) wrongly: {e}",
@@ -378,7 +380,21 @@ impl Session {
                 self.version
             ));
         }
-        took
+        (took, cpu)
+    }
+
+    /// The CPU time the server's threads have run so far (the first field of each
+    /// `/proc/PID/task/TID/schedstat`, in ns); zero where that is not readable.
+    fn cpu(&self) -> Duration {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.server.pid()));
+        let ns: u64 = tasks
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .sum();
+        Duration::from_nanos(ns)
     }
 
     /// Times `method` with `params` `reps` times; `check` must accept its result.
@@ -436,6 +452,8 @@ struct ServerRun {
     rss_after_open: Option<u64>,
     /// Per edit kind: the edits and their undos together.
     edits: Vec<(EditKind, Stats)>,
+    /// Per edit kind: the server's CPU time over the same intervals.
+    cpu: Vec<(EditKind, Stats)>,
 }
 
 /// What `pir lsp` answered to requests at the edited op (pir only).
@@ -487,33 +505,37 @@ fn measure_server(
             rss_after_open = session.rss();
         }
     }
-    let mut edits = Vec::new();
+    let (mut edits, mut cpu) = (Vec::new(), Vec::new());
     for edit in &generated.edits {
         let edited = edit.apply(&generated.text);
         let undo = edit.undo(&generated.text);
-        let mut samples = Vec::new();
+        let (mut samples, mut cpu_samples) = (Vec::new(), Vec::new());
         // One warm-up pair, then `reps` measured pairs.
         for rep in 0..=reps {
-            let a = session.edit(&generated.text, edit);
-            let b = session.edit(&edited, &undo);
+            let (a, a_cpu) = session.edit(&generated.text, edit);
+            let (b, b_cpu) = session.edit(&edited, &undo);
             if rep > 0 {
                 samples.extend([a, b]);
+                cpu_samples.extend([a_cpu, b_cpu]);
             }
         }
         eprintln!(
-            "scale: {} {} ops {}: median {:.2} ms",
+            "scale: {} {} ops {}: median {:.2} ms (CPU {:.2} ms)",
             which.name(),
             generated.ops,
             edit.kind.name(),
-            stats(&samples).median
+            stats(&samples).median,
+            stats(&cpu_samples).median
         );
         edits.push((edit.kind, stats(&samples)));
+        cpu.push((edit.kind, stats(&cpu_samples)));
     }
     (
         ServerRun {
             open: stats(&opens),
             rss_after_open,
             edits,
+            cpu,
         },
         session,
     )
@@ -720,14 +742,15 @@ fn p95(s: Stats) -> String {
 }
 
 fn edit_stats(run: &SizeRun, which: Which, kind: EditKind) -> Option<Stats> {
-    run.servers
-        .iter()
-        .find(|(w, _)| *w == which)?
-        .1
-        .edits
-        .iter()
-        .find(|(k, _)| *k == kind)
-        .map(|(_, s)| *s)
+    kind_stats(&server_run(run, which)?.edits, kind)
+}
+
+fn cpu_stats(run: &SizeRun, which: Which, kind: EditKind) -> Option<Stats> {
+    kind_stats(&server_run(run, which)?.cpu, kind)
+}
+
+fn kind_stats(all: &[(EditKind, Stats)], kind: EditKind) -> Option<Stats> {
+    all.iter().find(|(k, _)| *k == kind).map(|(_, s)| *s)
 }
 
 fn server_run(run: &SizeRun, which: Which) -> Option<&ServerRun> {
@@ -829,7 +852,9 @@ fn report(options: &Options, runs: &[SizeRun], mlir_version: &str) -> (String, V
         md,
         "Measured by {} on {} cores (load average {}); kernels of \
          about {} ops; {}; median and p95 in ms of didChange → publishDiagnostics of that \
-         version, each edit and its undo counted (samples per cell: {}).\n",
+         version, each edit and its undo counted (samples per cell: {}); CPU: the median CPU \
+         time of the server's threads over the same intervals (less sensitive to a loaded \
+         machine).\n",
         if options.smoke {
             "a smoke run under `cargo test` (debug build: not a measurement)"
         } else {
@@ -851,17 +876,17 @@ fn report(options: &Options, runs: &[SizeRun], mlir_version: &str) -> (String, V
     let has_mlir = options.servers.contains(&Which::Mlir);
     let _ = writeln!(
         md,
-        "| ops | edit | pir median | pir p95 |{}",
+        "| ops | edit | pir median | pir p95 | pir CPU |{}",
         if has_mlir {
-            " mlir median | mlir p95 | mlir ÷ pir |"
+            " mlir median | mlir p95 | mlir CPU | mlir ÷ pir |"
         } else {
             ""
         }
     );
     let _ = writeln!(
         md,
-        "|---:|---|---:|---:|{}",
-        if has_mlir { "---:|---:|---:|" } else { "" }
+        "|---:|---|---:|---:|---:|{}",
+        if has_mlir { "---:|---:|---:|---:|" } else { "" }
     );
     for run in runs {
         for kind in EditKind::ALL {
@@ -870,18 +895,25 @@ fn report(options: &Options, runs: &[SizeRun], mlir_version: &str) -> (String, V
             let cell = |s: Option<Stats>, f: fn(Stats) -> String| s.map_or("–".into(), f);
             let _ = write!(
                 md,
-                "| {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} |",
                 run.ops,
                 kind.name(),
                 cell(p, ms),
-                cell(p, p95)
+                cell(p, p95),
+                cell(cpu_stats(run, Which::Pir, kind), ms),
             );
             if has_mlir {
                 let ratio = match (p, m) {
                     (Some(p), Some(m)) => format!("{:.2}", m.median / p.median),
                     _ => "–".into(),
                 };
-                let _ = write!(md, " {} | {} | {ratio} |", cell(m, ms), cell(m, p95));
+                let mlir_cpu = cell(cpu_stats(run, Which::Mlir, kind), ms);
+                let _ = write!(
+                    md,
+                    " {} | {} | {mlir_cpu} | {ratio} |",
+                    cell(m, ms),
+                    cell(m, p95)
+                );
             }
             md.push('\n');
         }
@@ -978,11 +1010,13 @@ fn to_json(runs: &[SizeRun]) -> Value {
                     .servers
                     .iter()
                     .map(|(w, r)| {
-                        let edits: serde_json::Map<String, Value> =
-                            r.edits.iter().map(|(k, st)| (k.name().to_string(), s(*st))).collect();
+                        let by_kind = |all: &[(EditKind, Stats)]| -> serde_json::Map<String, Value> {
+                            all.iter().map(|(k, st)| (k.name().to_string(), s(*st))).collect()
+                        };
+                        let (edits, cpu) = (by_kind(&r.edits), by_kind(&r.cpu));
                         (
                             w.name().to_string(),
-                            json!({"did_open": s(r.open), "rss_after_open_bytes": r.rss_after_open, "did_change": edits}),
+                            json!({"did_open": s(r.open), "rss_after_open_bytes": r.rss_after_open, "did_change": edits, "did_change_cpu": cpu}),
                         )
                     })
                     .collect();

@@ -93,6 +93,23 @@ pub struct Edit {
 }
 
 impl Edit {
+    /// The edit of `kind` replacing `delete` bytes at byte `offset` with `insert`.
+    pub fn new(
+        kind: EditKind,
+        offset: usize,
+        delete: usize,
+        insert: impl Into<String>,
+        expect: Expect,
+    ) -> Edit {
+        Edit {
+            kind,
+            offset,
+            delete,
+            insert: insert.into(),
+            expect,
+        }
+    }
+
     /// The text with the edit applied.
     pub fn apply(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len() + self.insert.len());

@@ -126,47 +126,20 @@ fn edits(text: &str, at: usize, b: usize) -> Vec<Edit> {
     let store = whole_line(text, at, &format!("memref.store %s_{b},"));
     let alloc = format!("%acc_{b} = memref.alloc() {{alignment = 64 : i64}}");
     let brace = at + text[at..].find(&alloc).expect("the alloc") + alloc.len() - 1;
+    let misspelt = Expect::One {
+        line: line_of(text, attribute),
+        code_or_message: "requires attribute 'predicate'",
+    };
+    let unclosed = Expect::One {
+        line: line_of(text, brace),
+        code_or_message: "expected '}'",
+    };
+    let (start, len) = (store.start, store.len());
     vec![
-        Edit {
-            kind: EditKind::TypeInValue,
-            offset: value,
-            delete: 0,
-            insert: "5".into(),
-            expect: Expect::Clean,
-        },
-        Edit {
-            kind: EditKind::MisspellField,
-            offset: attribute,
-            delete: "predicate".len(),
-            insert: "predicaet".into(),
-            expect: Expect::One {
-                line: line_of(text, attribute),
-                code_or_message: "requires attribute 'predicate'",
-            },
-        },
-        Edit {
-            kind: EditKind::InsertOp,
-            offset: store.start,
-            delete: 0,
-            insert: text[store.clone()].to_string(),
-            expect: Expect::Clean,
-        },
-        Edit {
-            kind: EditKind::DeleteOp,
-            offset: store.start,
-            delete: store.len(),
-            insert: String::new(),
-            expect: Expect::Clean,
-        },
-        Edit {
-            kind: EditKind::UnclosedBrace,
-            offset: brace,
-            delete: 1,
-            insert: String::new(),
-            expect: Expect::One {
-                line: line_of(text, brace),
-                code_or_message: "expected '}'",
-            },
-        },
+        Edit::new(EditKind::TypeInValue, value, 0, "5", Expect::Clean),
+        Edit::new(EditKind::MisspellField, attribute, 9, "predicaet", misspelt),
+        Edit::new(EditKind::InsertOp, start, 0, &text[store], Expect::Clean),
+        Edit::new(EditKind::DeleteOp, start, len, "", Expect::Clean),
+        Edit::new(EditKind::UnclosedBrace, brace, 1, "", unclosed),
     ]
 }

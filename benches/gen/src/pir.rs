@@ -75,7 +75,8 @@ struct Unit {
     ops: usize,
 }
 
-fn count_ops(stmts: &[syntax::Stmt]) -> usize {
+/// The ops among `stmts`, loop bodies included.
+pub fn count_ops(stmts: &[syntax::Stmt]) -> usize {
     stmts
         .iter()
         .map(|s| match s {
@@ -269,48 +270,33 @@ fn edits(text: &str, at: usize, copy: usize) -> Vec<Edit> {
     let unclosed = whole_line(text, at, &format!("TensorCopyOp {{ dst = %v_t_c{copy},"));
     let brace = unclosed.start + text[unclosed.clone()].rfind('}').expect("one-line op");
     let brace_line = line_of(text, brace);
+    let misspelt = Expect::One {
+        line: line_of(text, field),
+        code_or_message: "P203",
+    };
+    // The op and the statement after it (a comment, then a one-line MatMulOp).
+    let near = Expect::Near {
+        first: brace_line,
+        last: brace_line + 3,
+    };
+    let value_end = value + "operand0 = 1.0".len();
     vec![
-        Edit {
-            kind: EditKind::TypeInValue,
-            offset: value + "operand0 = 1.0".len(),
-            delete: 0,
-            insert: "5".into(),
-            expect: Expect::Clean,
-        },
-        Edit {
-            kind: EditKind::MisspellField,
-            offset: field,
-            delete: "func".len(),
-            insert: "fucn".into(),
-            expect: Expect::One {
-                line: line_of(text, field),
-                code_or_message: "P203",
-            },
-        },
-        Edit {
-            kind: EditKind::InsertOp,
-            offset: insert.start,
-            delete: 0,
-            insert: text[insert].to_string(),
-            expect: Expect::Clean,
-        },
-        Edit {
-            kind: EditKind::DeleteOp,
-            offset: delete.start,
-            delete: delete.len(),
-            insert: String::new(),
-            expect: Expect::Clean,
-        },
-        Edit {
-            kind: EditKind::UnclosedBrace,
-            offset: brace,
-            delete: 1,
-            insert: String::new(),
-            // The op and the statement after it (a comment, then a one-line MatMulOp).
-            expect: Expect::Near {
-                first: brace_line,
-                last: brace_line + 3,
-            },
-        },
+        Edit::new(EditKind::TypeInValue, value_end, 0, "5", Expect::Clean),
+        Edit::new(EditKind::MisspellField, field, 4, "fucn", misspelt),
+        Edit::new(
+            EditKind::InsertOp,
+            insert.start,
+            0,
+            &text[insert],
+            Expect::Clean,
+        ),
+        Edit::new(
+            EditKind::DeleteOp,
+            delete.start,
+            delete.len(),
+            "",
+            Expect::Clean,
+        ),
+        Edit::new(EditKind::UnclosedBrace, brace, 1, "", near),
     ]
 }

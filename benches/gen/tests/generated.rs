@@ -3,6 +3,7 @@
 //! each edit diagnosed as its [`Expect`] says, from scratch, in both directions.
 
 use analysis::{LineIndex, RootDatabase, SourceFile, TextSize};
+use pir_gen::pir::count_ops;
 use pir_gen::{EditKind, Expect, Generated};
 
 /// Checks `text` from scratch; `(code, 0-based line, is error)` of each diagnostic.
@@ -34,17 +35,6 @@ fn meets(expect: &Expect, found: &[(String, u32, bool)]) -> bool {
             found.iter().any(|d| d.2) && found.iter().all(|d| (*first..=*last).contains(&d.1))
         }
     }
-}
-
-fn count_ops(stmts: &[syntax::Stmt]) -> usize {
-    stmts
-        .iter()
-        .map(|s| match s {
-            syntax::Stmt::Op(_) => 1,
-            syntax::Stmt::Loop(l) => count_ops(&l.body),
-            _ => 0,
-        })
-        .sum()
 }
 
 fn assert_edits_are_kinds(generated: &Generated) {
