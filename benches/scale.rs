@@ -932,12 +932,20 @@ fn report(options: &Options, runs: &[SizeRun], mlir_version: &str) -> (String, V
                     (Some(p), Some(m)) => format!("{:.2}", m.median / p.median),
                     _ => "–".into(),
                 };
-                let mlir_cpu = cell(cpu_stats(run, Which::Mlir, kind), ms);
+                let (pir_cpu, mlir_cpu) = (
+                    cpu_stats(run, Which::Pir, kind),
+                    cpu_stats(run, Which::Mlir, kind),
+                );
+                let cpu_ratio = match (pir_cpu, mlir_cpu) {
+                    (Some(p), Some(m)) => format!("{:.2}", m.median / p.median),
+                    _ => "–".into(),
+                };
                 let _ = write!(
                     md,
-                    " {} | {} | {mlir_cpu} | {ratio} |",
+                    " {} | {} | {} | {ratio} | {cpu_ratio} |",
                     cell(m, ms),
-                    cell(m, p95)
+                    cell(m, p95),
+                    cell(mlir_cpu, ms)
                 );
             }
             md.push('\n');
