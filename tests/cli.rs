@@ -277,3 +277,248 @@ fn the_tkg_threshold_can_be_set_like_the_server_setting() {
         [Value::from("true")]
     );
 }
+
+#[test]
+fn lsp_accepts_stdio_and_refuses_other_transports() {
+    use std::io::Write;
+    use std::process::Stdio;
+    // `--stdio` (appended by vscode-languageclient) serves LSP: `exit` without `shutdown`
+    // ends it with status 1, as the protocol says.
+    let mut lsp = pir()
+        .args(["lsp", "--stdio"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let exit = r#"{"jsonrpc":"2.0","method":"exit"}"#;
+    let mut stdin = lsp.stdin.take().expect("stdin");
+    write!(stdin, "Content-Length: {}\r\n\r\n{exit}", exit.len()).expect("write");
+    drop(stdin);
+    let out = lsp.wait_with_output().expect("waits");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    for args in [
+        &["lsp", "--socket=9257"][..],
+        &["lsp", "--socket", "9257"],
+        &["lsp", "--pipe=/tmp/pir.sock"],
+        &["lsp", "--node-ipc"],
+        &["lsp", "--stdio", "--socket=9257"],
+    ] {
+        let out = pir()
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let flag = args
+            .iter()
+            .rev()
+            .find(|a| a.starts_with("--") && **a != "--stdio")
+            .and_then(|a| a.split('=').next())
+            .unwrap_or_default();
+        assert!(
+            stderr.contains(&format!("the {flag} transport is not supported"))
+                && stderr.contains("--stdio"),
+            "{args:?}: {stderr}"
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+    // An unknown flag is clap's usage error.
+    let out = pir().args(["lsp", "--tcp"]).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// Runs `pir args…` with `stdin` as standard input.
+fn pir_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = pir()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
+    child.wait_with_output().expect("runs")
+}
+
+/// SPEC §9 [2]: an unreadable path is reported by name and never counted as checked; in
+/// JSON it is `{"path", "error", "diagnostics": []}`.
+#[test]
+fn a_missing_file_is_reported_by_name_and_not_counted() {
+    let missing = std::env::temp_dir().join("pir-definitely-missing.pir");
+    let out = pir().arg("check").arg(&missing).output().expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("pir-definitely-missing.pir: "), "{stderr}");
+    assert!(stderr.contains("checked 0 files"), "{stderr}");
+    assert!(!stderr.contains("checked 1 file"), "{stderr}");
+    let (code, report) = check_json(&missing);
+    assert_eq!(code, 2);
+    let files = report["files"].as_array().expect("files");
+    assert_eq!(files.len(), 1, "{report}");
+    assert_eq!(files[0]["path"], missing.display().to_string());
+    assert!(
+        files[0]["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{report}"
+    );
+    assert_eq!(files[0]["diagnostics"], serde_json::json!([]));
+}
+
+/// SPEC §9 [2]: a folder without `.pir` files is a usage error naming it.
+#[test]
+fn a_folder_without_pir_files_is_a_usage_error() {
+    let dir = std::env::temp_dir().join(format!("pir-cli-empty-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("sub")).expect("dir");
+    std::fs::write(dir.join("sub/notes.txt"), "not pir").expect("write");
+    for command in [
+        &["check"][..],
+        &["check", "--format", "json"],
+        &["fmt"],
+        &["fmt", "--check"],
+    ] {
+        let out = pir().args(command).arg(&dir).output().expect("runs");
+        assert_eq!(out.status.code(), Some(2), "{command:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&dir.display().to_string()) && stderr.contains("no .pir file"),
+            "{command:?}: {stderr}"
+        );
+    }
+    // A folder that holds `.pir` files deeper down is fine.
+    std::fs::write(dir.join("sub/k.pir"), "kernel @k() {\n  NoOp {}\n}\n").expect("write");
+    let out = pir().arg("check").arg(&dir).output().expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// SPEC §9 [2]: `-` is standard input for `check`, `lower` and `fmt`, whose output goes to
+/// standard output; `fmt` on a stream touches no file.
+#[test]
+fn dash_is_standard_input() {
+    let messy = b"kernel @k(%x:hbm f32[4]){\n        NoOp{}\n}";
+    let out = pir_with_stdin(&["check", "--format", "json", "-"], messy);
+    assert_eq!(out.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["files"][0]["path"], "-");
+    let out = pir_with_stdin(&["check", "-"], b"kernel @k() {\n  NoOpp {}\n}\n");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("<stdin>:2:3"), "{stderr}");
+
+    let out = pir_with_stdin(&["lower", "-"], messy);
+    assert_eq!(out.status.code(), Some(0));
+    let bir: Value = serde_json::from_slice(&out.stdout).expect("BIR JSON");
+    assert_eq!(bir["functions"][0]["name"], "k");
+    let out = pir_with_stdin(&["lower", "-", "-o", "-"], messy);
+    assert!(serde_json::from_slice::<Value>(&out.stdout).is_ok());
+
+    let out = pir_with_stdin(&["fmt", "-"], messy);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "kernel @k(%x: hbm f32[4]) {\n  NoOp {}\n}\n"
+    );
+    let out = pir_with_stdin(&["fmt", "--check", "-"], messy);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "<stdin>\n");
+    // With a syntax error the text comes back unchanged (an editor filter keeps its buffer).
+    let broken = b"kernel @k( {\n";
+    let out = pir_with_stdin(&["fmt", "-"], broken);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.stdout, broken);
+
+    // `pir fmt /dev/stdin < f` formats to stdout and leaves `f` alone.
+    let path = temp("stdin-redirect.pir", messy);
+    let out = pir()
+        .args(["fmt", "/dev/stdin"])
+        .stdin(std::fs::File::open(&path).expect("open"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read(&path).expect("read"), messy);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "kernel @k(%x: hbm f32[4]) {\n  NoOp {}\n}\n"
+    );
+}
+
+/// A related note's header shows the note's own line:column (not the primary's).
+#[test]
+fn a_related_note_is_headed_by_its_own_position() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/corpus/rule_P402_mx_scale_ptr.pir");
+    let text = std::fs::read_to_string(&path).expect("corpus");
+    let out = pir()
+        .arg("check")
+        .arg(&path)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let headers: Vec<&str> = stderr
+        .lines()
+        .filter_map(|l| l.split_once("─[ ").map(|(_, h)| h.trim_end_matches(" ]")))
+        .collect();
+    // Lines and columns (1-based, in characters) of `0.5` and of the `%scale_ptr` value.
+    let at = |needle: &str| {
+        let offset = text.find(needle).expect("needle");
+        let line = text[..offset].matches('\n').count() + 1;
+        let column = text[..offset]
+            .rsplit('\n')
+            .next()
+            .expect("line")
+            .chars()
+            .count()
+            + 1;
+        format!("{}:{line}:{column}", path.display())
+    };
+    assert_eq!(
+        headers,
+        [at("0.5  //! P402"), at("%scale_ptr\n")],
+        "{stderr}"
+    );
+}
+
+/// Issue 11: the names people bring from NKI and BIR get a did-you-mean: BIR spellings
+/// (`mult`, `bfloat16`, `float32`), NKI names with their module (`nl.exp`), memory spaces
+/// in any case — one diagnostic per mistake.
+#[test]
+fn nki_and_bir_names_get_a_did_you_mean() {
+    let path = temp(
+        "nki-names.pir",
+        b"kernel @k(%x: HBM float32[128, 4]) {\n  tensor %t : SBUF bfloat16[128, 4]\n  ActivationOp { dst = %t, src = %t, func = nl.exp }\n  TensorTensorOp { dst = %t, src0 = %t, src1 = %t, op = mult }\n  TensorTensorOp { dst = %t, src0 = %t, src1 = %t, op = mul }\n}\n",
+    );
+    let (code, report) = check_json(&path);
+    assert_eq!(code, 1);
+    let messages: Vec<&str> = report["files"][0]["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter_map(|d| d["message"].as_str())
+        .collect();
+    assert_eq!(
+        messages,
+        [
+            "unknown memory space `HBM`; did you mean `hbm`?",
+            "unknown dtype `float32`; did you mean `f32`?",
+            "unknown memory space `SBUF`; did you mean `sbuf`?",
+            "unknown dtype `bfloat16`; did you mean `bf16`?",
+            "unknown act_func value `nl.exp`; did you mean `exp`?",
+            "unknown alu value `mult`; did you mean `multiply`?",
+            "unknown alu value `mul`; did you mean `multiply`?",
+        ],
+        "{report}"
+    );
+}

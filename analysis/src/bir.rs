@@ -103,18 +103,17 @@ pub fn op_instructions(db: &dyn Db, file: SourceFile, op: &OpItem) -> Vec<Json> 
         op.syntax.class.range.start(),
     );
     let errors = op_error_codes(diagnostics(db, file), op);
+    let stamp = lower::Stamp {
+        op_id: op.op_id,
+        line,
+        column,
+        errors: &errors,
+    };
     lowered
         .instructions
         .iter()
-        .map(|inst| {
-            let mut inst = inst.clone();
-            if let Some(debuginfo) = inst.get_mut("debuginfo").and_then(Json::as_object_mut) {
-                debuginfo.insert("line".into(), json!(line));
-                debuginfo.insert("column".into(), json!(column));
-                debuginfo.insert("errors".into(), json!(errors));
-            }
-            inst
-        })
+        .enumerate()
+        .map(|(k, inst)| lower::stamp_instruction(inst, k, &op.resolved, &stamp))
         .collect()
 }
 

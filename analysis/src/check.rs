@@ -35,8 +35,9 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             let lowered = op_lowering(db, op);
             out.extend(lowered.diagnostics.iter().map(|d| from_lowering(op, d)));
         });
-        dataflow(db, kernel, items, &mut out);
+        dataflow(db, kernel, &mut out);
     }
+    unused_declarations(items, &mut out);
     out.sort_by(|a, b| {
         (a.range.start(), a.range.end(), a.code).cmp(&(b.range.start(), b.range.end(), b.code))
     });
@@ -54,14 +55,8 @@ pub fn for_each_op<'a>(items: &'a [Item], f: &mut impl FnMut(&'a OpItem)) {
     }
 }
 
-/// P501 at the first read of a tensor that neither a parameter nor an earlier op wrote;
-/// P500 on declarations no op names.
-fn dataflow(
-    db: &dyn Db,
-    kernel: &KernelItems,
-    items: &crate::resolve::FileItems,
-    out: &mut Vec<Diagnostic>,
-) {
+/// P501 at the first read of a tensor that neither a parameter nor an earlier op wrote.
+fn dataflow(db: &dyn Db, kernel: &KernelItems, out: &mut Vec<Diagnostic>) {
     let mut written: HashSet<&str> = kernel
         .allocations
         .iter()
@@ -71,10 +66,7 @@ fn dataflow(
         })
         .collect();
     let mut warned: HashSet<String> = HashSet::new();
-    let mut kernel_range: Option<TextRange> = None;
     for_each_op(&kernel.body, &mut |op| {
-        let range = op.syntax.range;
-        kernel_range = Some(kernel_range.map_or(range, |r| r.cover(range)));
         let lowered = op_lowering(db, op);
         if lower::lookup(&op.resolved.class).is_none() {
             // An unknown op (P202) says nothing of what it reads or writes: count every
@@ -109,23 +101,27 @@ fn dataflow(
             }
         }
     });
-    // Declarations of this kernel: the definitions whose scope lies within the kernel.
-    let Some(kernel_def) = items.definitions.iter().find(|d| {
-        d.kind == DefKind::Kernel
-            && d.name == kernel.name
-            && kernel_range.is_none_or(|r| d.scope.contains_range(r))
-    }) else {
-        return;
-    };
+}
+
+/// P500 on the declarations (tensors, registers) that no op names, kernel by kernel: one
+/// pass over the file's definitions (kernels come first, then what they declare, in source
+/// order) and its use table, whatever the number of kernels.
+fn unused_declarations(items: &crate::resolve::FileItems, out: &mut Vec<Diagnostic>) {
     // Used: named anywhere (resolution's use table), whatever else is wrong with the use.
     let used: HashSet<usize> = items.references.iter().map(|(_, d)| *d).collect();
+    let mut kernel_scope: Option<TextRange> = None;
     let mut seen: HashSet<&str> = HashSet::new();
     for (index, def) in items.definitions.iter().enumerate() {
+        if def.kind == DefKind::Kernel {
+            kernel_scope = Some(def.scope);
+            seen.clear();
+            continue;
+        }
         let declared = matches!(
             def.kind,
             DefKind::Tensor | DefKind::Register | DefKind::Param
         );
-        if !declared || !kernel_def.scope.contains_range(def.range) {
+        if !declared || !kernel_scope.is_some_and(|scope| scope.contains_range(def.range)) {
             continue;
         }
         // A second definition of a name is P201 already: one diagnostic per mistake.

@@ -98,7 +98,7 @@ pub fn from_lowering(op: &OpItem, diag: &lower::Diag) -> Diagnostic {
         code: diag.code,
         severity: diag.code.severity(),
         range: anchor_range(op, &diag.anchor),
-        message: diag.message.clone(),
+        message: diag.message_for(&op.resolved.class, op.op_id),
         related: diag
             .related
             .iter()

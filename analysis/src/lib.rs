@@ -17,7 +17,10 @@ pub mod resolve;
 pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
 pub use bir::file_bir;
 pub use check::{diagnostics, for_each_op};
-pub use db::{Db, RootDatabase, Settings, SourceFile, file_items, line_index, op_lowering, parse};
+pub use db::{
+    Db, RootDatabase, Settings, SourceFile, editor_line_index, file_items, line_index, op_lowering,
+    parse,
+};
 pub use diagnostic::Diagnostic;
 
 /// A 1-based line and a 1-based column counted in Unicode scalar values, as `pir check

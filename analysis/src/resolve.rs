@@ -53,6 +53,9 @@ pub enum Item {
 pub struct OpItem {
     /// Position-free, what lowering reads.
     pub resolved: ResolvedOp,
+    /// The op id: the written `#N`, else the 1-based ordinal in the kernel (SPEC §3). Not
+    /// in `resolved`, so that inserting an op re-lowers no op below it.
+    pub op_id: u32,
     /// The syntax node: anchors map to ranges through it.
     pub syntax: ast::Op,
     /// The var ranges of the enclosing loops, outermost first (for `Anchor::Loop`).
@@ -270,16 +273,17 @@ impl KernelResolver<'_> {
                 let names = Memory::ALL
                     .iter()
                     .filter(|m| **m != Memory::Reg)
-                    .map(|m| m.name());
-                self.out.diagnostics.push(Diagnostic::new(
-                    Code::P207,
-                    ty.memory.range,
-                    suggest(
-                        format!("unknown memory space `{}`", ty.memory.text),
-                        &ty.memory.text,
-                        names,
-                    ),
-                ));
+                    .map(|m| (m.name(), m.name()));
+                let message = format!("unknown memory space `{}`", ty.memory.text);
+                let message = match lower::diag::did_you_mean_spelt(&ty.memory.text, names) {
+                    Some(s) => format!("{message}; did you mean `{s}`?"),
+                    None => message,
+                };
+                self.out
+                    .diagnostics
+                    .push(Diagnostic::new(Code::P207, ty.memory.range, message));
+                // The dtype is checked too: `SBUF bfloat16` is two mistakes, both reported.
+                let _ = self.dtype(ty.dtype.as_ref());
                 return None;
             }
         };
@@ -311,12 +315,15 @@ impl KernelResolver<'_> {
         match Dtype::from_name(&name.text) {
             Some(d) => Some(d),
             None => {
-                let names = Dtype::ALL.iter().map(|d| d.name());
-                self.out.diagnostics.push(Diagnostic::new(
-                    Code::P207,
-                    name.range,
-                    suggest(format!("unknown dtype `{}`", name.text), &name.text, names),
-                ));
+                let message = format!("unknown dtype `{}`", name.text);
+                let names = Dtype::ALL.iter().map(|d| (d.name(), d.bir_name()));
+                let message = match lower::diag::did_you_mean_spelt(&name.text, names) {
+                    Some(s) => format!("{message}; did you mean `{s}`?"),
+                    None => message,
+                };
+                self.out
+                    .diagnostics
+                    .push(Diagnostic::new(Code::P207, name.range, message));
                 None
             }
         }
@@ -505,11 +512,11 @@ impl KernelResolver<'_> {
         OpItem {
             resolved: ResolvedOp {
                 class: op.class.text.clone(),
-                op_id,
                 fields,
                 loops: self.loops.clone(),
                 settings,
             },
+            op_id,
             syntax: op.clone(),
             loop_ranges: self.loop_ranges.clone(),
         }
@@ -574,6 +581,7 @@ impl KernelResolver<'_> {
                 })
             }
             V::Int(i) => M::Int(*i),
+            V::HexInt(i) => M::HexInt(*i),
             V::Float(f) => M::Float(model::F64(*f)),
             V::Bool(b) => M::Bool(*b),
             V::Str(s) => M::Str(s.clone()),
@@ -649,16 +657,5 @@ pub fn const_eval(expr: &ast::Expr) -> Option<i64> {
             }
         }
         E::Local(_) | E::DimVar(_) | E::Error => None,
-    }
-}
-
-fn suggest<'a>(
-    message: String,
-    name: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> String {
-    match lower::diag::did_you_mean(name, candidates) {
-        Some(s) => format!("{message}; did you mean `{s}`?"),
-        None => message,
     }
 }

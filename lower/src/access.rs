@@ -194,6 +194,40 @@ impl Affine {
         Some(out)
     }
 
+    /// The value at one iteration (`(loop variable, value)` pairs; a variable missing from
+    /// `at` counts as 0).
+    pub fn at(&self, at: &[(String, i64)]) -> i128 {
+        self.terms.iter().fold(self.c as i128, |acc, (var, coeff)| {
+            let v = at
+                .iter()
+                .rev()
+                .find(|(n, _)| n == var)
+                .map_or(0, |(_, v)| *v);
+            acc + *coeff as i128 * v as i128
+        })
+    }
+
+    /// The first iteration of `loops` (outermost first, innermost fastest) at which `self`
+    /// is not zero, or `None` when it is zero in every iteration (or a loop is invalid or
+    /// empty). Used for "in every loop iteration" checks that report real numbers (SPEC
+    /// §6.2 [2] P306): when `self` is zero at the first iteration, the first iteration that
+    /// differs advances the innermost loop whose variable `self` depends on.
+    pub fn first_nonzero(&self, loops: &[LoopVar]) -> Option<Iteration> {
+        if self.is_const() {
+            return (self.c != 0).then(Vec::new);
+        }
+        let mut at = first_iteration(loops)?;
+        if self.at(&at) != 0 {
+            return Some(at);
+        }
+        let k = loops.iter().rposition(|l| {
+            l.trip_count() >= 2 && self.terms.iter().any(|(v, c)| v == &l.name && *c != 0)
+        })?;
+        let step = loops[k].bounds?.2;
+        at[k].1 += step;
+        Some(at)
+    }
+
     /// The §8 `addrs` object: `{"kind": "AffExprKind", "terms": [{"axis", "coeff"}], "c"}`.
     pub fn to_json(&self) -> Json {
         let terms: Vec<Json> = self
@@ -215,6 +249,15 @@ pub struct Extreme {
     pub value: i128,
     /// `(loop variable, value)` pairs.
     pub at: Vec<(String, i64)>,
+}
+
+/// The first iteration of `loops`: every loop variable at its first value (outermost
+/// first). `None` when a loop is invalid or never runs.
+pub fn first_iteration(loops: &[LoopVar]) -> Option<Iteration> {
+    loops
+        .iter()
+        .map(|l| Some((l.name.clone(), l.first_last()?.0)))
+        .collect()
 }
 
 /// "when %i = 3, %j = 0", or "" when no loop variable is involved.
@@ -249,6 +292,9 @@ pub struct Operand {
     /// Whether the access had an error (P300/P303/P307): still emitted, but not used by
     /// further shape, count or start-partition checks (SPEC §5).
     pub faulty: bool,
+    /// The first iteration of the enclosing loops (empty outside loops or when a loop is
+    /// invalid): where a loop-dependent `start_partition` is read (SPEC §8 [2]).
+    pub first: Iteration,
 }
 
 impl Operand {
@@ -382,7 +428,10 @@ impl Operand {
         arg.insert("memsetref".into(), json!(format!("{name}_set")));
         arg.insert("memref".into(), json!(name));
         if self.on_chip() {
-            arg.insert("start_partition".into(), json!(start_partition.c));
+            // The start in the first iteration of the loop box, a natural number; the
+            // `partition` addrs entry carries the loop terms (SPEC §8 [2]).
+            let first = start_partition.at(&self.first).clamp(0, i64::MAX as i128) as i64;
+            arg.insert("start_partition".into(), json!(first));
         }
         arg.insert("role".into(), json!(role));
         Json::Object(arg)
@@ -547,6 +596,7 @@ pub fn evaluate(
         tensor: tensor.clone(),
         dims,
         faulty,
+        first: first_iteration(loops).unwrap_or_default(),
     })
 }
 

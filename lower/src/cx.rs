@@ -50,6 +50,15 @@ impl Inst {
     pub fn set_float(&mut self, key: &str, value: f64) -> &mut Inst {
         self.set(key, float_json(value))
     }
+
+    /// Sets a list-of-floats field, each a JSON number or `"inf"`, `"-inf"`, `"nan"` (SPEC
+    /// §8; never `null`, SPEC §6.2/§6.6 [2]).
+    pub fn set_floats(&mut self, key: &str, values: &[f64]) -> &mut Inst {
+        self.set(
+            key,
+            Json::Array(values.iter().copied().map(float_json).collect()),
+        )
+    }
 }
 
 /// A float as SPEC §8 writes it: the shortest round-trip number, or `"inf"`, `"-inf"`,
@@ -219,10 +228,10 @@ impl<'a> Cx<'a> {
                 Target::Tensor(t) => self.check_memory(*mems, t.memory, &a.name, anchor),
                 _ => wrong(self),
             },
-            (Kind::Imm(_), Value::Int(_) | Value::Float(_)) => true,
+            (Kind::Imm(_), Value::Int(_) | Value::HexInt(_) | Value::Float(_)) => true,
             (Kind::Bool, Value::Bool(_))
-            | (Kind::Int, Value::Int(_))
-            | (Kind::Float, Value::Int(_) | Value::Float(_))
+            | (Kind::Int, Value::Int(_) | Value::HexInt(_))
+            | (Kind::Float, Value::Int(_) | Value::HexInt(_) | Value::Float(_))
             | (Kind::Str, Value::Str(_))
             | (Kind::Bytes, Value::Bytes(_))
             | (Kind::Pred, Value::Pred(_))
@@ -239,7 +248,10 @@ impl<'a> Cx<'a> {
                 if Dtype::from_name(name).is_some() {
                     return true;
                 }
-                let suggestion = did_you_mean(name, Dtype::ALL.iter().map(|d| d.name()));
+                let suggestion = crate::diag::did_you_mean_spelt(
+                    name,
+                    Dtype::ALL.iter().map(|d| (d.name(), d.bir_name())),
+                );
                 self.diags.push(Diag::new(
                     Code::P207,
                     anchor,
@@ -251,7 +263,10 @@ impl<'a> Cx<'a> {
                 if spec.get(name).is_some() {
                     return true;
                 }
-                let suggestion = did_you_mean(name, spec.values.iter().map(|v| v.text));
+                let suggestion = crate::diag::did_you_mean_spelt(
+                    name,
+                    spec.values.iter().map(|v| (v.text, v.bir)),
+                );
                 let values: Vec<&str> = spec.values.iter().map(|v| v.text).collect();
                 let message = match suggestion {
                     Some(s) => format!("unknown {} value `{name}`; did you mean `{s}`?", spec.name),
@@ -271,7 +286,7 @@ impl<'a> Cx<'a> {
                 }
                 ok
             }
-            (Kind::IntAccReg, Value::Int(_)) => true,
+            (Kind::IntAccReg, Value::Int(_) | Value::HexInt(_)) => true,
             (Kind::IntAccReg, Value::Access(a)) => match &a.target {
                 Target::Tensor(_) | Target::Register(_) => true,
                 _ => wrong(self),
@@ -523,7 +538,7 @@ impl<'a> Cx<'a> {
     /// An int field: its value, else its integer default.
     pub fn int(&self, name: &str) -> Option<i64> {
         match self.value(name) {
-            Some(Value::Int(i)) => Some(*i),
+            Some(v @ (Value::Int(_) | Value::HexInt(_))) => v.as_int(),
             Some(_) => None,
             None if self.is_bad(name) => None,
             None => match self.field_spec(name).default {
@@ -582,13 +597,7 @@ impl<'a> Cx<'a> {
 
     /// A `list<int>` field: its values (or `None` when an item is not an int).
     pub fn int_list(&self, name: &str) -> Option<Vec<i64>> {
-        self.list(name)
-            .iter()
-            .map(|v| match v {
-                Value::Int(i) => Some(*i),
-                _ => None,
-            })
-            .collect()
+        self.list(name).iter().map(Value::as_int).collect()
     }
 
     /// The evaluated access at `path`, faulty or not (for emission).
@@ -740,41 +749,19 @@ impl<'a> Cx<'a> {
         inst
     }
 
-    /// Finishes: the instructions as §8 JSON (with `debuginfo.line`/`column` 0, filled in
-    /// by the analysis) and the diagnostics.
+    /// Finishes: the instructions as §8 JSON without what depends on where the op stands
+    /// (`name`, `debuginfo`: see [`crate::stamp_instruction`]) and the diagnostics.
     pub(crate) fn finish(self) -> Lowered {
-        let mut errors: Vec<&str> = self
-            .diags
-            .iter()
-            .filter(|d| d.code.severity() == Severity::Error)
-            .map(|d| d.code.as_str())
-            .collect();
-        errors.sort_unstable();
-        errors.dedup();
         let instructions = self
             .insts
             .into_iter()
-            .enumerate()
-            .map(|(k, inst)| {
+            .map(|inst| {
                 let mut obj = Map::new();
                 obj.insert("opcode".into(), json!(inst.opcode));
-                obj.insert("name".into(), json!(format!("I-{}-{k}", self.op.op_id)));
                 obj.insert("engine".into(), json!(inst.engine.bir_name()));
                 obj.insert("ins".into(), Json::Array(inst.ins));
                 obj.insert("outs".into(), Json::Array(inst.outs));
                 obj.extend(inst.fields);
-                obj.insert(
-                    "debuginfo".into(),
-                    json!({
-                        "op": self.op.class,
-                        "op_id": self.op.op_id,
-                        "codegen": self.spec.codegen(),
-                        "instruction_type": self.spec.instruction_type,
-                        "line": 0,
-                        "column": 0,
-                        "errors": errors,
-                    }),
-                );
                 Json::Object(obj)
             })
             .collect();

@@ -85,13 +85,14 @@ codes! {
     P405 Error "matmul contraction (partition) mismatch or over 128",
     P406 Error "matmul size limit",
     P407 Error "dtype not allowed for this operand",
-    P408 Error "kernel not in the internal kernel registry",
+    P408 Error "kernel not in the internal kernel registry, or a registry kernel written as a BIRKernel",
     P409 Error "PE tile size/position invalid",
     P410 Warning "index output reinterpreted to an unsigned dtype",
     P411 Warning "immediate clipped to the dtype's range",
     P412 Error "value out of the dtype's range",
     P413 Warning "field ignored in this mode",
     P414 Error "value out of range for this field",
+    P415 Error "Mask pattern only support 1 step multiplier",
     P500 Warning "tensor or register declared but never used",
     P501 Warning "op reads a tensor that nothing wrote before",
 }
@@ -161,6 +162,9 @@ pub struct Related {
     pub message: String,
 }
 
+/// The seed's placeholder for the instruction a message names (seed 000 §2.2, P403).
+pub const INSTRUCTION_PLACEHOLDER: &str = "{inst}";
+
 /// A diagnostic of one op, position-free.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Diag {
@@ -172,6 +176,10 @@ pub struct Diag {
     pub message: String,
     /// Secondary locations.
     pub related: Vec<Related>,
+    /// The message holds the seed's `{inst}` placeholder, which names the op's instruction
+    /// as `Class #id` (SPEC §6.1 P403). The op id is not part of the lowering's input, so
+    /// whoever knows it replaces the placeholder ([`Diag::message_for`]).
+    pub names_instruction: bool,
 }
 
 impl Diag {
@@ -182,6 +190,19 @@ impl Diag {
             anchor,
             message: message.into(),
             related: Vec::new(),
+            names_instruction: false,
+        }
+    }
+
+    /// The message of this diagnostic on the op `class` with op id `op_id`: the `{inst}`
+    /// placeholder replaced by `Class #id` where [`names_instruction`](Self::names_instruction)
+    /// says it stands.
+    pub fn message_for(&self, class: &str, op_id: u32) -> String {
+        if self.names_instruction {
+            self.message
+                .replace(INSTRUCTION_PLACEHOLDER, &format!("{class} #{op_id}"))
+        } else {
+            self.message.clone()
         }
     }
 
@@ -225,6 +246,56 @@ pub fn did_you_mean<'a>(
         }
     }
     best.map(|(_, c)| c)
+}
+
+/// Names people bring from NKI (`nki.language`) for what pir spells otherwise, as
+/// `(foreign, pir)`; a foreign name is suggested as its pir name when that is a candidate.
+/// (BIR spellings, `mult` or `bfloat16`, come with the candidates: [`did_you_mean_spelt`].)
+const FOREIGN: &[(&str, &str)] = &[
+    ("mul", "multiply"),
+    ("sub", "subtract"),
+    ("div", "divide"),
+    ("maximum", "max"),
+    ("minimum", "min"),
+    ("power", "pow"),
+    ("equal", "is_equal"),
+    ("greater", "is_gt"),
+    ("greater_equal", "is_ge"),
+    ("less", "is_lt"),
+    ("less_equal", "is_le"),
+    ("fp32", "f32"),
+    ("fp16", "f16"),
+    ("bfp16", "bf16"),
+];
+
+/// [`did_you_mean`] for names that people write as in NKI or BIR: each candidate comes
+/// with its other spelling (its BIR name: `mult` for `multiply`, `bfloat16` for `bf16`),
+/// a module path is ignored (`nl.exp`, `nki.language.multiply`, `nl.bfloat16`), and the
+/// NKI names of [`FOREIGN`] are known. A name equal to a spelling, ignoring case (`SBUF`,
+/// `Exp`), is that candidate; else the closest spelling within [`did_you_mean`]'s limit.
+pub fn did_you_mean_spelt<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Option<&'a str> {
+    let candidates: Vec<(&'a str, &'a str)> = candidates.into_iter().collect();
+    let bare = name.rsplit('.').next().unwrap_or(name);
+    let foreign = FOREIGN
+        .iter()
+        .find(|(from, _)| from.eq_ignore_ascii_case(bare))
+        .map(|(_, to)| *to);
+    if let Some(&(c, _)) = candidates.iter().find(|(c, other)| {
+        c.eq_ignore_ascii_case(bare)
+            || other.eq_ignore_ascii_case(bare)
+            || foreign.is_some_and(|f| f == *c)
+    }) {
+        return Some(c);
+    }
+    let spellings = candidates.iter().flat_map(|(c, other)| [*c, *other]);
+    let best = did_you_mean(bare, spellings)?;
+    candidates
+        .iter()
+        .find(|(c, other)| *c == best || *other == best)
+        .map(|(c, _)| *c)
 }
 
 /// The candidate closest to `name` (case-folded optimal string alignment distance), however
@@ -280,5 +351,39 @@ mod tests {
             did_you_mean("MatmulOp", ["MatMulOp", "MemsetOp"]),
             Some("MatMulOp")
         );
+    }
+
+    #[test]
+    fn names_from_nki_and_bir() {
+        let alu = [
+            ("add", "add"),
+            ("multiply", "mult"),
+            ("subtract", "subtract"),
+            ("max", "max"),
+        ];
+        for (name, want) in [
+            ("mult", "multiply"),
+            ("mul", "multiply"),
+            ("MULT", "multiply"),
+            ("nl.multiply", "multiply"),
+            ("nki.language.multiply", "multiply"),
+            ("sub", "subtract"),
+            ("nl.maximum", "max"),
+            ("multiplyy", "multiply"),
+        ] {
+            assert_eq!(did_you_mean_spelt(name, alu), Some(want), "{name}");
+        }
+        let funcs = [("exp", "Exp"), ("log", "Ln"), ("sigmoid", "Sigmoid")];
+        assert_eq!(did_you_mean_spelt("nl.exp", funcs), Some("exp"));
+        assert_eq!(did_you_mean_spelt("Ln", funcs), Some("log"));
+        let dtypes = [("f32", "float32"), ("bf16", "bfloat16"), ("f16", "float16")];
+        assert_eq!(did_you_mean_spelt("bfloat16", dtypes), Some("bf16"));
+        assert_eq!(did_you_mean_spelt("nl.float32", dtypes), Some("f32"));
+        assert_eq!(did_you_mean_spelt("fp16", dtypes), Some("f16"));
+        assert_eq!(did_you_mean_spelt("banana", dtypes), None);
+        let memories = [("sbuf", "sbuf"), ("psum", "psum"), ("hbm", "hbm")];
+        assert_eq!(did_you_mean_spelt("SBUF", memories), Some("sbuf"));
+        assert_eq!(did_you_mean_spelt("Psum", memories), Some("psum"));
+        assert_eq!(did_you_mean_spelt("nl.sbuf", memories), Some("sbuf"));
     }
 }

@@ -25,8 +25,8 @@ pub use ops::reads_tkg_threshold;
 /// The result of lowering one op.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Lowered {
-    /// The BIR instructions (SPEC §8), in order; `debuginfo.line` and `column` are 0, to be
-    /// filled in by whoever knows the op's position.
+    /// The BIR instructions (SPEC §8), in order, without `name` and `debuginfo`, which
+    /// [`stamp_instruction`] adds for whoever knows the op's id and position.
     pub instructions: Vec<Json>,
     /// The op's diagnostics, position-free.
     pub diagnostics: Vec<Diag>,
@@ -38,6 +38,47 @@ pub struct Lowered {
     pub registers: Vec<String>,
     /// Tensors used as a matmul stationary (their allocation is a `NeuronWeightTensor`).
     pub stationary: Vec<String>,
+}
+
+/// What an op's lowering leaves out of its instructions because it changes when text
+/// moves: the op id (SPEC §3) and the op's position and error codes (SPEC §8 `debuginfo`).
+#[derive(Clone, Copy, Debug)]
+pub struct Stamp<'a> {
+    /// The op id: the written `#N`, else the 1-based ordinal in the kernel.
+    pub op_id: u32,
+    /// 1-based line of the op's class name.
+    pub line: u32,
+    /// 1-based column of the op's class name, in Unicode scalar values.
+    pub column: u32,
+    /// The codes of the error diagnostics within the op, sorted and unique.
+    pub errors: &'a [&'a str],
+}
+
+/// The §8 JSON of the `k`-th instruction (0-based) of `op`, from its lowering `inst`: the
+/// name `I-<op id>-<k>` after `opcode`, and `debuginfo` last.
+pub fn stamp_instruction(inst: &Json, k: usize, op: &ResolvedOp, stamp: &Stamp<'_>) -> Json {
+    let mut obj = serde_json::Map::new();
+    let fields = inst.as_object().into_iter().flatten();
+    for (n, (key, value)) in fields.enumerate() {
+        obj.insert(key.clone(), value.clone());
+        if n == 0 {
+            obj.insert("name".into(), json!(format!("I-{}-{k}", stamp.op_id)));
+        }
+    }
+    let spec = lookup(&op.class);
+    obj.insert(
+        "debuginfo".into(),
+        json!({
+            "op": op.class,
+            "op_id": stamp.op_id,
+            "codegen": spec.map(OpSpec::codegen),
+            "instruction_type": spec.and_then(|s| s.instruction_type),
+            "line": stamp.line,
+            "column": stamp.column,
+            "errors": stamp.errors,
+        }),
+    );
+    Json::Object(obj)
 }
 
 /// Checks and lowers one op (SPEC §6): the catalog's generic checks, then the op's own

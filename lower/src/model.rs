@@ -30,13 +30,14 @@ impl std::hash::Hash for F64 {
     }
 }
 
-/// One op, resolved: what lowering needs and nothing positional.
+/// One op, resolved: what lowering needs and nothing positional — not even the op id
+/// (SPEC §3: the written `#N`, else the ordinal in the kernel), which changes when an op is
+/// inserted above; the analysis stamps it on the output ([`crate::stamp_instruction`],
+/// [`crate::Diag::names_instruction`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ResolvedOp {
     /// The op class name as written (`MatMulOp`).
     pub class: String,
-    /// The op id: the written `#N`, else the 1-based ordinal in the kernel (SPEC §3).
-    pub op_id: u32,
     /// The fields in source order, unknown and duplicate ones included.
     pub fields: Vec<Field>,
     /// The enclosing loops, outermost first.
@@ -70,6 +71,9 @@ pub enum Value {
     Access(Access),
     /// An integer literal.
     Int(i64),
+    /// An integer literal written in hex without a sign (`0x3f80`): a bit pattern where it
+    /// meets an integer dtype (Memset, SPEC §6.6 [2]), a number everywhere else.
+    HexInt(i64),
     /// A float literal (`inf`, `nan` included).
     Float(F64),
     /// `true` / `false`.
@@ -106,7 +110,7 @@ impl Value {
                 Target::LoopVar => "a loop variable",
                 _ => "an access",
             },
-            Value::Int(_) => "an integer",
+            Value::Int(_) | Value::HexInt(_) => "an integer",
             Value::Float(_) => "a float",
             Value::Bool(_) => "a bool",
             Value::Str(_) => "a string",
@@ -134,10 +138,18 @@ impl Value {
         }
     }
 
+    /// The value as an integer, if it is an integer literal (decimal or hex).
+    pub fn as_int(&self) -> Option<i64> {
+        match self {
+            Value::Int(i) | Value::HexInt(i) => Some(*i),
+            _ => None,
+        }
+    }
+
     /// The value as a number, if it is an integer or float literal.
     pub fn as_number(&self) -> Option<f64> {
         match self {
-            Value::Int(i) => Some(*i as f64),
+            Value::Int(i) | Value::HexInt(i) => Some(*i as f64),
             Value::Float(f) => Some(f.0),
             _ => None,
         }

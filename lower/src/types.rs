@@ -3,7 +3,7 @@
 //! Architecture Invariant: every hardware limit the checks use is a named constant in
 //! [`limits`], with its source; no other module writes a limit as a literal.
 
-/// Hardware limits of the one target of `pir-spec/1`: trn2 / NeuronCore-v3 (SPEC §4).
+/// Hardware limits of the one target of `pir-spec/2`: trn2 / NeuronCore-v3 (SPEC §4).
 pub mod limits {
     /// Partitions of SBUF and PSUM (and of the PE array's rows).
     pub const PARTITIONS: u64 = 128;
@@ -23,6 +23,12 @@ pub mod limits {
     pub const MX_MAX_MOVING_FREE_F32: u64 = 4_096;
     /// MX matmul moving free size with a bf16 dst (SPEC §6.1).
     pub const MX_MAX_MOVING_FREE_BF16: u64 = 8_192;
+    /// Fewest elements per partition the max8 family reads (public `nki.isa.max8`; SPEC
+    /// §6.5 [2]).
+    pub const MAX8_MIN_FREE: u64 = 8;
+    /// Most elements per partition the max8 family reads (public `nki.isa.max8`; SPEC
+    /// §6.5 [2]).
+    pub const MAX8_MAX_FREE: u64 = 16_384;
     /// Token-generation threshold of MLPKernel / NormQKV `is_tkg` (SPEC §6.8 decision; the
     /// real `TKG_BS_SEQLEN_THRESHOLD` lives in a compiled module the seeds do not show).
     pub const DEFAULT_TKG_SEQLEN_THRESHOLD: u64 = 96;
@@ -130,10 +136,28 @@ impl FloatFormat {
         frac * 2f64.powi(max_exp_field - self.bias)
     }
 
+    /// One unit in the last place of the largest finite value.
+    fn ulp_of_max(self) -> f64 {
+        let max_exp_field = if self.ieee {
+            (1 << self.exponent_bits) - 2
+        } else {
+            (1 << self.exponent_bits) - 1
+        };
+        2f64.powi(max_exp_field - self.bias - self.mantissa_bits as i32)
+    }
+
+    /// The smallest magnitude that does not round to a finite value: max + ½ ulp(max)
+    /// (SPEC §4 [2]: for IEEE-style formats it rounds to infinity, for the formats without
+    /// infinity it has no encoding, even where ties-to-even would round it down).
+    pub fn overflow_threshold(self) -> f64 {
+        self.max_finite() + self.ulp_of_max() / 2.0
+    }
+
     /// The bit pattern of `value`, rounded to nearest, ties to even.
     ///
-    /// Errors: a finite value beyond [`max_finite`](Self::max_finite), or an infinity in a
-    /// format without one, has no encoding.
+    /// Errors: a finite value that does not round to a finite value (at or beyond
+    /// [`overflow_threshold`](Self::overflow_threshold)), or an infinity in a format
+    /// without one, has no encoding.
     pub fn encode(self, value: f64) -> Result<u64, String> {
         let e_bits = self.exponent_bits;
         let m_bits = self.mantissa_bits;
@@ -155,9 +179,9 @@ impl FloatFormat {
             return Err("this format has no infinity".into());
         }
         let abs = value.abs();
-        if abs > self.max_finite() {
+        if abs >= self.overflow_threshold() {
             return Err(format!(
-                "beyond the largest finite value {}",
+                "it does not round to a finite value (the largest is {})",
                 show_number(self.max_finite())
             ));
         }
@@ -165,8 +189,10 @@ impl FloatFormat {
             return Ok(sign_bit);
         }
         let min_normal_exp = 1 - self.bias;
-        let exp = abs.log2().floor() as i32;
-        let exp = exp.max(min_normal_exp);
+        // The exact binary exponent of `abs` (from the f64 bits; f64 subnormals are far
+        // below every format's normal range, so they take the clamp below).
+        let f64_exp = ((abs.to_bits() >> 52) & 0x7ff) as i32 - 1023;
+        let exp = f64_exp.max(min_normal_exp);
         // Scaling by a power of two is exact in f64, so the only rounding is the one below.
         let scaled = abs * 2f64.powi(m_bits as i32 - exp);
         let mut mantissa = scaled.round_ties_even() as u64;
@@ -185,6 +211,35 @@ impl FloatFormat {
             biased += 1;
         }
         Ok(sign_bit | (biased << m_bits) | (mantissa - (1 << m_bits)))
+    }
+
+    /// The value of bit pattern `bits` (the inverse of [`encode`](Self::encode)).
+    pub fn decode(self, bits: u64) -> f64 {
+        let m_bits = self.mantissa_bits;
+        let exp_all_ones: u64 = (1 << self.exponent_bits) - 1;
+        let sign = if bits >> (self.exponent_bits + m_bits) & 1 == 1 {
+            -1.0
+        } else {
+            1.0
+        };
+        let biased = (bits >> m_bits) & exp_all_ones;
+        let mantissa = bits & ((1 << m_bits) - 1);
+        if self.ieee && biased == exp_all_ones {
+            return if mantissa == 0 {
+                sign * f64::INFINITY
+            } else {
+                f64::NAN
+            };
+        }
+        if !self.ieee && biased == exp_all_ones && mantissa == (1 << m_bits) - 1 {
+            return f64::NAN;
+        }
+        let unit = 2f64.powi(1 - self.bias - m_bits as i32);
+        if biased == 0 {
+            return sign * mantissa as f64 * unit;
+        }
+        sign * ((1 << m_bits) + mantissa) as f64
+            * 2f64.powi(biased as i32 - self.bias - m_bits as i32)
     }
 }
 
@@ -435,11 +490,66 @@ pub fn show_number(value: f64) -> String {
     }
 }
 
+/// Whether `value` is one of e8m0's values, the powers of two 2^−127 … 2^127 (SPEC §4
+/// [2]: any other value, zero and negatives included, is out of range).
+fn e8m0_exponent(value: f64) -> Option<u64> {
+    if !(value.is_finite() && value > 0.0) {
+        return None;
+    }
+    let e = value.log2().round();
+    (2f64.powi(e as i32) == value && (-127.0..=127.0).contains(&e)).then(|| (e as i64 + 127) as u64)
+}
+
+/// SPEC §4 [2] "in range means rounds to a finite value": `value` rounded to the float
+/// dtype `dtype` (nearest, ties to even), or why it is out of range: it overflows (a
+/// magnitude at or beyond max + ½ ulp(max)), it is an infinity of a format without one, or,
+/// for `e8m0`, it is not a power of two in 2^−127 … 2^127. ±inf (IEEE formats) and nan
+/// round to themselves. Integer and `…x4` dtypes return the value unchanged.
+///
+/// This is the one rule behind Memset's bit pattern (P412), `clip_scalar` (P411),
+/// RangeSelect's `fill_value` (P414) and Iota's range (P412).
+pub fn round_to(dtype: Dtype, value: f64) -> Result<f64, String> {
+    let shown = show_number(value);
+    if dtype == Dtype::E8m0 {
+        if value.is_nan() {
+            return Ok(value);
+        }
+        return match e8m0_exponent(value) {
+            Some(_) => Ok(value),
+            None => Err(format!(
+                "{shown} is not a power of two in 2^-127 … 2^127, the only values e8m0 holds"
+            )),
+        };
+    }
+    match dtype.float_format() {
+        Some(format) => format
+            .encode(value)
+            .map(|bits| format.decode(bits))
+            .map_err(|why| format!("{shown} has no {} encoding: {why}", dtype.name())),
+        None => Ok(value),
+    }
+}
+
+/// Whether the finite `value` overflows the float dtype `dtype`: its magnitude is at or
+/// beyond max + ½ ulp(max), so it does not round to a finite value (SPEC §4 [2]). For
+/// `e8m0` the next value past 2^127 would be 2^128, so the threshold is 1.5 · 2^127.
+/// False for integer and `…x4` dtypes, and for non-finite values.
+pub fn overflows(dtype: Dtype, value: f64) -> bool {
+    let threshold = match dtype {
+        Dtype::E8m0 => 1.5 * 2f64.powi(127),
+        _ => match dtype.float_format() {
+            Some(format) => format.overflow_threshold(),
+            None => return false,
+        },
+    };
+    value.is_finite() && value.abs() >= threshold
+}
+
 /// The bit pattern of `value` stored in `dtype`, read as an unsigned integer of the
 /// dtype's width (Memset's `constant`, SPEC §6.6; seed 000 §7.1 `reinterpret_dst_inplace`).
 ///
-/// Errors (P412): an integer out of range or with a fraction, a finite float beyond the
-/// largest finite value, a value with no encoding, a non-zero value in an `…x4` dtype.
+/// Errors (P412): an integer out of range or with a fraction, a float that does not round
+/// to a finite value of the dtype ([`round_to`]), a non-zero value in an `…x4` dtype.
 pub fn bit_pattern(dtype: Dtype, value: f64) -> Result<u64, String> {
     let shown = show_number(value);
     if dtype.is_x4() {
@@ -472,25 +582,8 @@ pub fn bit_pattern(dtype: Dtype, value: f64) -> Result<u64, String> {
         if value.is_nan() {
             return Ok(0xFF);
         }
-        if value <= 0.0 || value.is_infinite() {
-            return Err(format!(
-                "{shown} has no encoding in e8m0 (positive powers of two)"
-            ));
-        }
-        // Round to the nearest power of two by value (not by exponent), ties to the even
-        // encoding (SPEC §4: nearest, ties to even).
-        let lower = value.log2().floor();
-        let (lo, hi) = (2f64.powf(lower), 2f64.powf(lower + 1.0));
-        let below = lower as i64 + 127;
-        let e = match (value - lo).partial_cmp(&(hi - value)) {
-            Some(std::cmp::Ordering::Less) => below,
-            Some(std::cmp::Ordering::Greater) => below + 1,
-            _ => below + (below & 1),
-        };
-        if !(0..=254).contains(&e) {
-            return Err(format!("{shown} is outside e8m0's range"));
-        }
-        return Ok(e as u64);
+        round_to(dtype, value)?;
+        return e8m0_exponent(value).ok_or_else(|| format!("{shown} has no e8m0 encoding"));
     }
     match dtype.float_format() {
         Some(format) => format
@@ -500,10 +593,31 @@ pub fn bit_pattern(dtype: Dtype, value: f64) -> Result<u64, String> {
     }
 }
 
+/// The bit pattern of a hex literal written into an integer dtype (SPEC §6.6 [2]): the
+/// literal is a bit pattern, accepted when it fits the dtype's width as an unsigned number
+/// (`0xFFFFFFFF` into i32 is 4294967295); `None` for other dtypes, which read the literal
+/// as a number. Errors (P412): more bits than the dtype's width.
+pub fn hex_bit_pattern(dtype: Dtype, bits: u64) -> Option<Result<u64, String>> {
+    if !dtype.is_int() {
+        return None;
+    }
+    let width = dtype.bytes() * 8;
+    Some(if width >= 64 || bits >> width == 0 {
+        Ok(bits)
+    } else {
+        Err(format!(
+            "0x{bits:X} does not fit {}'s {width} bits",
+            dtype.name()
+        ))
+    })
+}
+
 /// `clip_scalar` (seed 000 §6.1): an immediate brought into `dtype`'s range.
 ///
-/// Floats: ±inf and nan pass unchanged, a finite value beyond the largest finite value is
-/// clipped to it. Integers: clipped to the range, fraction truncated toward zero. Returns
+/// Floats: ±inf and nan pass unchanged, a finite value that does not round to a finite
+/// value of the dtype ([`overflows`], SPEC §4 [2]) is clipped to the largest finite value;
+/// any other value passes unchanged (one that rounds to the largest finite value is not
+/// "changed"). Integers: clipped to the range, fraction truncated toward zero. Returns
 /// the emitted value; the caller warns (P411) when it differs from the input.
 pub fn clip_scalar(dtype: Dtype, value: f64) -> f64 {
     if let Some((lo, hi)) = dtype.int_range() {
@@ -513,21 +627,21 @@ pub fn clip_scalar(dtype: Dtype, value: f64) -> f64 {
         return value.trunc().clamp(lo as f64, hi as f64);
     }
     match dtype.max_finite() {
-        Some(max) if value.is_finite() => value.clamp(-max, max),
+        Some(max) if overflows(dtype, value) => max.copysign(value),
         _ => value,
     }
 }
 
-/// Whether `value` lies in `dtype`'s range (Iota's P412): integers within the int range,
-/// floats within ± the largest finite value.
+/// Whether `value` lies in `dtype`'s range (Iota's P412): integers within the int range;
+/// floats when they round to a finite value of the dtype ([`round_to`], SPEC §4 [2]).
 pub fn in_range(dtype: Dtype, value: f64) -> bool {
     if let Some((lo, hi)) = dtype.int_range() {
         return value >= lo as f64 && value <= hi as f64;
     }
-    match dtype.max_finite() {
-        Some(max) => value.abs() <= max,
-        None => true,
+    if dtype.is_x4() {
+        return true;
     }
+    round_to(dtype, value).is_ok()
 }
 
 #[cfg(test)]
@@ -555,19 +669,85 @@ mod tests {
         assert_eq!(bit_pattern(Dtype::F8e4m3, 240.0), Ok(0x77));
         assert_eq!(bit_pattern(Dtype::F8e4m3fn, 448.0), Ok(0x7e));
         assert!(bit_pattern(Dtype::F8e4m3fn, f64::INFINITY).is_err());
-        assert!(bit_pattern(Dtype::F8e4m3, 241.0).is_err());
+        assert_eq!(bit_pattern(Dtype::F8e4m3, 241.0), Ok(0x77));
         assert_eq!(bit_pattern(Dtype::F16, f64::NEG_INFINITY), Ok(0xfc00));
         // f16 smallest subnormal 2^-24.
         assert_eq!(bit_pattern(Dtype::F16, 2f64.powi(-24)), Ok(1));
         assert_eq!(bit_pattern(Dtype::E8m0, 1.0), Ok(127));
-        // Nearest by value, ties to the even encoding.
-        assert_eq!(bit_pattern(Dtype::E8m0, 2.9), Ok(128));
-        assert_eq!(bit_pattern(Dtype::E8m0, 0.75), Ok(126));
-        assert_eq!(bit_pattern(Dtype::E8m0, 12.0), Ok(130));
+        // pir-spec/2 §4: e8m0 holds powers of two only; nothing rounds into it.
+        assert!(bit_pattern(Dtype::E8m0, 2.9).is_err());
+        assert!(bit_pattern(Dtype::E8m0, 0.75).is_err());
+        assert_eq!(bit_pattern(Dtype::E8m0, 0.5), Ok(126));
+        assert_eq!(bit_pattern(Dtype::E8m0, 8.0), Ok(130));
         assert!(bit_pattern(Dtype::I8, 128.0).is_err());
         assert!(bit_pattern(Dtype::I32, 0.5).is_err());
         assert!(bit_pattern(Dtype::F8e5m2x4, 1.0).is_err());
         assert_eq!(bit_pattern(Dtype::F8e5m2x4, 0.0), Ok(0));
+    }
+
+    #[test]
+    fn in_range_means_rounds_to_a_finite_value() {
+        // SPEC §4 [2]: the examples, and the threshold max + ½ ulp(max) for each format.
+        assert_eq!(bit_pattern(Dtype::F32, -3.4028235e38), Ok(0xff7f_ffff));
+        assert_eq!(bit_pattern(Dtype::F32, -3.4028235e38), Ok(4286578687));
+        assert_eq!(bit_pattern(Dtype::F16, 65504.0), Ok(0x7bff));
+        assert_eq!(bit_pattern(Dtype::F16, 65519.0), Ok(0x7bff));
+        assert!(bit_pattern(Dtype::F16, 65520.0).is_err());
+        assert_eq!(bit_pattern(Dtype::F8e4m3, 247.0), Ok(0x77));
+        assert!(bit_pattern(Dtype::F8e4m3, 248.0).is_err());
+        assert_eq!(bit_pattern(Dtype::Bf16, -3.39e38), Ok(0xff7f));
+        assert_eq!(bit_pattern(Dtype::F8e4m3fn, 463.0), Ok(0x7e));
+        assert!(bit_pattern(Dtype::F8e4m3fn, 464.0).is_err());
+        assert_eq!(bit_pattern(Dtype::F8e5m2, 61439.0), Ok(0x7b));
+        assert!(bit_pattern(Dtype::F8e5m2, 61440.0).is_err());
+        assert_eq!(bit_pattern(Dtype::F8e3m4, 15.74), Ok(0x6f));
+        assert!(bit_pattern(Dtype::F8e3m4, 15.75).is_err());
+        // f32's threshold is exactly what Rust's own f64 → f32 rounding overflows at.
+        let threshold = Dtype::F32.float_format().unwrap().overflow_threshold();
+        assert!((threshold as f32).is_infinite());
+        assert!((threshold.next_down() as f32).is_finite());
+        assert!(bit_pattern(Dtype::F32, threshold).is_err());
+        assert_eq!(
+            bit_pattern(Dtype::F32, threshold.next_down()),
+            Ok(0x7f7f_ffff)
+        );
+        // e8m0: powers of two only.
+        assert_eq!(bit_pattern(Dtype::E8m0, 2f64.powi(-127)), Ok(0));
+        assert_eq!(bit_pattern(Dtype::E8m0, 2f64.powi(127)), Ok(254));
+        assert!(bit_pattern(Dtype::E8m0, 3.0).is_err());
+        assert!(bit_pattern(Dtype::E8m0, 0.0).is_err());
+        assert!(bit_pattern(Dtype::E8m0, -2.0).is_err());
+        assert!(bit_pattern(Dtype::E8m0, 2f64.powi(128)).is_err());
+        assert_eq!(round_to(Dtype::F16, 65519.0), Ok(65504.0));
+        assert_eq!(round_to(Dtype::F32, -3.4028235e38), Ok(f32::MIN as f64));
+        assert!(round_to(Dtype::F16, 65520.0).is_err());
+        assert!(in_range(Dtype::F8e4m3, 247.0) && !in_range(Dtype::F8e4m3, 248.0));
+        assert!(!in_range(Dtype::E8m0, 0.0) && in_range(Dtype::E8m0, 64.0));
+    }
+
+    #[test]
+    fn round_trip_every_fp8_pattern() {
+        for dtype in [Dtype::F8e4m3, Dtype::F8e4m3fn, Dtype::F8e5m2, Dtype::F8e3m4] {
+            let format = dtype.float_format().unwrap();
+            for bits in 0..=255u64 {
+                let v = format.decode(bits);
+                if v.is_nan() {
+                    continue;
+                }
+                assert_eq!(format.encode(v), Ok(bits), "{dtype:?} {bits:#x} = {v}");
+            }
+        }
+    }
+
+    #[test]
+    fn hex_literals_are_bit_patterns_into_integers() {
+        assert_eq!(
+            hex_bit_pattern(Dtype::I32, 0xFFFF_FFFF),
+            Some(Ok(4294967295))
+        );
+        assert!(matches!(hex_bit_pattern(Dtype::I16, 0x1FFFF), Some(Err(_))));
+        assert_eq!(hex_bit_pattern(Dtype::U8, 0xFF), Some(Ok(255)));
+        assert_eq!(hex_bit_pattern(Dtype::Bf16, 0x3f80), None);
     }
 
     #[test]
@@ -588,6 +768,10 @@ mod tests {
             f64::NEG_INFINITY
         );
         assert_eq!(clip_scalar(Dtype::F8e4m3, 1000.0), 240.0);
+        assert_eq!(clip_scalar(Dtype::F8e4m3, -1000.0), -240.0);
+        // Rounds to the largest finite value: unchanged (SPEC §4 [2]).
+        assert_eq!(clip_scalar(Dtype::F8e4m3, 247.0), 247.0);
+        assert_eq!(clip_scalar(Dtype::F32, -3.4028235e38), -3.4028235e38);
         assert_eq!(clip_scalar(Dtype::U8, -3.7), 0.0);
         assert_eq!(clip_scalar(Dtype::I8, -3.7), -3.0);
         assert_eq!(clip_scalar(Dtype::I16, 1e9), 32767.0);

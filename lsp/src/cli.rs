@@ -1,6 +1,8 @@
-//! `pir check` and `pir lower` (SPEC §9): files in, diagnostics and BIR JSON out.
+//! `pir check`, `pir lower` and `pir fmt` (SPEC §9): files in, diagnostics and BIR JSON out.
 //!
-//! Exit codes: 0 clean or warnings only, 1 errors, 2 usage or I/O error.
+//! Exit codes: 0 clean or warnings only, 1 errors, 2 usage or I/O error. Every command
+//! reads standard input for the path `-` (SPEC §9 [2]) and writes what it made of it to
+//! standard output; so do `lower -o -` and `fmt` on a stream such as `/dev/stdin`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -19,9 +21,40 @@ struct Loaded {
     decoding: Vec<Diagnostic>,
 }
 
-/// Reads `path` (any bytes) into `db`.
+/// Whether `path` names standard input: `-` (SPEC §9 [2]).
+fn is_stdin(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// Whether `path` is standard input or a stream such as `/dev/stdin` or `/proc/self/fd/0`:
+/// read, but never written back (`pir fmt /dev/stdin < f` must not rewrite `f`).
+fn is_stream(path: &Path) -> bool {
+    is_stdin(path) || path.starts_with("/dev") || path.starts_with("/proc")
+}
+
+/// How `path` is named in messages: `<stdin>` for `-`.
+fn display(path: &Path) -> String {
+    if is_stdin(path) {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// The bytes of `path`, or of standard input for `-`.
+fn read(path: &Path) -> std::io::Result<Vec<u8>> {
+    if is_stdin(path) {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path)
+    }
+}
+
+/// Reads `path` (any bytes; `-` is standard input) into `db`.
 fn load(db: &RootDatabase, path: &Path) -> std::io::Result<Loaded> {
-    let bytes = std::fs::read(path)?;
+    let bytes = read(path)?;
     let (text, bad) = syntax::decode(&bytes);
     let decoding = bad
         .into_iter()
@@ -75,14 +108,29 @@ fn file_diagnostics(db: &RootDatabase, loaded: &Loaded) -> Vec<Diagnostic> {
     all
 }
 
-/// Files to check: each path, and every `*.pir` under each folder (sorted), each file
-/// once. A folder reached again through a symbolic link is not walked twice, so link
-/// cycles end.
+/// Files to check: each path (`-` is standard input), and every `*.pir` under each folder
+/// (sorted), each file once. A folder reached again through a symbolic link is not walked
+/// twice, so link cycles end. A folder given on the command line that holds no `*.pir`
+/// file is an error naming it (SPEC §9 [2]: a mistyped path must fail a CI job).
 fn collect(paths: &[PathBuf]) -> Files {
     let mut files = Files::default();
     let mut seen_dirs = std::collections::HashSet::new();
     let mut seen_files = std::collections::HashSet::new();
-    walk(paths, &mut files, &mut seen_dirs, &mut seen_files);
+    for path in paths {
+        let errors = files.errors.len();
+        let found = walk(
+            std::slice::from_ref(path),
+            &mut files,
+            &mut seen_dirs,
+            &mut seen_files,
+        );
+        if path.is_dir() && found == 0 && files.errors.len() == errors {
+            files.errors.push((
+                path.clone(),
+                "no .pir file in this folder (nothing to check: is the path right?)".into(),
+            ));
+        }
+    }
     files
 }
 
@@ -91,7 +139,7 @@ fn collect(paths: &[PathBuf]) -> Files {
 #[derive(Default)]
 struct Files {
     paths: Vec<PathBuf>,
-    errors: Vec<(PathBuf, std::io::Error)>,
+    errors: Vec<(PathBuf, String)>,
 }
 
 impl Files {
@@ -104,16 +152,28 @@ impl Files {
     }
 }
 
+/// Walks `paths` into `out`; returns how many `*.pir` files (and plain paths) it met,
+/// counting those already seen.
 fn walk(
     paths: &[PathBuf],
     out: &mut Files,
     seen_dirs: &mut std::collections::HashSet<PathBuf>,
     seen_files: &mut std::collections::HashSet<PathBuf>,
-) {
+) -> usize {
+    let mut found = 0;
     for path in paths {
+        if is_stdin(path) {
+            found += 1;
+            if seen_files.insert(path.clone()) {
+                out.paths.push(path.clone());
+            }
+            continue;
+        }
         let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
         if path.is_dir() {
             if !seen_dirs.insert(canonical) {
+                // Walked already: count it as found, it is no mistyped path.
+                found += 1;
                 continue;
             }
             let entries: std::io::Result<Vec<PathBuf>> =
@@ -121,7 +181,7 @@ fn walk(
             let mut entries = match entries {
                 Ok(entries) => entries,
                 Err(e) => {
-                    out.errors.push((path.clone(), e));
+                    out.errors.push((path.clone(), e.to_string()));
                     continue;
                 }
             };
@@ -132,16 +192,21 @@ fn walk(
                 .into_iter()
                 .filter(|p| p.extension().is_some_and(|e| e == "pir"))
             {
+                found += 1;
                 let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
                 if seen_files.insert(canonical) {
                     out.paths.push(file);
                 }
             }
-            walk(&dirs, out, seen_dirs, seen_files);
-        } else if seen_files.insert(canonical) {
-            out.paths.push(path.clone());
+            found += walk(&dirs, out, seen_dirs, seen_files);
+        } else {
+            found += 1;
+            if seen_files.insert(canonical) {
+                out.paths.push(path.clone());
+            }
         }
     }
+    found
 }
 
 /// Writes `text` to stdout; a closed pipe (`pir check … | head`) ends quietly.
@@ -171,17 +236,30 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
         eprintln!("pir: no .pir files to check");
     }
     let db = database(tkg_seqlen_threshold);
-    let mut reports = Vec::new();
+    let mut reports: Vec<serde_json::Value> = files
+        .errors
+        .iter()
+        .map(|(path, e)| json!({ "path": path.display().to_string(), "error": e, "diagnostics": [] }))
+        .collect();
     let (mut errors, mut warnings) = (0usize, 0usize);
+    let (mut checked, mut unreadable) = (0usize, files.errors.len());
     for path in &files.paths {
         let loaded = match load(&db, path) {
             Ok(l) => l,
             Err(e) => {
-                eprintln!("pir: {}: {e}", path.display());
+                // Reported by name, never counted as checked (SPEC §9 [2]).
+                eprintln!("pir: {}: {e}", display(path));
+                reports.push(json!({
+                    "path": path.display().to_string(),
+                    "error": e.to_string(),
+                    "diagnostics": [],
+                }));
+                unreadable += 1;
                 status = 2;
                 continue;
             }
         };
+        checked += 1;
         let diagnostics = file_diagnostics(&db, &loaded);
         let file_errors = diagnostics
             .iter()
@@ -204,12 +282,17 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
             text.push('\n');
             print_stdout(&text);
         }
-        Format::Human if !files.paths.is_empty() => {
+        Format::Human if checked + unreadable > 0 => {
             let plural =
                 |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+            let unread = if unreadable > 0 {
+                format!("; {} not read", plural(unreadable, "path"))
+            } else {
+                String::new()
+            };
             eprintln!(
-                "pir: checked {}: {}, {}",
-                plural(files.paths.len(), "file"),
+                "pir: checked {}: {}, {}{unread}",
+                plural(checked, "file"),
                 plural(errors, "error"),
                 plural(warnings, "warning")
             );
@@ -219,16 +302,17 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
     status
 }
 
-/// `pir lower`.
+/// `pir lower` (`-` reads standard input; `-o -` is standard output, as no `-o` is).
 pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u64>) -> u8 {
     let db = database(tkg_seqlen_threshold);
     let loaded = match load(&db, path) {
         Ok(l) => l,
         Err(e) => {
-            eprintln!("pir: {}: {e}", path.display());
+            eprintln!("pir: {}: {e}", display(path));
             return 2;
         }
     };
+    let output = output.filter(|out| !is_stdin(out));
     let diagnostics = file_diagnostics(&db, &loaded);
     print_human(&db, &loaded, &diagnostics);
     let bir = analysis::file_bir(&db, loaded.file);
@@ -283,73 +367,129 @@ fn json_report(
 fn print_human(db: &RootDatabase, loaded: &Loaded, diagnostics: &[Diagnostic]) {
     use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
     let text = loaded.file.text(db);
-    let name = loaded.path.display().to_string();
+    let name = display(&loaded.path);
     let color = std::env::var_os("NO_COLOR").is_none()
         && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    // Char offsets: with byte offsets, ariadne 0.6 misplaces the header of a second group
+    // (it reads a char offset as a byte offset) after non-ASCII text.
     let config = Config::default()
-        .with_index_type(IndexType::Byte)
+        .with_index_type(IndexType::Char)
         .with_color(color);
+    let chars = |range: analysis::TextRange| {
+        let start = text[..usize::from(range.start())].chars().count();
+        start..start + text[range].chars().count()
+    };
     let mut stderr = std::io::stderr().lock();
+    // The primary range and the related notes are two sources of one text: ariadne heads a
+    // group of the report's own source with the primary's line:column, and any other group
+    // with its first label's, so each note's header shows where the note is.
+    let primary = SourceName {
+        name: &name,
+        related: false,
+    };
+    let related = SourceName {
+        related: true,
+        ..primary
+    };
     // One source (its line table) per file, not per diagnostic.
-    let mut cache = (name.as_str(), Source::from(text.as_str()));
+    let mut cache = OneFile(Source::from(text.as_str()));
     for d in diagnostics {
-        let range = usize::from(d.range.start())..usize::from(d.range.end());
+        let range = chars(d.range);
         let kind = match d.severity {
             Severity::Error => ReportKind::Error,
             Severity::Warning => ReportKind::Warning,
         };
-        let mut report = Report::build(kind, (name.as_str(), range.clone()))
+        let mut report = Report::build(kind, (primary, range.clone()))
             .with_config(config)
             .with_code(d.code)
             .with_message(&d.message)
-            .with_label(Label::new((name.as_str(), range)).with_message(d.code.summary()));
+            .with_label(Label::new((primary, range)).with_message(d.code.summary()));
         for (range, note) in &d.related {
-            let range = usize::from(range.start())..usize::from(range.end());
-            report = report.with_label(Label::new((name.as_str(), range)).with_message(note));
+            report = report.with_label(Label::new((related, chars(*range))).with_message(note));
         }
         let _ = report.finish().write(&mut cache, &mut stderr);
     }
 }
 
+/// A file as an ariadne source: its name, and whether it stands for the related notes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct SourceName<'a> {
+    name: &'a str,
+    related: bool,
+}
+
+impl std::fmt::Display for SourceName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The one file both [`SourceName`]s of a report stand for.
+struct OneFile<'a>(ariadne::Source<&'a str>);
+
+impl<'a> ariadne::Cache<SourceName<'a>> for OneFile<'a> {
+    type Storage = &'a str;
+
+    fn fetch(
+        &mut self,
+        _: &SourceName<'a>,
+    ) -> Result<&ariadne::Source<&'a str>, impl std::fmt::Debug> {
+        Ok::<_, ()>(&self.0)
+    }
+
+    fn display<'b>(&self, id: &'b SourceName<'a>) -> Option<impl std::fmt::Display + 'b> {
+        Some(id)
+    }
+}
+
 /// `pir fmt [--check]`: formats in place; with `--check`, lists the files that would
 /// change and exits 1 if any. A file with syntax errors is reported and left alone (exit 1).
+/// Standard input (`-`) and streams (`/dev/stdin`) are formatted to standard output and no
+/// file is touched (SPEC §9 [2]); with syntax errors, their text is written back unchanged,
+/// so that an editor's filter (`:%!pir fmt -`) never empties a buffer.
 pub fn fmt(paths: &[PathBuf], check: bool) -> u8 {
     let files = collect(paths);
     let mut status = files.report_errors();
     for path in &files.paths {
-        let text = match std::fs::read(path).map(String::from_utf8) {
+        let name = display(path);
+        let stream = is_stream(path);
+        let text = match read(path).map(String::from_utf8) {
             Ok(Ok(text)) => text,
-            Ok(Err(_)) => {
+            Ok(Err(e)) => {
                 // Writing the decoded text back would replace the bad bytes: never lose text.
-                eprintln!(
-                    "pir: {}: not formatted: the file is not valid UTF-8",
-                    path.display()
-                );
+                eprintln!("pir: {name}: not formatted: the file is not valid UTF-8");
+                if stream && !check {
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(e.as_bytes()).and_then(|()| out.flush());
+                }
                 status = status.max(1);
                 continue;
             }
             Err(e) => {
-                eprintln!("pir: {}: {e}", path.display());
+                eprintln!("pir: {name}: {e}");
                 status = 2;
                 continue;
             }
         };
-        let Some(formatted) = analysis::ide::format(&text) else {
-            eprintln!(
-                "pir: {}: not formatted: the file has syntax errors (see `pir check`)",
-                path.display()
-            );
+        let formatted = analysis::ide::format(&text);
+        if formatted.is_none() {
+            eprintln!("pir: {name}: not formatted: the file has syntax errors (see `pir check`)");
             status = status.max(1);
-            continue;
-        };
-        if formatted == text {
-            continue;
         }
+        let changed = formatted.as_ref().is_some_and(|f| *f != text);
         if check {
-            print_stdout(&format!("{}\n", path.display()));
-            status = status.max(1);
-        } else if let Err(e) = std::fs::write(path, formatted) {
-            eprintln!("pir: {}: {e}", path.display());
+            if changed {
+                print_stdout(&format!("{name}\n"));
+                status = status.max(1);
+            }
+        } else if stream {
+            if !print_stdout(formatted.as_deref().unwrap_or(&text)) {
+                status = 2;
+            }
+        } else if let Some(formatted) = formatted.filter(|_| changed)
+            && let Err(e) = std::fs::write(path, formatted)
+        {
+            eprintln!("pir: {name}: {e}");
             status = 2;
         }
     }

@@ -2,8 +2,11 @@
 //! place (STYLE: "convert at the edge").
 //!
 //! Units: LSP lines are 0-based; LSP characters count UTF-8 bytes or UTF-16 code units,
-//! as negotiated at `initialize` ([`Encoding`]). Lines end at `\n` (a `\r` before it
-//! belongs to no column a client can address). A column past the end of its line is
+//! as negotiated at `initialize` ([`Encoding`]). Lines end as LSP counts them (SPEC §1
+//! [2]): at `\n`, `\r\n` or a lone `\r` (the `\r` of a `\r\n` belongs to no column a
+//! client can address), whatever the language makes of a lone `\r`; callers pass the
+//! index `analysis::editor_line_index` builds, and the rope counts lines the same way (its
+//! `cr_lines` feature). A column past the end of its line is
 //! clamped to the line end; a column inside a multi-byte character snaps to that
 //! character's start; a line past the last one is an error for requests and the end of the
 //! document for edits.
@@ -170,7 +173,8 @@ fn rope_char(rope: &Rope, pos: Position, encoding: Encoding) -> usize {
     let mut units = 0u32;
     let mut chars = 0usize;
     for ch in slice.chars() {
-        if ch == '\n' || (ch == '\r' && slice.chars_at(chars + 1).next() == Some('\n')) {
+        // With `cr_lines`, a `\r` (lone or before `\n`) only ever ends a line.
+        if ch == '\n' || ch == '\r' {
             break;
         }
         let width = match encoding {
@@ -244,8 +248,14 @@ pub fn semantic_tokens(
             continue;
         }
         let mut piece_start = start;
-        for raw in text[start..end].split('\n') {
-            let piece = raw.strip_suffix('\r').unwrap_or(raw);
+        let mut rest = &text[start..end];
+        loop {
+            // Split at every line end (`\n`, `\r\n`, a lone `\r`).
+            let (piece, next) = match rest.find(['\n', '\r']) {
+                Some(i) if rest[i..].starts_with("\r\n") => (&rest[..i], Some(i + 2)),
+                Some(i) => (&rest[..i], Some(i + 1)),
+                None => (rest, None),
+            };
             let (line, column) = cursor.advance(piece_start);
             let length = cursor.width(piece);
             if length > 0 {
@@ -264,7 +274,9 @@ pub fn semantic_tokens(
                 });
                 (last_line, last_start) = (line, column);
             }
-            piece_start += raw.len() + 1;
+            let Some(next) = next else { break };
+            piece_start += next;
+            rest = &rest[next..];
         }
     }
     out
@@ -287,17 +299,24 @@ impl Cursor<'_> {
         }
     }
 
-    /// Moves to byte `to` (not backwards) and returns its line and column.
+    /// Moves to byte `to` (not backwards) and returns its line and column. A line ends at
+    /// `\n` or at a `\r` that no `\n` follows (LSP's lines, SPEC §1 [2]).
     fn advance(&mut self, to: usize) -> (u32, u32) {
         let to = to.min(self.text.len());
         if to > self.at {
-            let skipped = &self.text[self.at..to];
-            match skipped.rfind('\n') {
-                Some(nl) => {
-                    self.line += skipped.matches('\n').count() as u32;
-                    self.column = self.width(&skipped[nl + 1..]);
+            let bytes = self.text.as_bytes();
+            let mut line_start = None;
+            for i in self.at..to {
+                let ends_line =
+                    bytes[i] == b'\n' || (bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+                if ends_line {
+                    self.line += 1;
+                    line_start = Some(i + 1);
                 }
-                None => self.column += self.width(skipped),
+            }
+            match line_start {
+                Some(s) => self.column = self.width(&self.text[s..to]),
+                None => self.column += self.width(&self.text[self.at..to]),
             }
             self.at = to;
         }
@@ -361,6 +380,40 @@ mod tests {
             offset(&index, text, pos(1, 1), Encoding::Utf16),
             Ok(TextSize::from(5))
         );
+    }
+
+    #[test]
+    fn lone_cr_ends_a_line() {
+        // SPEC §1 [2]: `\n`, `\r\n` and a lone `\r` each end a line, in positions sent
+        // (with the editor index) and in edits received (the rope, `cr_lines`).
+        let text = "a\rbc\r\nd\ne";
+        let patched = text
+            .replace("\r\n", "\u{1}\n")
+            .replace('\r', "\n")
+            .replace('\u{1}', "\r");
+        let index = LineIndex::new(&patched);
+        let at = |s: &str| TextSize::from(text.find(s).unwrap() as u32);
+        assert_eq!(position(&index, text, at("b"), Encoding::Utf16), pos(1, 0));
+        assert_eq!(position(&index, text, at("d"), Encoding::Utf16), pos(2, 0));
+        assert_eq!(
+            offset(&index, text, pos(1, 9), Encoding::Utf16),
+            Ok(at("c") + TextSize::from(1))
+        );
+        let mut rope = Rope::from_str(text);
+        let change = TextDocumentContentChangeEvent {
+            range: Some(Range::new(pos(1, 1), pos(1, 9))),
+            range_length: None,
+            text: "X".into(),
+        };
+        apply_change(&mut rope, &change, Encoding::Utf16).unwrap();
+        assert_eq!(rope.to_string(), "a\rbX\r\nd\ne");
+        let change = TextDocumentContentChangeEvent {
+            range: Some(Range::new(pos(0, 1), pos(0, 1))),
+            range_length: None,
+            text: "Y".into(),
+        };
+        apply_change(&mut rope, &change, Encoding::Utf16).unwrap();
+        assert_eq!(rope.to_string(), "aY\rbX\r\nd\ne");
     }
 
     #[test]

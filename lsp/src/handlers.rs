@@ -17,15 +17,16 @@ use crate::state::{Doc, Snapshot};
 
 fn doc<'s>(snap: &'s Snapshot, uri: &Uri) -> Result<&'s Doc> {
     snap.docs
-        .get(uri)
+        .get(&crate::state::document_key(uri))
         .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))
 }
 
-/// The text and line index of a document.
+/// The text and line index of a document, with lines as LSP counts them (a lone `\r` ends
+/// a line, SPEC §1 [2]).
 fn text_and_index<'s>(snap: &'s Snapshot, doc: &Doc) -> (&'s str, &'s LineIndex) {
     (
         doc.file.text(&snap.db),
-        analysis::line_index(&snap.db, doc.file),
+        analysis::editor_line_index(&snap.db, doc.file),
     )
 }
 
@@ -149,11 +150,15 @@ pub struct ShowBirParams {
     pub position: Option<Position>,
 }
 
-/// `pir/showBir` → `{"bir": …}` (SPEC §10).
+/// `pir/showBir` → `{"bir": …, "text": …}` (SPEC §10): `text` is the same JSON written as
+/// `pir lower` writes it (key order kept, `1.0` not `1`), for clients whose JSON decoding
+/// loses both (Neovim's Lua tables).
 pub fn show_bir(snap: &Snapshot, params: ShowBirParams) -> Result<serde_json::Value> {
     let doc = doc(snap, &params.text_document.uri)?;
     let at = params.position.map(|p| offset(snap, doc, p)).transpose()?;
-    Ok(serde_json::json!({ "bir": analysis::ide::show_bir(&snap.db, doc.file, at) }))
+    let bir = analysis::ide::show_bir(&snap.db, doc.file, at);
+    let text = serde_json::to_string_pretty(&bir).unwrap_or_default();
+    Ok(serde_json::json!({ "bir": bir, "text": text }))
 }
 
 fn to_range(snap: &Snapshot, doc: &Doc, r: analysis::TextRange) -> lsp::Range {
@@ -296,29 +301,112 @@ pub fn document_symbols(
     )))
 }
 
-/// `workspace/symbol`: kernels, tensors, registers and parameters of the open documents.
+/// At most this many `*.pir` files not open in the editor are read for workspace symbols,
+/// each at most [`MAX_WORKSPACE_FILE`] bytes, so that a huge folder cannot stall the server.
+const MAX_WORKSPACE_FILES: usize = 2000;
+/// The largest file read for workspace symbols (bytes).
+const MAX_WORKSPACE_FILE: u64 = 4 << 20;
+
+/// The `*.pir` files under `roots` (sorted; hidden folders and `target` skipped), at most
+/// [`MAX_WORKSPACE_FILES`].
+fn workspace_files(roots: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut stack: Vec<std::path::PathBuf> = roots.iter().rev().cloned().collect();
+    while let Some(dir) = stack.pop() {
+        if files.len() >= MAX_WORKSPACE_FILES {
+            break;
+        }
+        if !seen.insert(std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone())) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        let mut entries: Vec<std::path::PathBuf> =
+            entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        entries.sort();
+        let mut dirs = Vec::new();
+        for path in entries {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            if path.is_dir() {
+                if !name.starts_with('.') && name != "target" && name != "node_modules" {
+                    dirs.push(path);
+                }
+            } else if path.extension().is_some_and(|e| e == "pir") {
+                files.push(path);
+            }
+        }
+        stack.extend(dirs.into_iter().rev());
+    }
+    files.truncate(MAX_WORKSPACE_FILES);
+    files
+}
+
+#[allow(deprecated)]
+fn symbol_information(s: analysis::ide::Symbol, location: Location) -> lsp::SymbolInformation {
+    lsp::SymbolInformation {
+        name: s.name,
+        kind: symbol_kind(s.kind),
+        tags: None,
+        deprecated: None,
+        location,
+        container_name: s.detail,
+    }
+}
+
+/// `workspace/symbol`: kernels, tensors, registers and parameters of the open documents and
+/// of the `*.pir` files in the workspace folders `roots` (read from disk when not open).
 pub fn workspace_symbols(
     snap: &Snapshot,
     params: lsp::WorkspaceSymbolParams,
+    roots: &[std::path::PathBuf],
 ) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
     let mut out = Vec::new();
-    let mut uris: Vec<&Uri> = snap.docs.keys().collect();
-    uris.sort();
-    for uri in uris {
-        let doc = &snap.docs[uri];
+    let mut docs: Vec<&Doc> = snap.docs.values().collect();
+    docs.sort_by(|a, b| a.uri.cmp(&b.uri));
+    for doc in docs {
         for (_, s) in analysis::ide::workspace_symbols(&snap.db, &[doc.file], &params.query) {
-            #[allow(deprecated)]
-            out.push(lsp::SymbolInformation {
-                name: s.name,
-                kind: symbol_kind(s.kind),
-                tags: None,
-                deprecated: None,
-                location: Location {
-                    uri: uri.clone(),
-                    range: to_range(snap, doc, s.selection_range),
+            let range = to_range(snap, doc, s.selection_range);
+            out.push(symbol_information(
+                s,
+                Location {
+                    uri: doc.uri.clone(),
+                    range,
                 },
-                container_name: s.detail,
-            });
+            ));
+        }
+    }
+    // The files on disk that are not open, each in a database of its own (the server's
+    // database holds the open documents only).
+    for path in workspace_files(roots) {
+        let Some(uri) = Uri::from_file_path(&path) else {
+            continue;
+        };
+        if snap.docs.contains_key(&crate::state::document_key(&uri)) {
+            continue;
+        }
+        let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= MAX_WORKSPACE_FILE);
+        let Some(bytes) = small.then(|| std::fs::read(&path).ok()).flatten() else {
+            continue;
+        };
+        let (text, _) = syntax::decode(&bytes);
+        let db = analysis::RootDatabase::default();
+        let file = analysis::SourceFile::new(&db, text);
+        let text = file.text(&db);
+        let index = LineIndex::new(text);
+        for (_, s) in analysis::ide::workspace_symbols(&db, &[file], &params.query) {
+            let range = convert::range(&index, text, s.selection_range, snap.encoding);
+            out.push(symbol_information(
+                s,
+                Location {
+                    uri: uri.clone(),
+                    range,
+                },
+            ));
         }
     }
     Ok(Some(lsp::WorkspaceSymbolResponse::Flat(out)))
@@ -461,6 +549,31 @@ pub fn formatting(
         range: to_range(snap, doc, whole),
         new_text: formatted,
     }]))
+}
+
+/// `textDocument/rangeFormatting`: the formatting edits that touch the lines of the range
+/// (none when the text has syntax errors), so that Neovim's `gq` (its `formatexpr` is the
+/// server's when it offers this) formats instead of wrapping text.
+pub fn range_formatting(
+    snap: &Snapshot,
+    params: lsp::DocumentRangeFormattingParams,
+) -> Result<Option<Vec<lsp::TextEdit>>> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let (text, index) = text_and_index(snap, doc);
+    let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
+        .map_err(|e| Error::invalid_params(e.0))?;
+    let Some(edits) = analysis::ide::format_range(text, range) else {
+        return Ok(None);
+    };
+    Ok(Some(
+        edits
+            .into_iter()
+            .map(|(r, new_text)| lsp::TextEdit {
+                range: to_range(snap, doc, r),
+                new_text,
+            })
+            .collect(),
+    ))
 }
 
 /// `textDocument/foldingRange` (line folds; ranges on one line are dropped).

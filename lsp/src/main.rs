@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 #[command(
     name = "pir",
     version,
-    about = "Check, lower and serve the Penguin text IR (pir-spec/1)"
+    about = "Check, lower and serve the Penguin text IR (pir-spec/2)"
 )]
 struct Args {
     #[command(subcommand)]
@@ -37,7 +37,7 @@ enum Command {
         paths: Vec<PathBuf>,
     },
     /// Serve the language server protocol on stdin/stdout (exit 0 after shutdown).
-    Lsp,
+    Lsp(LspArgs),
     /// Format files in place (or only report with --check: exit 1 when a file would change).
     Fmt {
         /// Do not write; exit 1 when a file is not formatted.
@@ -59,6 +59,40 @@ enum Command {
         #[arg(long, value_name = "N")]
         tkg_seqlen_threshold: Option<u64>,
     },
+}
+
+/// `pir lsp`'s transport flags. LSP clients name the transport on the server's command
+/// line by convention (vscode-languageclient's `TransportKind.stdio` appends `--stdio`);
+/// stdio is the only one `pir lsp` serves, so `--stdio` is accepted and changes nothing,
+/// and the other conventional transports are refused with a message (exit 2).
+#[derive(clap::Args, Debug)]
+struct LspArgs {
+    /// Serve on stdin/stdout: the default and only transport (accepted because clients
+    /// append it).
+    #[arg(long)]
+    stdio: bool,
+    /// Not supported: a TCP socket (`--socket=PORT`).
+    #[arg(long, value_name = "PORT", num_args = 0..=1, hide = true)]
+    socket: Option<Option<String>>,
+    /// Not supported: a named pipe (`--pipe=NAME`).
+    #[arg(long, value_name = "NAME", num_args = 0..=1, hide = true)]
+    pipe: Option<Option<String>>,
+    /// Not supported: Node's IPC channel.
+    #[arg(long, hide = true)]
+    node_ipc: bool,
+}
+
+impl LspArgs {
+    /// The flag of a transport other than stdio that was asked for, if any.
+    fn other_transport(&self) -> Option<&'static str> {
+        [
+            (self.socket.is_some(), "--socket"),
+            (self.pipe.is_some(), "--pipe"),
+            (self.node_ipc, "--node-ipc"),
+        ]
+        .into_iter()
+        .find_map(|(asked, flag)| asked.then_some(flag))
+    }
 }
 
 /// `pir check --format`.
@@ -90,7 +124,16 @@ fn main() -> ExitCode {
             output,
             tkg_seqlen_threshold,
         } => cli::lower(&path, output.as_deref(), tkg_seqlen_threshold),
-        Command::Lsp => u8::try_from(pir_lsp::server::run()).unwrap_or(1),
+        Command::Lsp(lsp) => match lsp.other_transport() {
+            Some(flag) => {
+                eprintln!(
+                    "pir lsp: the {flag} transport is not supported: pir lsp serves LSP on \
+                     stdin/stdout only (run `pir lsp` or `pir lsp --stdio`)"
+                );
+                2
+            }
+            None => u8::try_from(pir_lsp::server::run()).unwrap_or(1),
+        },
         Command::Fmt { check, paths } => cli::fmt(&paths, check),
     };
     ExitCode::from(code)

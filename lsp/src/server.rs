@@ -28,6 +28,9 @@ pub struct Backend {
     client: Client,
     owner: OnceLock<mpsc::Sender<Msg>>,
     shutdown: Arc<AtomicBool>,
+    /// The workspace folders (or root) of `initialize`, as paths: where workspace symbols
+    /// look for `*.pir` files that are not open.
+    roots: OnceLock<Arc<Vec<std::path::PathBuf>>>,
 }
 
 /// The LSP error for a request made stale by an edit.
@@ -68,7 +71,9 @@ impl Backend {
         self.owner()?
             .send(Msg::Snapshot(tx))
             .map_err(|_| Error::internal_error())?;
-        rx.await.map_err(|_| Error::internal_error())
+        rx.await
+            .map_err(|_| Error::internal_error())?
+            .ok_or_else(content_modified)
     }
 
     /// Runs `handler` on a fresh snapshot on a blocking thread; panics become internal
@@ -154,6 +159,18 @@ impl LanguageServer for Backend {
             .and_then(|t| t.diagnostic.as_ref())
             .is_none();
         let config = Config::from_options(params.initialization_options.as_ref());
+        #[allow(deprecated)]
+        let root_uri = params.root_uri.clone();
+        let roots: Vec<std::path::PathBuf> = params
+            .workspace_folders
+            .iter()
+            .flatten()
+            .map(|f| f.uri.clone())
+            .chain(root_uri)
+            .filter(|uri| uri.scheme().as_str() == "file")
+            .filter_map(|uri| uri.to_file_path().map(std::borrow::Cow::into_owned))
+            .collect();
+        let _ = self.roots.set(Arc::new(roots));
         let publisher = spawn_publisher(self.client.clone());
         let runtime = tokio::runtime::Handle::current();
         let publisher = Mutex::new(publisher);
@@ -248,6 +265,7 @@ impl LanguageServer for Backend {
                     },
                 )),
                 document_formatting_provider: Some(OneOf::Left(true)),
+                document_range_formatting_provider: Some(OneOf::Left(true)),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
                 execute_command_provider: Some(ExecuteCommandOptions {
@@ -361,8 +379,9 @@ impl LanguageServer for Backend {
         &self,
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
+        let roots = self.roots.get().cloned().unwrap_or_default();
         self.run("workspace/symbol", move |s| {
-            handlers::workspace_symbols(s, params)
+            handlers::workspace_symbols(s, params, &roots)
         })
         .await
     }
@@ -390,6 +409,16 @@ impl LanguageServer for Backend {
     async fn formatting(&self, params: DocumentFormattingParams) -> Result<Option<Vec<TextEdit>>> {
         self.run("formatting", move |s| handlers::formatting(s, params))
             .await
+    }
+
+    async fn range_formatting(
+        &self,
+        params: DocumentRangeFormattingParams,
+    ) -> Result<Option<Vec<TextEdit>>> {
+        self.run("rangeFormatting", move |s| {
+            handlers::range_formatting(s, params)
+        })
+        .await
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
@@ -449,6 +478,7 @@ pub fn run() -> i32 {
             client,
             owner: OnceLock::new(),
             shutdown: flag,
+            roots: OnceLock::new(),
         })
         .custom_method("pir/showBir", Backend::show_bir);
         if std::env::var_os("PIR_LSP_DEBUG").is_some_and(|v| v == "1") {

@@ -154,12 +154,24 @@ fn read_frames(stdin: impl BufRead, messages: &Sender<Vec<u8>>, output: &Sender<
             }
         };
         let sent = match checked {
-            Ok(message) => messages.blocking_send(frame(&message)).is_ok(),
+            Ok(checked) => {
+                let warned = checked.warning.is_none_or(|warning| {
+                    eprintln!("pir lsp: {warning}");
+                    output
+                        .blocking_send(Out::Frame(show_warning(&warning)))
+                        .is_ok()
+                });
+                warned && messages.blocking_send(frame(&checked.message)).is_ok()
+            }
             Err(rejection) => {
-                eprintln!(
-                    "pir lsp: ignoring a malformed message: {}",
-                    rejection.reason
-                );
+                if rejection.code == ErrorCode::MethodNotFound {
+                    eprintln!("pir lsp: {}", rejection.reason);
+                } else {
+                    eprintln!(
+                        "pir lsp: ignoring a malformed message: {}",
+                        rejection.reason
+                    );
+                }
                 output
                     .blocking_send(Out::Frame(rejection.response()))
                     .is_ok()
@@ -214,14 +226,123 @@ impl Rejection {
     }
 }
 
+/// A `window/showMessage` notification of type Warning, framed.
+fn show_warning(message: &str) -> Vec<u8> {
+    let notification = json!({
+        "jsonrpc": "2.0",
+        "method": "window/showMessage",
+        "params": {"type": 2, "message": format!("pir: {message}")},
+    });
+    frame(notification.to_string().as_bytes())
+}
+
+/// A message to forward to the framework, and what to tell the user about it.
+#[derive(Debug, PartialEq)]
+struct Checked {
+    /// The re-encoded message.
+    message: Vec<u8>,
+    /// A warning for the user (`window/showMessage`), e.g. that a lone surrogate was replaced.
+    warning: Option<String>,
+}
+
+/// Replaces each unpaired UTF-16 surrogate in the strings of a JSON text — an escape
+/// `\uD800`…`\uDFFF` without its pair, or the three bytes `ED A0..BF 80..BF` that encode a
+/// surrogate in WTF-8 — with U+FFFD. Both are one UTF-16 code unit, so positions an editor
+/// computes over its own text (which keeps the lone surrogate) still agree with the
+/// server's. Returns the repaired text and how many surrogates were replaced (0: unchanged).
+fn replace_lone_surrogates(body: &[u8]) -> (Vec<u8>, usize) {
+    fn escape_at(body: &[u8], at: usize) -> Option<u16> {
+        let hex = body.get(at..at + 6)?;
+        if hex[0] != b'\\' || hex[1] != b'u' {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    }
+    let mut out = Vec::with_capacity(body.len());
+    let mut replaced = 0;
+    let mut in_string = false;
+    let mut i = 0;
+    while i < body.len() {
+        let byte = body[i];
+        if !in_string {
+            in_string = byte == b'"';
+            out.push(byte);
+            i += 1;
+            continue;
+        }
+        match byte {
+            b'"' => {
+                in_string = false;
+                out.push(byte);
+                i += 1;
+            }
+            b'\\' => match escape_at(body, i) {
+                Some(0xD800..=0xDBFF)
+                    if matches!(escape_at(body, i + 6), Some(0xDC00..=0xDFFF)) =>
+                {
+                    out.extend_from_slice(&body[i..i + 12]);
+                    i += 12;
+                }
+                Some(0xD800..=0xDFFF) => {
+                    out.extend_from_slice(b"\\uFFFD");
+                    replaced += 1;
+                    i += 6;
+                }
+                _ => {
+                    out.extend_from_slice(&body[i..(i + 2).min(body.len())]);
+                    i += 2;
+                }
+            },
+            0xED if matches!(body.get(i + 1..i + 3), Some([0xA0..=0xBF, 0x80..=0xBF])) => {
+                out.extend_from_slice("\u{FFFD}".as_bytes());
+                replaced += 1;
+                i += 3;
+            }
+            _ => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    (out, replaced)
+}
+
 /// Checks that `body` is a JSON-RPC 2.0 message the framework accepts and re-encodes it: a
 /// request or notification (`method` a string; `id`, if any, an integer, a string or null;
 /// `params`, if any, an object, an array or null) or a response (an `id` and a `result` or
 /// an `error`). Re-encoding drops what the framework's stricter decoder would reject in
 /// otherwise good JSON (such as a repeated key).
-fn check(body: &[u8]) -> Result<Vec<u8>, Rejection> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| Rejection::parse_error(format!("invalid JSON ({e}): {}", preview(body))))?;
+///
+/// Also: an unpaired UTF-16 surrogate in a string (which JSON allows as an escape and
+/// `serde_json` rejects) becomes U+FFFD, with a warning; a request whose method starts with
+/// `$/` is answered with MethodNotFound (-32601, LSP 3.17 "$ Notifications and Requests");
+/// `shutdown` and `exit`, which take no parameters, are forwarded without theirs (some
+/// clients send `{}`).
+fn check(body: &[u8]) -> Result<Checked, Rejection> {
+    let mut warning = None;
+    let value: Value = match serde_json::from_slice(body) {
+        Ok(value) => value,
+        Err(e) => {
+            let (repaired, count) = replace_lone_surrogates(body);
+            let value: Value = (count > 0)
+                .then(|| serde_json::from_slice(&repaired).ok())
+                .flatten()
+                .ok_or_else(|| {
+                    Rejection::parse_error(format!("invalid JSON ({e}): {}", preview(body)))
+                })?;
+            let method = value
+                .get("method")
+                .and_then(Value::as_str)
+                .unwrap_or("a message");
+            warning = Some(format!(
+                "{method} held {count} unpaired UTF-16 surrogate{} (a lone \\uD800–\\uDFFF); \
+                 pir reads each as U+FFFD, also one UTF-16 unit, so positions stay in step \
+                 but the server sees � where the editor has the lone surrogate",
+                if count == 1 { "" } else { "s" }
+            ));
+            value
+        }
+    };
     let Value::Object(fields) = &value else {
         return Err(Rejection::invalid_request(
             Value::Null,
@@ -263,17 +384,39 @@ fn check(body: &[u8]) -> Result<Vec<u8>, Rejection> {
             format!("{problem}: {}", preview(body)),
         ));
     }
+    let method = fields
+        .get("method")
+        .and_then(Value::as_str)
+        .filter(|_| !response)
+        .map(str::to_owned);
+    let is_request = fields.get("id").is_some_and(|id| !id.is_null());
+    let mut value = value;
+    if let Some(method) = method {
+        if method.starts_with("$/") && is_request {
+            return Err(Rejection {
+                code: ErrorCode::MethodNotFound,
+                id,
+                reason: format!("the request {method} is not handled"),
+            });
+        }
+        if (method == "shutdown" || method == "exit")
+            && let Value::Object(fields) = &mut value
+        {
+            fields.remove("params");
+        }
+    }
     let encoded = if response {
         serde_json::from_value::<Response>(value).and_then(|r| serde_json::to_vec(&r))
     } else {
         serde_json::from_value::<Request>(value).and_then(|r| serde_json::to_vec(&r))
     };
-    encoded.map_err(|e| {
+    let message = encoded.map_err(|e| {
         Rejection::invalid_request(
             id,
             format!("not a JSON-RPC message ({e}): {}", preview(body)),
         )
-    })
+    })?;
+    Ok(Checked { message, warning })
 }
 
 /// The start of `bytes` on one line, for the log: control characters escaped.
@@ -693,6 +836,45 @@ mod tests {
         assert_eq!(
             code(r#"{"jsonrpc":"2.0","id":3,"error":{}}"#),
             Err((-32600, Value::Null))
+        );
+        assert_eq!(
+            code(r#"{"jsonrpc":"2.0","id":4,"method":"$/x"}"#),
+            Err((-32601, json!(4)))
+        );
+        assert!(code(r#"{"jsonrpc":"2.0","method":"$/x"}"#).is_ok());
+        let shutdown = check(br#"{"jsonrpc":"2.0","id":5,"method":"shutdown","params":{}}"#);
+        let forwarded: Value =
+            serde_json::from_slice(&shutdown.expect("accepted").message).expect("JSON");
+        assert!(forwarded.get("params").is_none(), "{forwarded}");
+    }
+
+    #[test]
+    fn replaces_lone_surrogates_only() {
+        let replaced = |json: &[u8]| {
+            let (text, n) = replace_lone_surrogates(json);
+            (String::from_utf8(text).expect("UTF-8"), n)
+        };
+        // A lone high, a lone low, a pair, an escaped backslash before `ud800`, a key.
+        assert_eq!(
+            replaced(br#"{"a\ud800":"\udc00x\ud83d\ude00\\ud800\ud800\n"}"#),
+            (
+                r#"{"a\uFFFD":"\uFFFDx\ud83d\ude00\\ud800\uFFFD\n"}"#.to_string(),
+                3
+            )
+        );
+        // A surrogate in WTF-8 bytes.
+        assert_eq!(
+            replaced(b"[\"a\xED\xA0\x80b\"]"),
+            ("[\"a\u{FFFD}b\"]".to_string(), 1)
+        );
+        let (_, none) = replace_lone_surrogates(br#"["\u00e9", 1]"#);
+        assert_eq!(none, 0);
+        let message =
+            check(br#"{"jsonrpc":"2.0","method":"m","params":{"t":"\ud800"}}"#).expect("repaired");
+        assert!(
+            message
+                .warning
+                .is_some_and(|w| w.contains("m held 1 unpaired"))
         );
     }
 

@@ -94,6 +94,59 @@ impl Stmt {
     }
 }
 
+/// One entry of a file read as a flat list of statements: what [`parse_statements`]
+/// returns before the kernel and loop bodies are nested (`crate::parse` nests them).
+///
+/// Every entry is complete in itself, so a run of lines can be re-read alone: a `{` that
+/// opens a body is part of its header, and the `}` that closes it is its own entry.
+///
+/// [`parse_statements`]: crate::parse_statements
+#[derive(Clone, Debug, PartialEq)]
+pub enum FlatStmt {
+    /// `kernel @name(params) -> (outputs) {`.
+    Kernel(KernelHeader),
+    /// `for %var in start..end step s {`.
+    Loop(LoopHeader),
+    /// The `}` that closes a kernel or loop body (its range).
+    Close(TextRange),
+    /// A declaration or an op ([`Stmt::Loop`] never appears here).
+    Stmt(Stmt),
+}
+
+/// `kernel @name(params) [-> (outputs)] {`: a kernel's header in a [`FlatStmt`] list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelHeader {
+    /// From `kernel` to the `{` (or as far as the parser got).
+    pub range: TextRange,
+    /// The `@name`; `None` when missing.
+    pub name: Option<Name>,
+    /// Input parameters.
+    pub params: Vec<Param>,
+    /// The `->` parameters.
+    pub outputs: Vec<Param>,
+    /// The range of the `{` that opens the body; `None` when missing. When the header ends
+    /// its line without `{` (and the next line starts a statement), its last character,
+    /// which stands for the missing `{` (the lines below are the body).
+    pub open: Option<TextRange>,
+}
+
+/// `for %var in start..end [step N] {`: a loop's header in a [`FlatStmt`] list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoopHeader {
+    /// From `for` to the `{` (or as far as the parser got).
+    pub range: TextRange,
+    /// The loop variable; `None` when missing.
+    pub var: Option<Name>,
+    /// Lower bound; `None` when missing.
+    pub start: Option<Expr>,
+    /// Upper bound; `None` when missing.
+    pub end: Option<Expr>,
+    /// The `step` expression when written.
+    pub step: Option<Expr>,
+    /// The range of the `{` that opens the body, as [`KernelHeader::open`].
+    pub open: Option<TextRange>,
+}
+
 /// `tensor %name : type`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorDecl {
@@ -177,6 +230,9 @@ pub enum ValueKind {
     Access(Access),
     /// An integer literal, sign included (`-1`, `0x3f80`, `1_000`).
     Int(i64),
+    /// An integer literal written in hex without a sign (`0x3f80`): a bit pattern where a
+    /// number meets an integer dtype (SPEC §6.6 [2]); a number everywhere else.
+    HexInt(i64),
     /// A float literal, sign included (`1e-6`, `-inf`, `nan`).
     Float(f64),
     /// `true` / `false`.

@@ -82,18 +82,25 @@ pub(crate) fn layout(text: &str, lexed: &[Lexed]) -> (Vec<(Token, TextRange)>, V
         if tok == Token::Kernel && next == Some(Token::Global) {
             stack.clear();
         }
-        if let Some(newline) = pending_newline.take() {
+        let newline = pending_newline.take();
+        // The innermost brace: a field block (an op body or a record) or a block of
+        // statements.
+        let brace = stack
+            .iter()
+            .rposition(|f| matches!(f, Frame::Fields | Frame::Stmts));
+        if let Some(at) = brace
+            && stack[at] == Frame::Fields
+            && starts_statement(text, tok, range, next)
+        {
+            // An unclosed op body or record (with whatever brackets it left open), on this
+            // line or before it: close every field block up to the block of statements
+            // around it, as the parser ends them here. (Not only after a newline, so that a
+            // statement reads the same whatever the line before it left open.)
+            let stmts = stack[..at].iter().rposition(|f| *f == Frame::Stmts);
+            stack.truncate(stmts.map_or(0, |s| s + 1));
+        } else if let Some(newline) = newline {
             let in_fields = stack.last() == Some(&Frame::Fields);
-            if in_fields && starts_statement(text, tok, range, next) {
-                // An unclosed op body or record: close every field block up to the block
-                // of statements around it.
-                while matches!(
-                    stack.last(),
-                    Some(Frame::Fields | Frame::Bracket | Frame::Paren)
-                ) {
-                    stack.pop();
-                }
-            } else if in_fields {
+            if in_fields {
                 out.push((Token::Newline, newline));
             } else if matches!(stack.last(), Some(Frame::Bracket | Frame::Paren))
                 && is_name(tok)

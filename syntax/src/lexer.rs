@@ -26,7 +26,9 @@ use std::fmt;
 use logos::Logos;
 use text_size::{TextRange, TextSize};
 
-use crate::literal::{bad_escape, bytes_error, float_value, index_value, int_value, number_kind};
+use crate::literal::{
+    bad_escape, bytes_error, float_overflows, float_value, index_value, int_value, number_kind,
+};
 use crate::{SyntaxError, SyntaxErrorCode};
 
 /// A token kind (SPEC §2). Values are read back from the text of the token's range.
@@ -217,7 +219,9 @@ enum Raw {
     #[token("inf")]
     #[token("nan")]
     FloatWord,
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
+    // A dotted name (`nl.exp`, `nki.language.multiply`, as written in NKI) is one token, so
+    // that it is one unknown name with a did-you-mean, not a name and a stray `.`.
+    #[regex(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")]
     Ident,
     #[regex(r"%[A-Za-z_][A-Za-z0-9_]*")]
     Local,
@@ -435,6 +439,15 @@ fn classify(raw: Raw, slice: &str) -> (Token, Option<TokenError>) {
                     _ => float_value(slice).is_some(),
                 };
                 let error = (!ok).then(|| {
+                    if kind == Token::Float && float_overflows(slice) {
+                        // SPEC §2 [2]: never a silent infinity.
+                        let message = format!(
+                            "number `{}` rounds to infinity as an f64 (the largest is \
+                             1.7976931348623157e308; write `inf` for infinity)",
+                            shorten(slice)
+                        );
+                        return (P102, message, None);
+                    }
                     let what = if kind == Token::Int {
                         "integer out of range"
                     } else {

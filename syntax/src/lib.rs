@@ -13,7 +13,9 @@
 //! token is one mistake), and at most 100 per file, followed then by one P100 "too many
 //! syntax errors: N more not reported" at the first error left out.
 
+mod assemble;
 pub mod ast;
+mod chunks;
 mod layout;
 mod lexer;
 mod literal;
@@ -22,6 +24,7 @@ mod recover;
 mod value;
 
 pub use ast::*;
+pub use chunks::{chunk_starts, starts_statement_line, statement_lines};
 pub use lexer::{Token, lex};
 
 /// The syntax error codes of SPEC §7.
@@ -79,6 +82,34 @@ pub struct Parse {
 /// inside comments and strings.
 pub fn parse(text: &str) -> Parse {
     parser::parse(text, &[])
+}
+
+/// Reads the statements of `text` that start before byte `end` as a flat list
+/// ([`FlatStmt`]: kernel and loop headers, each `}`, declarations and ops), without nesting
+/// them. `text[end..]` is look-ahead: the next statement start of the file (its first line
+/// or two), so that what is said at the end of the piece is what the whole file says there.
+/// Errors that start in the look-ahead are left out, except those at its first token,
+/// which the piece's last statement reported (a statement start never reports itself:
+/// "expected `]`, found `tensor`").
+///
+/// Ranges are UTF-8 byte offsets into `text`; errors are in source order. What only the
+/// whole file can tell is not reported here but by [`parse`]: bodies left open, statements
+/// outside every kernel, and the cap on the number of errors.
+///
+/// A run of whole statements of a file reads the same alone (with its look-ahead) as in
+/// the file, its ranges shifted by its start (`syntax/tests/statements.rs`): the property
+/// that lets an edit re-read only the statements it touched.
+pub fn parse_statements(text: &str, end: usize) -> (Vec<FlatStmt>, Vec<SyntaxError>) {
+    let read = parser::statements(text, &[], end);
+    let mut errors = read.lexical_errors;
+    errors.extend(read.reader_errors);
+    // The look-ahead's first token: errors there are the piece's last statement's.
+    let first = text.get(end..).map_or(end, |rest| {
+        end + rest.len() - rest.trim_start_matches([' ', '\t']).len()
+    });
+    errors.retain(|e| usize::from(e.range.start()) <= first || end == text.len());
+    parser::order_errors(&mut errors);
+    (read.statements, errors)
 }
 
 /// Decodes file bytes with [`decode`] and parses them: every run of invalid UTF-8 is one

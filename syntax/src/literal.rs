@@ -56,15 +56,27 @@ pub(crate) fn int_value(s: &str) -> Option<i64> {
 }
 
 /// The value of a [`Token::Float`] token's text (`inf`, `nan`, `1.5e-3`, `1_000.0`).
+///
+/// `None` when malformed, and (SPEC §2 [2]) when a written number rounds to infinity as an
+/// f64 (`1e400`): only the word `inf` is infinite.
 pub(crate) fn float_value(s: &str) -> Option<f64> {
     match s {
         "inf" => Some(f64::INFINITY),
         "nan" => Some(f64::NAN),
         _ => {
             let cleaned: String = s.chars().filter(|&c| c != '_').collect();
-            number_kind(s).and(cleaned.parse().ok())
+            number_kind(s)
+                .and(cleaned.parse::<f64>().ok())
+                .filter(|v| v.is_finite())
         }
     }
+}
+
+/// Whether a float token's text is well formed but rounds to infinity as an f64 (`1e400`;
+/// SPEC §2 [2], P102).
+pub(crate) fn float_overflows(s: &str) -> bool {
+    let cleaned: String = s.chars().filter(|&c| c != '_').collect();
+    number_kind(s).is_some() && cleaned.parse::<f64>().is_ok_and(f64::is_infinite)
 }
 
 /// The number of an op id `#N` or dim var `$N` (sigil included in `s`).

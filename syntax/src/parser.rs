@@ -3,8 +3,7 @@
 //!
 //! Phrase-level syntax (expressions, values, types, headers of kernels, loops and
 //! declarations) is written with chumsky combinators; the four repetitions that must never
-//! fail — the kernels of a file, the statements of a block, the fields of an op or record
-//! body, and comma lists — are hand-written loops in [`chumsky::primitive::custom`]
+//! fail — the statements of a file, the fields of an op or record body, and comma lists — are hand-written loops in [`chumsky::primitive::custom`]
 //! parsers (see [`recover`](crate::recover)), because they carry the error recovery and
 //! must make progress on any input.
 //!
@@ -18,8 +17,16 @@
 //!   complete field are reported once and skipped to the next separator;
 //! * a bad list item, parameter or index skips to the next `,` or the closing bracket;
 //! * anything that does not start a statement skips to the next statement start or `}`;
-//! * a missing `}` ends the block at a statement start that cannot be a field (`Op {`,
-//!   `tensor %t`, …), at `kernel @k`, or at the end of the file, keeping what was read.
+//! * a missing `}` of an op or record body ends it at a statement start that cannot be a
+//!   field (`Op {`, `tensor %t`, …), and a missing `}` of a kernel or loop body ends it at
+//!   `kernel @k` or at the end of the file, keeping what was read; either is reported at
+//!   the `{` that is never closed, as rustc does.
+//!
+//! The statement level is flat: kernel and loop headers (with their `{`), each `}` and the
+//! declarations and ops between them are read as a list of [`FlatStmt`]s, and
+//! [`assemble`](crate::assemble) nests them. So a run of whole statements parses the same
+//! alone as inside its file, which is what lets an edit re-read only the statements it
+//! touched.
 //!
 //! Every skipped run is reported once, at its first token. Tokens that are lexical errors
 //! are skipped without a second report (their error came from the lexer).
@@ -32,7 +39,8 @@ use crate::layout::layout;
 use crate::lexer::{Token, lex_detailed};
 use crate::literal::{index_value, int_value};
 use crate::recover::{
-    Exp, Group, Stop, comma_list, emit_expected, field_block, range, skip_junk, stmt_block,
+    Exp, Stop, comma_list, emit_expected, field_block, is_stmt_start, parse_or_skip, peek2,
+    plain_ident, range, skip_junk,
 };
 use crate::value::{expr_parser, value_parser};
 use crate::{Parse, SyntaxError, SyntaxErrorCode};
@@ -55,6 +63,23 @@ pub(crate) const MAX_ERRORS: usize = 100;
 /// Lexes, lays out and parses `text`. See [`crate::parse`]; `invalid_utf8` are the ranges
 /// of [`crate::decode`]'s replacement characters, each a P103 unless the lexer reported it.
 pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange]) -> Parse {
+    let Statements {
+        statements,
+        lexical_errors: mut errors,
+        mut reader_errors,
+    } = statements(text, invalid_utf8, text.len());
+    let file = crate::assemble::assemble(text, statements, &mut reader_errors);
+    errors.append(&mut reader_errors);
+    Parse {
+        file,
+        errors: finish_errors(errors),
+    }
+}
+
+/// Lexes, lays out and reads `text` as a flat statement list, up to the statement that
+/// starts at byte `end` (the text after it is look-ahead). The errors are in no order (see
+/// [`finish_errors`]).
+pub(crate) fn statements(text: &str, invalid_utf8: &[TextRange], end: usize) -> Statements {
     let (lexed, mut errors) = lex_detailed(text);
     // Both lists are in source order: one merge pass (files may hold many bad runs).
     let mut lexer_p103 = errors
@@ -81,18 +106,28 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange]) -> Parse {
         .map(|&(t, r)| (t, Span::from(usize::from(r.start())..usize::from(r.end()))))
         .collect();
     let eoi = Span::from(text.len()..text.len());
-    let (file, parse_errors) = file_parser(text)
+    let (statements, parse_errors) = statements_parser(text, end)
         .parse(spanned.as_slice().split_token_span(eoi))
         .into_output_errors();
-    errors.extend(
-        parse_errors
-            .into_iter()
-            .filter_map(|e| convert_error(text, e)),
-    );
-    Parse {
-        file: file.unwrap_or_default(),
-        errors: finish_errors(errors),
+    let reader_errors = parse_errors
+        .into_iter()
+        .filter_map(|e| convert_error(text, e))
+        .collect();
+    Statements {
+        statements: statements.unwrap_or_default(),
+        lexical_errors: errors,
+        reader_errors,
     }
+}
+
+/// What [`statements`] reads.
+pub(crate) struct Statements {
+    /// The flat statements.
+    pub statements: Vec<FlatStmt>,
+    /// The lexer's and the layout's errors (P101–P103, nesting too deep).
+    pub lexical_errors: Vec<SyntaxError>,
+    /// The statement reader's (P100 "expected …").
+    pub reader_errors: Vec<SyntaxError>,
 }
 
 /// Turns a chumsky error into a P100, or `None` when it is about a token that already has
@@ -150,10 +185,7 @@ fn join_or(names: &[String]) -> String {
 /// Source order, one error per start offset (the first reported: a cascade at one token
 /// is one mistake), and the [`MAX_ERRORS`] cap.
 fn finish_errors(mut errors: Vec<SyntaxError>) -> Vec<SyntaxError> {
-    // One error per start offset; where two start together the higher code wins, so that
-    // invalid UTF-8 (P103) is never hidden by what it broke (a P102 bytes literal, say).
-    errors.sort_by_key(|e| (e.range.start(), std::cmp::Reverse(e.code)));
-    errors.dedup_by(|later, earlier| later.range.start() == earlier.range.start());
+    order_errors(&mut errors);
     if errors.len() > MAX_ERRORS {
         let left_out = errors.len() - MAX_ERRORS;
         let at = errors[MAX_ERRORS].range;
@@ -165,6 +197,14 @@ fn finish_errors(mut errors: Vec<SyntaxError>) -> Vec<SyntaxError> {
         });
     }
     errors
+}
+
+/// Source order, one error per start offset: where two start together the higher code
+/// wins, so that invalid UTF-8 (P103) is never hidden by what it broke (a P102 bytes
+/// literal, say).
+pub(crate) fn order_errors(errors: &mut Vec<SyntaxError>) {
+    errors.sort_by_key(|e| (e.range.start(), std::cmp::Reverse(e.code)));
+    errors.dedup_by(|later, earlier| later.range.start() == earlier.range.start());
 }
 
 /// A name token: `%x` and `@x` lose their sigil in [`Name::text`].
@@ -193,37 +233,67 @@ pub(crate) fn or_expected<'a, O: 'a>(
     p.map(Some).recover_with(via_parser(empty().map(|()| None)))
 }
 
-/// The whole file: kernels, with anything else between them reported and skipped.
-fn file_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, SourceFile, Extra<'a>> {
-    let kernel = kernel_parser(text);
+/// The whole file as a flat list of statements (see [`FlatStmt`]): kernel and loop headers
+/// with their `{`, each `}`, and the declarations and ops between them. Anything that does
+/// not start a statement is reported once and skipped to the next statement start or `}`.
+/// The reader keeps no state from one statement to the next (not even how deep it is), so
+/// that a run of statements reads the same alone as in its file; how they nest, and what
+/// stands outside every kernel, is the assembler's business ([`crate::assemble`]). It stops
+/// at the first statement that starts at or after byte `end` (look-ahead).
+fn statements_parser<'a>(
+    text: &'a str,
+    end: usize,
+) -> impl Parser<'a, In<'a>, Vec<FlatStmt>, Extra<'a>> {
+    let kernel = kernel_header_parser(text);
+    let for_loop = loop_header_parser(text);
+    let stmt = stmt_parser(text);
     custom(move |inp: &mut Inp<'a, '_>| {
-        let mut kernels = Vec::new();
-        while let Some(tok) = inp.peek() {
+        let mut out = Vec::new();
+        while let (Some(tok), span, next) = peek2(inp) {
+            if span.start >= end {
+                // Look-ahead: read, never parsed (chumsky wants the input consumed).
+                while inp.next().is_some() {}
+                break;
+            }
             match tok {
+                Token::Newline => inp.skip(),
+                // Any `kernel` starts a kernel (its header reports what is missing).
                 Token::Kernel => {
-                    let save = inp.save();
-                    match inp.parse(&kernel) {
-                        Ok(k) => kernels.push(k),
-                        Err(e) => {
-                            inp.rewind(save);
-                            inp.emit(e);
-                            inp.skip();
-                        }
+                    if let Ok(header) = parse_or_skip(inp, text, &kernel, Stop::Stmt) {
+                        out.push(FlatStmt::Kernel(header));
                     }
                 }
-                Token::Newline => inp.skip(),
+                Token::RBrace => {
+                    inp.skip();
+                    out.push(FlatStmt::Close(range(span)));
+                }
+                Token::For => {
+                    if let Ok(header) = parse_or_skip(inp, text, &for_loop, Stop::Stmt) {
+                        out.push(FlatStmt::Loop(header));
+                    }
+                }
+                t if is_stmt_start(text, t, span, next) => {
+                    if let Ok(s) = parse_or_skip(inp, text, &stmt, Stop::Stmt) {
+                        out.push(FlatStmt::Stmt(s));
+                    }
+                }
+                Token::Error => {
+                    skip_junk(inp, text, Stop::Stmt, true);
+                }
                 _ => {
-                    emit_expected(inp, &[Exp::Tok(Token::Kernel)]);
-                    skip_junk(inp, text, Stop::TopLevel, true);
+                    emit_expected(inp, &[Exp::Label("statement"), Exp::Tok(Token::RBrace)]);
+                    skip_junk(inp, text, Stop::Stmt, true);
                 }
             }
         }
-        Ok(SourceFile { kernels })
+        Ok(out)
     })
 }
 
-/// `kernel @name(params) [-> (params)] { stmts }`.
-fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>> + Clone {
+/// `kernel @name(params) [-> (params)] {`.
+fn kernel_header_parser<'a>(
+    text: &'a str,
+) -> impl Parser<'a, In<'a>, KernelHeader, Extra<'a>> + Clone {
     let params = comma_list(
         text,
         Token::LParen,
@@ -233,10 +303,9 @@ fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>
         false,
         |_| None,
     );
-    let body = stmt_block(text, stmt_parser(text));
     // A name without its `@` is reported but kept, so the signature (and every use of its
     // parameters) is still read: one mistake, one diagnostic.
-    let bare_name = named(text, Token::Ident).validate(|name, e, emitter| {
+    let bare_name = plain_ident(text).validate(|name, e, emitter| {
         emitter.emit(Rich::custom(
             e.span(),
             format!(
@@ -252,29 +321,53 @@ fn kernel_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Kernel, Extra<'a>
         ))
         .then(or_expected(params.clone()))
         .then(just(Token::Arrow).ignore_then(or_expected(params)).or_not())
-        .then(body_after_header(
+        .then(open_after_header(
             text,
-            body,
             &[Exp::Tok(Token::Arrow), Exp::Tok(Token::LBrace)],
         ))
-        .map_with(|(((name, params), outputs), body), e| Kernel {
+        .map_with(|(((name, params), outputs), open), e| KernelHeader {
             range: range(e.span()),
             name,
             params: params.map(|g| g.items).unwrap_or_default(),
             outputs: outputs.flatten().map(|g| g.items).unwrap_or_default(),
-            body_range: body.as_ref().map(|b| range(b.span)),
-            body: body.map(|b| b.items).unwrap_or_default(),
+            open,
         })
 }
 
-/// The `{ … }` after a kernel or loop header. Tokens before the `{` are reported once
-/// (expecting `expected`) and skipped; a missing body is `None`.
-fn body_after_header<'a>(
+/// The `{` after a kernel or loop header. Tokens before it are reported once (expecting
+/// `expected`) and skipped; a missing `{` is `None` (a header without a body). A header
+/// that ends its line without `{`, the next line starting a statement, is reported at its
+/// last character, which then stands for the `{`: the lines below, up to the `}` that
+/// closes them, are its body (one diagnostic for one missing `{`).
+fn open_after_header<'a>(
     text: &'a str,
-    block: impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>> + Clone + 'a,
     expected: &'static [Exp],
-) -> impl Parser<'a, In<'a>, Option<Group<Stmt>>, Extra<'a>> + Clone {
+) -> impl Parser<'a, In<'a>, Option<TextRange>, Extra<'a>> + Clone {
     custom(move |inp: &mut Inp<'a, '_>| {
+        let (tok, span, next) = peek2(inp);
+        if let Some(t) = tok
+            && t != Token::LBrace
+            && is_stmt_start(text, t, span, next)
+            && let Some(line_start) = text[..span.start].rfind('\n').map(|i| i + 1)
+            && text[line_start..span.start].trim().is_empty()
+        {
+            // The end of the header's line (before any comment): where the `{` belongs.
+            let header_line = text[..line_start - 1].rfind('\n').map_or(0, |i| i + 1);
+            let header = &text[header_line..line_start - 1];
+            let code = header
+                .find("//")
+                .map_or(header, |c| &header[..c])
+                .trim_end();
+            if let Some(last) = code.chars().next_back() {
+                let end = header_line + code.len();
+                let at = Span::from(end - last.len_utf8()..end);
+                inp.emit(Rich::custom(
+                    at,
+                    "expected `{` at the end of this line: the statements below are its body",
+                ));
+                return Ok(Some(range(at)));
+            }
+        }
         if inp.peek() != Some(Token::LBrace) {
             emit_expected(inp, expected);
             skip_junk(inp, text, Stop::Header, false);
@@ -282,16 +375,35 @@ fn body_after_header<'a>(
                 return Ok(None);
             }
         }
-        let save = inp.save();
-        match inp.parse(&block) {
-            Ok(b) => Ok(Some(b)),
-            Err(e) => {
-                inp.rewind(save);
-                inp.emit(e);
-                Ok(None)
-            }
-        }
+        let before = inp.cursor();
+        inp.skip();
+        Ok(Some(range(inp.span_since(&before))))
     })
+}
+
+/// `for %var in start..end [step N] {`.
+fn loop_header_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, LoopHeader, Extra<'a>> + Clone {
+    let expr = expr_parser(text);
+    let step = just(Token::Step)
+        .ignore_then(or_expected(expr.clone()))
+        .or_not()
+        .map(Option::flatten);
+    just(Token::For)
+        .ignore_then(or_expected(named(text, Token::Local)))
+        .then_ignore(or_expected(just(Token::In)))
+        .then(or_expected(expr.clone()))
+        .then_ignore(or_expected(just(Token::DotDot)))
+        .then(or_expected(expr))
+        .then(step)
+        .then(open_after_header(text, &[Exp::Tok(Token::LBrace)]))
+        .map_with(|((((var, start), end), step), open), e| LoopHeader {
+            range: range(e.span()),
+            var,
+            start,
+            end,
+            step,
+            open,
+        })
 }
 
 /// `%name: type`.
@@ -319,9 +431,9 @@ fn type_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, TypeRef, Extra<'a>>
         just(Token::Error).to(None),
     ))
     .labelled("dimension");
-    named(text, Token::Ident)
+    plain_ident(text)
         .labelled("memory space")
-        .then(or_expected(named(text, Token::Ident).labelled("dtype")))
+        .then(or_expected(plain_ident(text).labelled("dtype")))
         .then(or_expected(comma_list(
             text,
             Token::LBracket,
@@ -341,83 +453,57 @@ fn type_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, TypeRef, Extra<'a>>
         })
 }
 
-/// One statement (the statement loop has already checked how it starts).
+/// One declaration or op (the statement loop has already checked how it starts; loops
+/// are headers of the flat list, see [`statements_parser`]).
 fn stmt_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Stmt, Extra<'a>> + Clone {
     let value = value_parser(text);
-    let expr = expr_parser(text);
-    recursive(move |stmt| {
-        let block = stmt_block(text, stmt);
-        let tensor = just(Token::Tensor)
-            .ignore_then(or_expected(named(text, Token::Local)))
-            .then_ignore(or_expected(just(Token::Colon)))
-            .then(or_expected(type_parser(text)))
-            .map_with(|(name, ty), e| {
-                Stmt::Tensor(TensorDecl {
-                    range: range(e.span()),
-                    name,
-                    ty,
-                })
-            });
-        let reg = just(Token::Ident)
-            .try_map(move |_, span| {
-                if &text[range(span)] == "reg" {
-                    Ok(())
-                } else {
-                    Err(Rich::custom(span, "expected `reg`"))
-                }
+    let tensor = just(Token::Tensor)
+        .ignore_then(or_expected(named(text, Token::Local)))
+        .then_ignore(or_expected(just(Token::Colon)))
+        .then(or_expected(type_parser(text)))
+        .map_with(|(name, ty), e| {
+            Stmt::Tensor(TensorDecl {
+                range: range(e.span()),
+                name,
+                ty,
             })
-            .ignore_then(or_expected(named(text, Token::Local)))
-            .then_ignore(or_expected(just(Token::Colon)))
-            .then(or_expected(named(text, Token::Ident).labelled("dtype")))
-            .map_with(|(name, dtype), e| {
-                Stmt::Reg(RegDecl {
-                    range: range(e.span()),
-                    name,
-                    dtype,
-                })
-            });
-        let step = just(Token::Step)
-            .ignore_then(or_expected(expr.clone()))
-            .or_not()
-            .map(Option::flatten);
-        let for_loop = just(Token::For)
-            .ignore_then(or_expected(named(text, Token::Local)))
-            .then_ignore(or_expected(just(Token::In)))
-            .then(or_expected(expr.clone()))
-            .then_ignore(or_expected(just(Token::DotDot)))
-            .then(or_expected(expr.clone()))
-            .then(step)
-            .then(body_after_header(text, block, &[Exp::Tok(Token::LBrace)]))
-            .map_with(|((((var, start), end), step), body), e| {
-                Stmt::Loop(Loop {
-                    range: range(e.span()),
-                    var,
-                    start,
-                    end,
-                    step,
-                    body_range: body.as_ref().map(|b| range(b.span)),
-                    body: body.map(|b| b.items).unwrap_or_default(),
-                })
-            });
-        let op_id = choice((
-            just(Token::OpId).map_with(move |_, e| {
-                let r = range(e.span());
-                index_value(&text[r]).map(|id| (id, r))
-            }),
-            just(Token::Error).to(None),
-        ));
-        let op = named(text, Token::Ident)
-            .then(op_id.or_not().map(Option::flatten))
-            .then(or_expected(field_block(text, value.clone())))
-            .map_with(|((class, id), body), e| {
-                Stmt::Op(Op {
-                    range: range(e.span()),
-                    class,
-                    id,
-                    body_range: body.as_ref().map(|b| range(b.span)),
-                    fields: body.map(|b| b.items).unwrap_or_default(),
-                })
-            });
-        choice((tensor, reg, for_loop, op))
-    })
+        });
+    let reg = just(Token::Ident)
+        .try_map(move |_, span| {
+            if &text[range(span)] == "reg" {
+                Ok(())
+            } else {
+                Err(Rich::custom(span, "expected `reg`"))
+            }
+        })
+        .ignore_then(or_expected(named(text, Token::Local)))
+        .then_ignore(or_expected(just(Token::Colon)))
+        .then(or_expected(plain_ident(text).labelled("dtype")))
+        .map_with(|(name, dtype), e| {
+            Stmt::Reg(RegDecl {
+                range: range(e.span()),
+                name,
+                dtype,
+            })
+        });
+    let op_id = choice((
+        just(Token::OpId).map_with(move |_, e| {
+            let r = range(e.span());
+            index_value(&text[r]).map(|id| (id, r))
+        }),
+        just(Token::Error).to(None),
+    ));
+    let op = named(text, Token::Ident)
+        .then(op_id.or_not().map(Option::flatten))
+        .then(or_expected(field_block(text, value)))
+        .map_with(|((class, id), body), e| {
+            Stmt::Op(Op {
+                range: range(e.span()),
+                class,
+                id,
+                body_range: body.as_ref().map(|b| range(b.span)),
+                fields: body.map(|b| b.items).unwrap_or_default(),
+            })
+        });
+    choice((tensor, reg, op))
 }

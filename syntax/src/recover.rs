@@ -11,7 +11,7 @@ use chumsky::prelude::*;
 use chumsky::util::Maybe;
 use text_size::{TextRange, TextSize};
 
-use crate::ast::{Field, Name, Stmt, Value};
+use crate::ast::{Field, Name, Value};
 use crate::layout::{is_name, starts_statement};
 use crate::lexer::Token;
 use crate::parser::{Extra, In, Inp, PError, Span, name};
@@ -38,8 +38,6 @@ pub(crate) enum Exp {
 /// `closes_enclosing`); `kernel @name` always does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Stop {
-    /// Between kernels: at `kernel`.
-    TopLevel,
     /// Between statements: at a statement start or `}`.
     Stmt,
     /// In a kernel or loop header: at `{` or a statement keyword.
@@ -94,6 +92,25 @@ pub(crate) fn emit_expected(inp: &mut Inp<'_, '_>, expected: &[Exp]) {
     inp.emit(err);
 }
 
+/// Reports the `{` at `brace` of an op or record body as never closed, at the `{` itself
+/// (as rustc does), saying why the body ended: the next statement (`at_end` false) or the
+/// end of the file. The message names no line, so that a run of statements reads the same
+/// alone as in its file.
+pub(crate) fn emit_unclosed(inp: &mut Inp<'_, '_>, brace: Span, at_end: bool) {
+    let why = if at_end {
+        UNCLOSED_AT_END
+    } else {
+        "unclosed `{`: the next statement starts before its `}`"
+    };
+    inp.emit(PError::custom(brace, why));
+}
+
+/// How every unclosed-`{` message starts (op, record, kernel and loop bodies).
+pub(crate) const UNCLOSED: &str = "unclosed `{`";
+
+/// The message of a `{` whose body runs to the end of the file.
+pub(crate) const UNCLOSED_AT_END: &str = "unclosed `{`: the file ends before its `}`";
+
 /// Consumes `open` or fails without reporting (the caller's alternatives or recovery do).
 fn expect_open<'a>(inp: &mut Inp<'a, '_>, open: Token) -> Result<(), PError<'a>> {
     if inp.peek() == Some(open) {
@@ -114,8 +131,39 @@ fn is_closer(t: Token) -> bool {
 
 /// Whether a statement of the block loop starts here: the loop hands it to the statement
 /// parser.
-fn is_stmt_start(text: &str, tok: Token, span: Span, next: Option<Token>) -> bool {
+pub(crate) fn is_stmt_start(text: &str, tok: Token, span: Span, next: Option<Token>) -> bool {
     matches!(tok, Token::Tensor | Token::For) || starts_statement(text, tok, range(span), next)
+}
+
+/// Whether `tok` (at `span`, followed by `next`) starts a statement and is the first token
+/// of its line: such a line ends every run of junk and every open bracket (see
+/// [`crate::chunks`]).
+pub(crate) fn starts_statement_line(
+    text: &str,
+    tok: Token,
+    span: Span,
+    next: Option<Token>,
+) -> bool {
+    starts_statement(text, tok, range(span), next)
+        && text[..span.start]
+            .rsplit('\n')
+            .next()
+            .is_some_and(|line| line.trim_matches([' ', '\t']).is_empty())
+}
+
+/// An identifier, unless it starts a statement line (`Op {` at the start of a line is the
+/// next statement, never a memory space, dtype or value left out before it).
+pub(crate) fn plain_ident<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Name, Extra<'a>> + Clone {
+    custom(move |inp: &mut Inp<'a, '_>| {
+        let (tok, span, next) = peek2(inp);
+        match tok {
+            Some(Token::Ident) if !starts_statement_line(text, Token::Ident, span, next) => {
+                inp.skip();
+                Ok(name(text, span))
+            }
+            _ => Err(expected_error(inp, &[Exp::Tok(Token::Ident)])),
+        }
+    })
 }
 
 /// Skips a run of junk up to `stop` (see [`Stop`]), balancing brackets inside the run.
@@ -134,8 +182,12 @@ pub(crate) fn skip_junk(
     while let (Some(tok), span, next) = peek2(inp) {
         let first = at_least_one && count == 0;
         if !first {
-            // `kernel @k` always ends the run: the layout closed every bracket there too.
-            if tok == Token::Kernel && next == Some(Token::Global) {
+            // `kernel @k` always ends the run: the layout closed every bracket there too. So
+            // does a line that starts a statement, whatever the run left open, so that such
+            // a line starts a statement whatever precedes it (`crate::chunks`).
+            if (tok == Token::Kernel && next == Some(Token::Global))
+                || starts_statement_line(text, tok, span, next)
+            {
                 break;
             }
             // A closer that matches nothing opened in the run ends it if it can close the
@@ -162,18 +214,25 @@ pub(crate) fn skip_junk(
 
 /// The recovery of a parenthesised expression that does not parse: skips from its `(` to
 /// the matching `)`, brackets balanced. Fails at a closer that matches nothing, at the end
-/// of the file, and at `kernel @k` (the layout closed every bracket there), so that each
+/// of the file, at `kernel @k` (the layout closed every bracket there) and at a line that
+/// starts a statement, so that each
 /// unclosed `(` costs a scan to the next kernel at most (chumsky's `nested_delimiters`
 /// scanned to the end of the file: quadratic in the number of unclosed `(`).
-pub(crate) fn skip_parenthesised<'a>() -> impl Parser<'a, In<'a>, (), Extra<'a>> + Clone {
-    custom(|inp: &mut Inp<'a, '_>| {
+pub(crate) fn skip_parenthesised<'a>(
+    text: &'a str,
+) -> impl Parser<'a, In<'a>, (), Extra<'a>> + Clone {
+    custom(move |inp: &mut Inp<'a, '_>| {
         expect_open(inp, Token::LParen)?;
         let mut open = vec![Token::LParen];
         while let Some(&last) = open.last() {
-            let (tok, _, next) = peek2(inp);
+            let (tok, span, next) = peek2(inp);
             match tok {
                 None => return Err(expected_error(inp, &[Exp::Tok(Token::RParen)])),
                 Some(Token::Kernel) if next == Some(Token::Global) => {
+                    return Err(expected_error(inp, &[Exp::Tok(Token::RParen)]));
+                }
+                // As a run of junk does (`skip_junk`).
+                Some(t) if starts_statement_line(text, t, span, next) => {
                     return Err(expected_error(inp, &[Exp::Tok(Token::RParen)]));
                 }
                 Some(t) if is_opener(t) => open.push(t),
@@ -194,7 +253,6 @@ pub(crate) fn skip_parenthesised<'a>() -> impl Parser<'a, In<'a>, (), Extra<'a>>
 /// Whether the closer `tok` can end the construct that a run of junk is in.
 fn closes_enclosing(stop: Stop, tok: Token) -> bool {
     match stop {
-        Stop::TopLevel => false,
         Stop::Stmt | Stop::Header | Stop::Field => tok == Token::RBrace,
         Stop::List { close, .. } => tok == close || tok == Token::RBrace,
     }
@@ -213,7 +271,6 @@ fn opener_of(closer: Token) -> Token {
 fn at_stop(text: &str, stop: Stop, tok: Token, span: Span, next: Option<Token>) -> bool {
     let r = range(span);
     match stop {
-        Stop::TopLevel => tok == Token::Kernel,
         Stop::Stmt => is_stmt_start(text, tok, span, next),
         // Not `Op {`: after `for %i in 0..N`, `N {` is the body of a loop with a bad bound.
         Stop::Header => {
@@ -234,7 +291,7 @@ fn at_stop(text: &str, stop: Stop, tok: Token, span: Span, next: Option<Token>) 
 
 /// Parses with `p`; on failure reports its error, skips junk up to `stop` and returns the
 /// skipped span instead.
-fn parse_or_skip<'a, O>(
+pub(crate) fn parse_or_skip<'a, O>(
     inp: &mut Inp<'a, '_>,
     text: &str,
     p: &impl Parser<'a, In<'a>, O, Extra<'a>>,
@@ -253,54 +310,6 @@ fn parse_or_skip<'a, O>(
     }
 }
 
-/// `{ stmt … }`: the statements of a kernel or loop body.
-pub(crate) fn stmt_block<'a>(
-    text: &'a str,
-    stmt: impl Parser<'a, In<'a>, Stmt, Extra<'a>> + Clone + 'a,
-) -> impl Parser<'a, In<'a>, Group<Stmt>, Extra<'a>> + Clone {
-    custom(move |inp: &mut Inp<'a, '_>| {
-        let start = inp.cursor();
-        expect_open(inp, Token::LBrace)?;
-        let mut items = Vec::new();
-        loop {
-            let (tok, span, next) = peek2(inp);
-            match tok {
-                Some(Token::RBrace) => {
-                    inp.skip();
-                    break;
-                }
-                None => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
-                    break;
-                }
-                // Only where the layout took this block for a field block (an unusual `{`,
-                // a bracket mismatch): harmless here.
-                Some(Token::Newline) => inp.skip(),
-                Some(Token::Kernel) if next == Some(Token::Global) => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
-                    break;
-                }
-                Some(t) if is_stmt_start(text, t, span, next) => {
-                    if let Ok(s) = parse_or_skip(inp, text, &stmt, Stop::Stmt) {
-                        items.push(s);
-                    }
-                }
-                Some(Token::Error) => {
-                    skip_junk(inp, text, Stop::Stmt, true);
-                }
-                Some(_) => {
-                    emit_expected(inp, &[Exp::Label("statement"), Exp::Tok(Token::RBrace)]);
-                    skip_junk(inp, text, Stop::Stmt, true);
-                }
-            }
-        }
-        Ok(Group {
-            items,
-            span: inp.span_since(&start),
-        })
-    })
-}
-
 /// `{ field SEP … }`: the fields of an op body or a record, SEP being any run of commas
 /// and newlines (leading and trailing ones included).
 pub(crate) fn field_block<'a>(
@@ -310,6 +319,7 @@ pub(crate) fn field_block<'a>(
     custom(move |inp: &mut Inp<'a, '_>| {
         let start = inp.cursor();
         expect_open(inp, Token::LBrace)?;
+        let brace = inp.span_since(&start);
         let mut items = Vec::new();
         loop {
             let (tok, span, next) = peek2(inp);
@@ -323,11 +333,11 @@ pub(crate) fn field_block<'a>(
                     break;
                 }
                 None => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
+                    emit_unclosed(inp, brace, true);
                     break;
                 }
                 Some(t) if starts_statement(text, t, range(span), next) => {
-                    emit_expected(inp, &[Exp::Tok(Token::RBrace)]);
+                    emit_unclosed(inp, brace, false);
                     break;
                 }
                 Some(Token::Error) => {

@@ -13,8 +13,13 @@ use crate::lexer::Token;
 use crate::literal::{bytes_value, float_value, index_value, int_value, string_value};
 use crate::parser::{Extra, In, Inp, Span, name, named, or_expected};
 use crate::recover::{
-    Exp, comma_list, expected_error, field_block, peek2, range, skip_parenthesised,
+    Exp, comma_list, expected_error, field_block, peek2, plain_ident, range, skip_parenthesised,
 };
+
+/// Whether an integer literal's text is written in hex (`0x…`, SPEC §6.6 [2] bit patterns).
+fn is_hex(literal: &str) -> bool {
+    literal.starts_with("0x") || literal.starts_with("0X")
+}
 
 /// Expressions nested deeper than this (`- - - … 1`, `1 + 1 + …`) become one error node,
 /// so that the tree (whose `Drop` and consumers recurse) stays shallow.
@@ -68,7 +73,7 @@ pub(crate) fn value_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Value, 
         )
         .map(|g| ValueKind::List(g.items));
         let record = field_block(text, value.clone()).map(|g| ValueKind::Record(g.items));
-        let call_or_ident = named(text, Token::Ident)
+        let call_or_ident = plain_ident(text)
             .then(
                 comma_list(
                     text,
@@ -128,6 +133,13 @@ pub(crate) fn value_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Value, 
                 (
                     Expr {
                         kind: ExprKind::Int(v),
+                        range: r,
+                    },
+                    None,
+                ) if is_hex(&text[r]) => ValueKind::HexInt(v),
+                (
+                    Expr {
+                        kind: ExprKind::Int(v),
                         ..
                     },
                     None,
@@ -161,6 +173,15 @@ pub(crate) fn value_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Value, 
                     },
                     None,
                 ) => ValueKind::Error,
+                // `-` before an unreadable number (`-1e400`, `-12ab`): the number's own
+                // error (P102) is the one diagnostic.
+                (
+                    Expr {
+                        kind: ExprKind::Neg(inner),
+                        ..
+                    },
+                    None,
+                ) if matches!(inner.kind, ExprKind::Error) => ValueKind::Error,
                 (lhs, None) => {
                     emitter.emit(Rich::custom(
                         Span::from(usize::from(lhs.range.start())..usize::from(lhs.range.end())),
@@ -248,7 +269,7 @@ pub(crate) fn expr_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Expr, Ex
                     ExprKind::Paren(Box::new(inner))
                 })
             })
-            .recover_with(via_parser(skip_parenthesised().map_with(|(), e| {
+            .recover_with(via_parser(skip_parenthesised(text).map_with(|(), e| {
                 (
                     Expr {
                         range: range(e.span()),

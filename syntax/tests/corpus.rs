@@ -3,35 +3,10 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use expect_test::expect;
 
-/// The corpus directory: the workspace's copy, else the shared original.
-fn corpus_dir() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        manifest.join("../tests/corpus"),
-        manifest.join("../../shared/corpus"),
-    ];
-    candidates
-        .into_iter()
-        .find(|d| d.is_dir())
-        .expect("no corpus: expected tests/corpus/ in the workspace")
-}
-
 fn corpus() -> Vec<(String, String)> {
-    let mut files: Vec<(String, String)> = std::fs::read_dir(corpus_dir())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pir"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&p).unwrap())
-        })
-        .collect();
-    files.sort();
-    files
+    common::corpus_files()
 }
 
 fn count_stmts(body: &[syntax::Stmt]) -> (usize, usize) {
@@ -91,7 +66,10 @@ fn every_corpus_file_parses_without_errors() {
 
 #[test]
 fn matmul_tiled_tree() {
-    let text = std::fs::read_to_string(corpus_dir().join("matmul_tiled.pir")).unwrap();
+    let (_, text) = corpus()
+        .into_iter()
+        .find(|(name, _)| name == "matmul_tiled.pir")
+        .expect("matmul_tiled.pir in the corpus");
     expect![[r#"
         kernel @matmul_tiled (%lhsT: hbm bf16[1024, 4096], %rhs: hbm bf16[1024, 2048]) -> (%result: hbm bf16[4096, 2048]) 555..2165
           for %m in 0..32 676..2163

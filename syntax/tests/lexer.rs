@@ -250,3 +250,22 @@ fn a_megabyte_of_garbage_is_one_error() {
     assert_eq!(tokens.len(), 1);
     assert_eq!(errors.len(), 1);
 }
+
+#[test]
+fn float_rounding_to_infinity_is_p102() {
+    // pir-spec/2 §2: a literal that rounds to infinity as an f64 is P102; pir-spec/1 read
+    // `1e400` as infinity. f64's largest, written either way, is fine.
+    check(
+        "1e400 -1.0e309 1.7976931348623158e308 1.7976931348623157e308 inf",
+        expect![[r#"
+            Float 0..5 "1e400"
+            Minus 6..7 "-"
+            Float 7..14 "1.0e309"
+            Float 15..37 "1.7976931348623158e308"
+            Float 38..60 "1.7976931348623157e308"
+            Float 61..64 "inf"
+            P102 0..5 number `1e400` rounds to infinity as an f64 (the largest is 1.7976931348623157e308; write `inf` for infinity)
+            P102 7..14 number `1.0e309` rounds to infinity as an f64 (the largest is 1.7976931348623157e308; write `inf` for infinity)
+        "#]],
+    );
+}

@@ -49,7 +49,7 @@ fn ops_ids_and_literals() {
         "kernel @k() {\n  Op { a = 1, b = -1, c = 1.5, d = -inf, e = nan, f = 0x3f80, g = 1_000, h = 1e-6 }\n  Op #12 { s = \"relu\\n\", x = x\"de ad be ef\", t = true, u = false, id = exp }\n  Empty {}\n  Spaced #3\n  {\n    a = 1\n  }\n}",
         expect![[r#"
             kernel @k () -> () 0..217
-              Op {a = 1, b = -1, c = 1.5, d = -inf, e = NaN, f = 16256, g = 1000, h = 1e-6} 16..97
+              Op {a = 1, b = -1, c = 1.5, d = -inf, e = NaN, f = 0x3f80, g = 1000, h = 1e-6} 16..97
               Op #12 {s = "relu\n", x = x[de, ad, be, ef], t = true, u = false, id = exp} 100..174
               Empty {} 177..185
               Spaced #3 {a = 1} 188..215

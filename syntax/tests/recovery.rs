@@ -68,12 +68,14 @@ fn missing_close_brace_at_eof() {
     check(
         "kernel @k() {\n  tensor %t : sbuf f32[1]\n  for %i in 0..2 {\n    Op { dst = %t\n      src = %x",
         expect![[r#"
-        kernel @k () -> () 0..91
-          tensor %t : sbuf f32[1] 16..39
-          for %i in 0..2 42..91
-            Op {dst = %t, src = %x} 63..91
-        P100 91..91 expected `}`, found end of file
-    "#]],
+            kernel @k () -> () 0..91
+              tensor %t : sbuf f32[1] 16..39
+              for %i in 0..2 42..91
+                Op {dst = %t, src = %x} 63..91
+            P100 12..13 unclosed `{`: the file ends before its `}`
+            P100 57..58 unclosed `{`: the file ends before its `}`
+            P100 66..67 unclosed `{`: the file ends before its `}`
+        "#]],
     );
 }
 
@@ -82,12 +84,12 @@ fn missing_close_brace_before_next_op() {
     check(
         "kernel @k() {\n  Op1 { a = 1\n  Op2 #2 { b = 2 }\n  tensor %t : sbuf f32[1]\n}",
         expect![[r#"
-        kernel @k () -> () 0..74
-          Op1 {a = 1} 16..27
-          Op2 #2 {b = 2} 30..46
-          tensor %t : sbuf f32[1] 49..72
-        P100 30..33 expected `}`, found `Op2`
-    "#]],
+            kernel @k () -> () 0..74
+              Op1 {a = 1} 16..27
+              Op2 #2 {b = 2} 30..46
+              tensor %t : sbuf f32[1] 49..72
+            P100 20..21 unclosed `{`: the next statement starts before its `}`
+        "#]],
     );
 }
 
@@ -109,12 +111,13 @@ fn missing_close_brace_before_next_kernel() {
     check(
         "kernel @a() {\n  Op { x = 1\nkernel @b() {\n  Op { y = 2 }\n}",
         expect![[r#"
-        kernel @a () -> () 0..26
-          Op {x = 1} 16..26
-        kernel @b () -> () 27..57
-          Op {y = 2} 43..55
-        P100 27..33 expected `}`, found `kernel`
-    "#]],
+            kernel @a () -> () 0..26
+              Op {x = 1} 16..26
+            kernel @b () -> () 27..57
+              Op {y = 2} 43..55
+            P100 12..13 unclosed `{`: the kernel on line 3 starts before its `}`
+            P100 19..20 unclosed `{`: the next statement starts before its `}`
+        "#]],
     );
 }
 
@@ -362,5 +365,37 @@ fn predicate_missing_right_side() {
         P100 30..31 expected expression, found `,`
         P100 45..47 expected a value, found an expression: an expression is a value only in a predicate (`e >= e`, `>`, `<=`, `<`, `==`, `!=`)
     "#]],
+    );
+}
+
+/// Issue 11: a loop header that ends its line without `{` is one diagnostic there, and the
+/// lines below (up to the `}` that closes them) are still its body.
+#[test]
+fn missing_open_brace_after_a_loop_header() {
+    check(
+        "kernel @k() {\n  for %i in 0..2\n    Op { a = %i }\n  }\n  Op2 {}\n}\n",
+        expect![[r#"
+            kernel @k () -> () 0..63
+              for %i in 0..2 16..52
+                Op {a = %i} 35..48
+              Op2 {} 55..61
+            P100 29..30 expected `{` at the end of this line: the statements below are its body
+        "#]],
+    );
+}
+
+/// Issue 11: an unclosed `{` is reported where it opens, as rustc does: here the loop's,
+/// since the `}` below is indented like the kernel's.
+#[test]
+fn an_unclosed_brace_is_reported_where_it_opens() {
+    check(
+        "kernel @k() {\n  for %i in 0..2 {\n    Op { a = %i }\n\n  Op2 {}\n}\n",
+        expect![[r#"
+            kernel @k () -> () 0..62
+              for %i in 0..2 16..62
+                Op {a = %i} 37..50
+                Op2 {} 54..60
+            P100 31..32 unclosed `{`: the `}` on line 6 is indented like an outer block's, so this block has no `}`
+        "#]],
     );
 }

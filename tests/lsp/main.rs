@@ -1,5 +1,6 @@
 //! Protocol tests: the real `pir lsp` over stdio, spoken to in JSON-RPC.
 
+mod edge;
 mod features;
 mod support;
 
@@ -371,6 +372,19 @@ fn the_process_ends_when_stdin_closes() {
 }
 
 #[test]
+fn lsp_stdio_serves_as_plain_lsp() {
+    // vscode-languageclient's `TransportKind.stdio` appends `--stdio` to the command line.
+    let mut server = Server::spawn_args(&["lsp", "--stdio"], &[]);
+    server.initialize(&["utf-16"], json!({}));
+    let u = uri("stdio.pir");
+    server.open(&u, &SMALL.replacen("src = %t", "src = %q", 1));
+    let diagnostics = server.diagnostics(&u, 1);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["code"], "P200");
+    assert_eq!(server.shutdown_and_exit().code(), Some(0));
+}
+
+#[test]
 fn a_pulling_client_gets_no_pushed_diagnostics() {
     let mut server = Server::spawn(&[]);
     let init = server.request(
@@ -492,4 +506,49 @@ fn the_process_ends_when_stdin_closes_inside_a_message() {
     server.send_raw(b"Content-Length: 50\r\n\r\n{\"jsonrpc\":");
     server.close_stdin();
     assert_eq!(server.wait_exit().code(), Some(1));
+}
+
+#[test]
+fn a_lone_cr_ends_a_line_as_the_editor_shows_it() {
+    // pir-spec/2 §1: the server counts lines as LSP does (`\n`, `\r\n`, a lone `\r`).
+    // pir-spec/1 counted `\n` only, so the P200 below landed on line 1, one line above the
+    // `%q` the editor shows on line 2, and an edit on line 2 went to the wrong place.
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let text = "kernel @k(%x: hbm f32[128, 512]) {\r  tensor %t : sbuf f32[128, 512]\n  DmaCopyOp { dst = %t, src = %q }\n}\n";
+    let u = uri("lone-cr.pir");
+    server.open(&u, text);
+    let diagnostics = server.diagnostics(&u, 1);
+    let p200: Vec<&Value> = diagnostics.iter().filter(|d| d["code"] == "P200").collect();
+    assert_eq!(p200.len(), 1, "{diagnostics:#?}");
+    assert_eq!(
+        p200[0]["range"],
+        json!({"start": {"line": 2, "character": 30}, "end": {"line": 2, "character": 32}})
+    );
+    let p103: Vec<&Value> = diagnostics.iter().filter(|d| d["code"] == "P103").collect();
+    assert_eq!(
+        p103[0]["range"]["start"],
+        json!({"line": 0, "character": 34})
+    );
+    // An edit addressed in the editor's lines lands on `%q`.
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"range": {"start": {"line": 2, "character": 30}, "end": {"line": 2, "character": 32}}, "text": "%x"}]}),
+    );
+    let diagnostics = server.diagnostics(&u, 2);
+    assert!(
+        diagnostics.iter().all(|d| d["code"] != "P200"),
+        "{diagnostics:#?}"
+    );
+    // Hover on `%t` in the editor's line 2 finds the tensor.
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": {"line": 2, "character": 21}}),
+    );
+    assert!(
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .is_some_and(|v| v.contains("%t")),
+        "{hover:#}"
+    );
+    assert!(server.shutdown_and_exit().success());
 }

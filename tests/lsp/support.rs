@@ -65,8 +65,13 @@ pub fn uri(name: &str) -> String {
 impl Server {
     /// Starts `pir lsp` without initializing it.
     pub fn spawn(envs: &[(&str, &str)]) -> Server {
+        Server::spawn_args(&["lsp"], envs)
+    }
+
+    /// Starts `pir` with `args` (e.g. `["lsp", "--stdio"]`) without initializing it.
+    pub fn spawn_args(args: &[&str], envs: &[(&str, &str)]) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pir"));
-        command.arg("lsp");
+        command.args(args);
         for (k, v) in envs {
             command.env(k, v);
         }
@@ -133,8 +138,9 @@ impl Server {
         server
     }
 
-    /// Sends `initialize` (offering `encodings`, with `options` as initialization options)
-    /// and `initialized`; returns the server's capabilities.
+    /// Sends `initialize` (offering `encodings`, with initialization `options`) and
+    /// `initialized`, and keeps the position encoding the server chose; returns the
+    /// server's capabilities.
     pub fn initialize(&mut self, encodings: &[&str], options: Value) -> Value {
         let result = self.request(
             "initialize",

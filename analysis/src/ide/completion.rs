@@ -625,6 +625,20 @@ mod tests {
     }
 
     #[test]
+    fn pir_spec_2_fields_are_offered() {
+        // pir-spec/2 §6.1, §6.3, §6.7: the new fields come from the catalog.
+        for (op, field) in [
+            ("MatMulMXOp", "dst_scale"),
+            ("TensorScalarPtrOp", "fill_value"),
+            ("TensorScalarPtrOp", "reverse_pred"),
+            ("DropoutMaskInst", "is_keep_rate"),
+        ] {
+            let got = labels(&format!("{HEAD}  {op} {{ dst = %t, $0 }}\n}}\n"));
+            assert!(got.contains(&field.to_string()), "{op}: {got:?}");
+        }
+    }
+
+    #[test]
     fn enum_values_and_tensors_after_equals() {
         let got = labels(&format!(
             "{HEAD}  MatMulOp {{ dst = %$0, moving = %t }}\n}}\n"

@@ -210,9 +210,85 @@ fn align_tensor_colons(lines: &mut [String]) {
     }
 }
 
+/// The edits that format the lines `range` touches (`textDocument/rangeFormatting`, so
+/// that an editor's "format these lines" — Neovim's `gq` — formats instead of wrapping):
+/// the difference between `text` and [`format`]`(text)`, as non-overlapping replacements
+/// of byte ranges of `text` (UTF-8), keeping those that touch a line of `range`. Since the
+/// formatter never moves a token to another line, the lines outside the range keep their
+/// text. `None` when the text has syntax errors.
+pub fn format_range(text: &str, range: TextRange) -> Option<Vec<(TextRange, String)>> {
+    let formatted = format(text)?;
+    // The whole lines of `range`: from the start of its first line to the end of its last.
+    let start = usize::from(range.start()).min(text.len());
+    let end = usize::from(range.end()).clamp(start, text.len());
+    let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+    let mut edits: Vec<(TextRange, String)> = Vec::new();
+    let mut at = 0usize;
+    let mut pending: Option<(usize, usize, String)> = None;
+    for chunk in dissimilar::diff(text, &formatted) {
+        match chunk {
+            dissimilar::Chunk::Equal(s) => {
+                edits.extend(pending.take().map(|(from, to, new)| (span(from, to), new)));
+                at += s.len();
+            }
+            dissimilar::Chunk::Delete(s) => {
+                let edit = pending.get_or_insert((at, at, String::new()));
+                at += s.len();
+                edit.1 = at;
+            }
+            dissimilar::Chunk::Insert(s) => {
+                pending.get_or_insert((at, at, String::new())).2.push_str(s);
+            }
+        }
+    }
+    edits.extend(pending.map(|(from, to, new)| (span(from, to), new)));
+    let touches = |r: &TextRange| {
+        let (from, to) = (usize::from(r.start()), usize::from(r.end()));
+        from < line_end && (to > line_start || (from == to && from >= line_start))
+    };
+    Some(edits.into_iter().filter(|(r, _)| touches(r)).collect())
+}
+
+/// The byte range `from..to` (offsets of a text that fits `TextSize`, as every parsed text).
+fn span(from: usize, to: usize) -> TextRange {
+    let size = |n: usize| syntax::TextSize::from(u32::try_from(n).unwrap_or(u32::MAX));
+    TextRange::new(size(from), size(to))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::format;
+    use super::{format, format_range};
+    use syntax::{TextRange, TextSize};
+
+    /// `text` with the edits of `format_range` over `lines` (0-based, inclusive) applied.
+    fn format_lines(text: &str, lines: std::ops::RangeInclusive<usize>) -> Option<String> {
+        let offset = |line: usize| {
+            text.split_inclusive('\n')
+                .take(line)
+                .map(str::len)
+                .sum::<usize>()
+        };
+        let size = |n: usize| TextSize::from(u32::try_from(n).expect("small"));
+        let range = TextRange::new(size(offset(*lines.start())), size(offset(*lines.end())));
+        let edits = format_range(text, range)?;
+        let mut out = text.to_string();
+        for (r, new) in edits.iter().rev() {
+            out.replace_range(usize::from(r.start())..usize::from(r.end()), new);
+        }
+        Some(out)
+    }
+
+    #[test]
+    fn formats_only_the_lines_of_the_range() {
+        let text = "kernel @k(%x: hbm f32[4]) {\n      NoOp{}\n  NoOp   {}\n    NoOp {  }\n}\n";
+        assert_eq!(
+            format_lines(text, 2..=2).as_deref(),
+            Some("kernel @k(%x: hbm f32[4]) {\n      NoOp{}\n  NoOp {}\n    NoOp {  }\n}\n")
+        );
+        assert_eq!(format_lines(text, 0..=4), format(text));
+        assert_eq!(format_range("kernel @k( {", TextRange::default()), None);
+    }
 
     #[test]
     fn normalizes_indentation_and_spacing() {

@@ -38,11 +38,11 @@ fn op_hover(db: &dyn Db, file: SourceFile, op: &OpItem) -> HoverResult {
     let Some(spec) = catalog::lookup(&op.resolved.class) else {
         return HoverResult {
             range,
-            markdown: format!("**{}**: not an op class of pir-spec/1", op.resolved.class),
+            markdown: format!("**{}**: not an op class", op.resolved.class),
         };
     };
     let instructions = op_instructions(db, file, op);
-    let json = serde_json::to_string_pretty(&instructions).unwrap_or_default();
+    let json = compact_json(&serde_json::Value::Array(instructions));
     let it = spec
         .instruction_type
         .map(|it| format!(" (IT {it})"))
@@ -52,13 +52,14 @@ fn op_hover(db: &dyn Db, file: SourceFile, op: &OpItem) -> HoverResult {
     } else {
         format!("`{}`{it}", spec.opcode)
     };
+    // `spec.source` (the seed and SPEC sections) is for engineers, not shown: a user cannot
+    // open a seed.
     let markdown = format!(
-        "**{}** #{} → {opcode}\n\n{}\n\n`{}` — {}\n\n```json\n{json}\n```",
+        "**{}** #{} → {opcode}\n\n{}\n\ncompiler method: `{}`\n\n```json\n{json}\n```",
         spec.class,
-        op.resolved.op_id,
+        op.op_id,
         spec.doc,
         spec.codegen(),
-        spec.source
     );
     HoverResult { range, markdown }
 }
@@ -69,12 +70,16 @@ fn field_hover(op: &OpItem, offset: TextSize) -> Option<HoverResult> {
         let field_spec = spec.field(&field.name.text);
         if contains_inclusive(field.name.range, offset) {
             let field_spec = field_spec?;
+            let default = match field_spec.default {
+                catalog::Default::Required => "required".to_string(),
+                catalog::Default::Absent => "optional".to_string(),
+                default => format!("default: `{}`", default.describe()),
+            };
             let markdown = format!(
-                "**{}**.`{}`: {}\n\ndefault: `{}` · BIR: {}\n\n{}",
+                "**{}**.`{}`: {}\n\n{default} · BIR: {}\n\n{}",
                 spec.class,
                 field_spec.name,
                 field_spec.kind.describe(),
-                field_spec.default.describe(),
                 field_spec.bir,
                 field_spec.doc
             );
@@ -92,7 +97,13 @@ fn field_hover(op: &OpItem, offset: TextSize) -> Option<HoverResult> {
         let markdown = match kind {
             Some(Kind::Enum(e)) | Some(Kind::List(&Kind::Enum(e))) => {
                 let v = e.get(ident)?;
-                format!("`{}` ({}): {} — BIR `{}`", v.text, e.name, v.doc, v.bir)
+                let bir = format!("`{}`", v.bir);
+                // A doc that already names the BIR spelling is not followed by it again.
+                if v.doc.contains(&bir) {
+                    format!("`{}` ({}): {}", v.text, e.name, v.doc)
+                } else {
+                    format!("`{}` ({}): {} — BIR {bir}", v.text, e.name, v.doc)
+                }
             }
             Some(Kind::Dtype) => Dtype::from_name(ident)?.doc(),
             _ => return None,
@@ -148,7 +159,7 @@ fn describe_definition(db: &dyn Db, file: SourceFile, def: &Definition) -> Strin
         })
     });
     match (def.kind, allocation) {
-        (DefKind::Kernel, _) => format!("kernel `@{}`", def.name),
+        (DefKind::Kernel, _) => describe_kernel(db, file, def),
         (DefKind::Param | DefKind::Tensor, Some(Allocation::Tensor(t))) => {
             let what = if def.kind == DefKind::Param {
                 "parameter"
@@ -187,9 +198,186 @@ fn describe_definition(db: &dyn Db, file: SourceFile, def: &Definition) -> Strin
                 r.dtype.name()
             )
         }
-        (DefKind::LoopVar, _) => format!("loop variable `%{}` (a BIR loop axis)", def.name),
+        (DefKind::LoopVar, _) => describe_loop_var(db, file, def),
         _ => format!("`%{}` (its declaration has an error)", def.name),
     }
+}
+
+/// A kernel: its signature as written, and what its body holds.
+fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
+    let text = file.text(db);
+    let parsed = &parse(db, file).file;
+    let Some((index, kernel)) = parsed
+        .kernels
+        .iter()
+        .enumerate()
+        .find(|(_, k)| k.name.as_ref().is_some_and(|n| n.range == def.range))
+    else {
+        return format!("kernel `@{}`", def.name);
+    };
+    let params = |params: &[ast::Param]| {
+        let shown: Vec<String> = params
+            .iter()
+            .map(|p| format!("`{}`", &text[p.range]))
+            .collect();
+        if shown.is_empty() {
+            "none".to_string()
+        } else {
+            shown.join(", ")
+        }
+    };
+    let mut markdown = format!(
+        "kernel `@{}` (a BIR function)\n\ninputs: {}\n\noutputs: {}",
+        def.name,
+        params(&kernel.params),
+        params(&kernel.outputs)
+    );
+    if let Some(items) = file_items(db, file).kernels.get(index) {
+        fn count(items: &[crate::resolve::Item], ops: &mut usize, loops: &mut usize) {
+            for item in items {
+                match item {
+                    crate::resolve::Item::Op(_) => *ops += 1,
+                    crate::resolve::Item::Loop(l) => {
+                        *loops += 1;
+                        count(&l.body, ops, loops);
+                    }
+                }
+            }
+        }
+        let (mut ops, mut loops) = (0, 0);
+        count(&items.body, &mut ops, &mut loops);
+        let declared = items
+            .allocations
+            .len()
+            .saturating_sub(kernel.params.len() + kernel.outputs.len());
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        markdown.push_str(&format!(
+            "\n\n{}, {}, {} declared",
+            plural(ops, "op"),
+            plural(loops, "loop"),
+            plural(declared, "tensor/register")
+        ));
+    }
+    markdown
+}
+
+/// A loop variable: its loop's bounds, the values it takes and the BIR loop axis.
+fn describe_loop_var(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
+    fn find<'a>(
+        items: &'a [crate::resolve::Item],
+        def: &Definition,
+    ) -> Option<&'a crate::resolve::LoopItem> {
+        items.iter().find_map(|item| match item {
+            crate::resolve::Item::Loop(l) if l.range.contains_range(def.range) => {
+                if l.var.name == def.name && find(&l.body, def).is_none() {
+                    Some(l)
+                } else {
+                    find(&l.body, def)
+                }
+            }
+            _ => None,
+        })
+    }
+    let found = file_items(db, file)
+        .kernels
+        .iter()
+        .find_map(|k| find(&k.body, def));
+    let Some(l) = found else {
+        return format!("loop variable `%{}`", def.name);
+    };
+    let Some((lb, ub, step)) = l.var.bounds else {
+        return format!(
+            "loop variable `%{}` (BIR loop `{}`; its bounds have an error)",
+            def.name, l.bir_name
+        );
+    };
+    let step_text = if step == 1 {
+        String::new()
+    } else {
+        format!(" step {step}")
+    };
+    let values = match l.var.first_last() {
+        Some((first, last)) => {
+            let trips = (ub - lb + step - 1) / step;
+            match trips {
+                1 => format!("1 iteration: `%{}` = {first}", def.name),
+                2 => format!("2 iterations: `%{}` = {first}, {last}", def.name),
+                _ => format!(
+                    "{trips} iterations: `%{}` = {first}, {}, …, {last}",
+                    def.name,
+                    first + step
+                ),
+            }
+        }
+        None => "no iterations".to_string(),
+    };
+    format!(
+        "loop variable `%{}` in `{lb}..{ub}`{step_text}\n\n{values} (BIR loop `{}`, axis `{}`)",
+        def.name, l.bir_name, def.name
+    )
+}
+
+/// `value` as pretty JSON that stays readable in a hover: an array of numbers, strings or
+/// such arrays (an access pattern's `[[step, num], …]`) is written on one line when it is
+/// short; numbers are written as `pir lower` writes them (`1.0` stays `1.0`).
+pub fn compact_json(value: &serde_json::Value) -> String {
+    use serde_json::Value;
+    fn flat(v: &Value) -> bool {
+        match v {
+            Value::Array(items) => items
+                .iter()
+                .all(|i| !i.is_object() && !i.is_array() || flat(i)),
+            Value::Object(_) => false,
+            _ => true,
+        }
+    }
+    fn write(v: &Value, indent: usize, out: &mut String) {
+        let pad = "  ".repeat(indent + 1);
+        match v {
+            Value::Array(items) if items.is_empty() => out.push_str("[]"),
+            Value::Object(fields) if fields.is_empty() => out.push_str("{}"),
+            Value::Array(items) => {
+                fn inline(v: &Value) -> String {
+                    match v {
+                        Value::Array(items) => {
+                            let items: Vec<String> = items.iter().map(inline).collect();
+                            format!("[{}]", items.join(", "))
+                        }
+                        scalar => scalar.to_string(),
+                    }
+                }
+                let inline = inline(v);
+                if flat(v) && inline.len() <= 60 {
+                    out.push_str(&inline);
+                    return;
+                }
+                out.push_str("[\n");
+                for (i, item) in items.iter().enumerate() {
+                    out.push_str(&pad);
+                    write(item, indent + 1, out);
+                    out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&"  ".repeat(indent));
+                out.push(']');
+            }
+            Value::Object(fields) => {
+                out.push_str("{\n");
+                for (i, (key, item)) in fields.iter().enumerate() {
+                    out.push_str(&pad);
+                    out.push_str(&Value::String(key.clone()).to_string());
+                    out.push_str(": ");
+                    write(item, indent + 1, out);
+                    out.push_str(if i + 1 < fields.len() { ",\n" } else { "\n" });
+                }
+                out.push_str(&"  ".repeat(indent));
+                out.push('}');
+            }
+            scalar => out.push_str(&scalar.to_string()),
+        }
+    }
+    let mut out = String::new();
+    write(value, 0, &mut out);
+    out
 }
 
 /// Hover on the memory space or dtype of a type annotation.
@@ -274,6 +462,144 @@ mod tests {
             expect![[r#"
                 [f32]
                 `f32`: float, 4 byte(s) per element, BIR `float32`"#]],
+        );
+    }
+
+    const ACT: &str = "kernel @k(%x: hbm f32[128, 4],\n          %w: hbm f32[4]) -> (%y: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  for %i in 0..8 step 2 {\n    ActivationOp { dst = %t, src = %t, func = exp }\n    TensorTensorOp { dst = %t, src0 = %t, src1 = %t, op = multiply }\n  }\n}\n";
+
+    /// Issue 11: no seed citation a user cannot open, the access patterns on one line,
+    /// numbers as `pir lower` writes them (`1.0`).
+    #[test]
+    fn op_shows_doc_method_and_compact_bir() {
+        check(
+            &ACT.replace("ActivationOp {", "Activation$0Op {"),
+            expect![[r#"
+                [ActivationOp]
+                **ActivationOp** #1 → `Activation | ActivationAccumulationOp`
+
+                `dst = func(src · scale + bias)` on the Activation engine, optionally reducing the result along the free dim into `reduce_dst`. With `is_accumulate` it emits `ActivationAccumulationOp`.
+
+                compiler method: `codegenActivationOp`
+
+                ```json
+                [
+                  {
+                    "opcode": "Activation",
+                    "name": "I-1-0",
+                    "engine": "Activation",
+                    "ins": [
+                      {
+                        "kind": "physical_ap",
+                        "ap": [[4, 128], [1, 4]],
+                        "dtype": "float32",
+                        "offset": 0,
+                        "memsetref": "t_set",
+                        "memref": "t",
+                        "start_partition": 0,
+                        "role": "src"
+                      }
+                    ],
+                    "outs": [
+                      {
+                        "kind": "physical_ap",
+                        "ap": [[4, 128], [1, 4]],
+                        "dtype": "float32",
+                        "offset": 0,
+                        "memsetref": "t_set",
+                        "memref": "t",
+                        "start_partition": 0,
+                        "role": "dst"
+                      }
+                    ],
+                    "func": "Exp",
+                    "scale": 1.0,
+                    "acc": "Idle",
+                    "is_accumulate": false,
+                    "debuginfo": {
+                      "op": "ActivationOp",
+                      "op_id": 1,
+                      "codegen": "codegenActivationOp",
+                      "instruction_type": null,
+                      "line": 5,
+                      "column": 5,
+                      "errors": []
+                    }
+                  }
+                ]
+                ```"#]],
+        );
+    }
+
+    #[test]
+    fn enum_value_names_its_bir_spelling_once() {
+        check(
+            &ACT.replace("op = multiply", "op = multi$0ply"),
+            expect![[r#"
+            [multiply]
+            `multiply` (alu): a × b (BIR `mult`)"#]],
+        );
+        check(
+            &ACT.replace("func = exp", "func = e$0xp"),
+            expect![[r#"
+            [exp]
+            `exp` (act_func): e^x — BIR `Exp`"#]],
+        );
+    }
+
+    #[test]
+    fn required_field_says_required() {
+        check(
+            &ACT.replace("func = exp", "fu$0nc = exp"),
+            expect![[r#"
+            [func]
+            **ActivationOp**.`func`: enum act_func{identity, copy, relu, gelu, gelu_apprx_tanh, silu, sigmoid, tanh, exp, log, sqrt, rsqrt, square, reciprocal, softplus, mish, erf, sin, abs, sign}
+
+            required · BIR: func (capitalised: exp → "Exp", log → "Ln")
+
+            the activation function"#]],
+        );
+    }
+
+    #[test]
+    fn loop_variable_shows_its_values() {
+        check(
+            &ACT.replace("for %i", "for %$0i"),
+            expect![[r#"
+            [%i]
+            loop variable `%i` in `0..8` step 2
+
+            4 iterations: `%i` = 0, 2, …, 6 (BIR loop `L-i`, axis `i`)"#]],
+        );
+    }
+
+    #[test]
+    fn kernel_shows_its_signature_and_body() {
+        check(
+            &ACT.replace("@k(", "@$0k("),
+            expect![[r#"
+            [@k]
+            kernel `@k` (a BIR function)
+
+            inputs: `%x: hbm f32[128, 4]`, `%w: hbm f32[4]`
+
+            outputs: `%y: hbm f32[128, 4]`
+
+            2 ops, 1 loop, 1 tensor/register declared"#]],
+        );
+    }
+
+    #[test]
+    fn pir_spec_2_fields_come_from_the_catalog() {
+        // pir-spec/2 §6.7: `is_keep_rate` is a DropoutMaskInst field, with its BIR field.
+        check(
+            "kernel @k(%a: sbuf f32[128, 4]) -> (%o: sbuf f32[128, 4]) {\n  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.5, is_k$0eep_rate = false }\n}\n",
+            expect![[r#"
+                [is_keep_rate]
+                **DropoutMaskInst**.`is_keep_rate`: bool
+
+                default: `true` · BIR: is_keep_threshold
+
+                true: `keep_rate` is the probability of keeping an element; false: of dropping it (the seed gates the rate with `is_keep_rate`)"#]],
         );
     }
 

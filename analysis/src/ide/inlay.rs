@@ -45,6 +45,8 @@ pub fn label(instructions: &[Json]) -> String {
         let it = inst["debuginfo"]["instruction_type"].as_u64();
         let text = match (engine, it) {
             ("Unassigned", Some(it)) => format!("{opcode} (IT {it})"),
+            // `Activation` on the Activation engine: the engine once.
+            _ if opcode == engine => opcode.to_string(),
             _ => format!("{opcode} · {engine}"),
         };
         match parts.last_mut() {
@@ -87,5 +89,13 @@ mod tests {
         let end = text.find("%x }").unwrap() + 4;
         assert!(got[0].starts_with(&format!("{end}:")), "{got:?}");
         assert!(got[2].ends_with("→ no BIR"), "{got:?}");
+    }
+
+    #[test]
+    fn an_engine_named_like_its_opcode_is_said_once() {
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  ActivationOp { dst = %t, src = %t, func = exp }\n}\n";
+        let got = hints(text);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].ends_with(": → Activation"), "{got:?}");
     }
 }

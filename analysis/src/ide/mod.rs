@@ -14,7 +14,7 @@ mod symbols;
 
 pub use completion::{CompletionItem, CompletionKind, completions};
 pub use fixes::{Fix, fixes};
-pub use format::format;
+pub use format::{format, format_range};
 pub use hover::{HoverResult, hover};
 pub use inlay::{InlayHint, inlay_hints};
 pub use navigation::{Reference, definition, is_identifier, prepare_rename, references, rename};

@@ -14,7 +14,7 @@ pub fn show_bir(db: &dyn Db, file: SourceFile, offset: Option<TextSize>) -> Json
         return json!({
             "kernel": kernel.name,
             "op": op.resolved.class,
-            "op_id": op.resolved.op_id,
+            "op_id": op.op_id,
             "instructions": op_instructions(db, file, op),
         });
     }

@@ -34,7 +34,13 @@ pub fn folding_ranges(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
             range: r,
             kind: FoldKind::Region,
         };
-        folds.extend(kernel.body_range.map(region));
+        // From the `kernel` line, so that a signature written over several lines folds
+        // with its body (folding from the `{` would leave all but its last line open).
+        folds.extend(
+            kernel
+                .body_range
+                .map(|body| region(TextRange::new(kernel.range.start(), body.end()))),
+        );
         walk_stmts(&kernel.body, &mut |r| folds.push(region(r)));
     }
     // Runs of comment lines.
@@ -237,6 +243,20 @@ mod tests {
                 super::FoldKind::Region,
                 super::FoldKind::Region
             ]
+        );
+    }
+
+    #[test]
+    fn a_kernel_folds_from_its_first_line() {
+        let (db, file, _) =
+            with_cursor("$0kernel @k(%x: hbm f32[4],\n          %y: hbm f32[4]) {\n  NoOp {}\n}\n");
+        let text = file.text(&db);
+        let folds = super::folding_ranges(&db, file);
+        let kernel = folds.first().expect("a fold");
+        assert_eq!(kernel.range.start(), 0.into());
+        assert_eq!(
+            usize::from(kernel.range.end()),
+            text.rfind('}').expect("}") + 1
         );
     }
 

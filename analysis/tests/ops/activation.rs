@@ -241,7 +241,129 @@ kernel @k(%x: sbuf f32[128, 512], %b: psum f32[128, 1]) -> (%y: sbuf f32[128, 51
               {"scale":1.0,"acc":"Idle","is_accumulate":false}
             P207 error:3:45 `expp`: unknown act_func value `expp`; did you mean `exp`?
             P301 error:3:58 `%b`: `%b` is in psum, but this operand must be in sbuf
-            P207 error:3:75 `zero`: unknown reduce_cmd value `zero`; expected one of idle, reset, reduce, reset_reduce
+            P207 error:3:75 `zero`: unknown reduce_cmd value `zero`; did you mean `reset`?
+        "#]],
+    );
+}
+
+#[test]
+fn func_args_non_finite_as_strings_and_omitted_when_empty() {
+    // pir-spec/2 §6.2: non-finite `func_args` are the strings of §8 (pir-spec/1 wrote
+    // `null`, which the schema rejects); an empty list is omitted.
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512]) {
+  ActivationOp { dst = %y, src = %x, func = exp, func_args = [-inf, nan, inf, 0.5] }
+  ActivationOp { dst = %y, src = %x, func = exp, func_args = [] }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"func":"Exp","func_args":["-inf","nan","inf",0.5],"scale":1.0,"acc":"Idle","is_accumulate":false}
+            4: Activation Activation I-2-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+        "#]],
+    );
+    check_schema(
+        r#"
+kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512]) {
+  ActivationOp { dst = %y, src = %x, func = exp, func_args = [-inf, nan] }
+  ActivationOp { dst = %y, src = %x, func = exp, func_args = [] }
+}
+"#,
+    );
+}
+
+#[test]
+fn activate2_dst2_has_the_dst_shape() {
+    // pir-spec/2 §6.2: `dst2` follows the `dst` rules (P305 on `dst2`); pir-spec/1 did not
+    // check it.
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512], %y2: sbuf f32[128, 256], %y3: sbuf f32[64, 512]) {
+  Activate2 { dst2 = %y2, dst = %y, src = %x, func = exp, func2 = log }
+  Activate2 { dst = %y, src = %x, func = exp, func2 = log, dst2 = %y3 }
+  Activate2 { dst = %y, src = %x, func = exp, func2 = log, dst2 = %y2[:, 0:256] }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              out dst2: physical_ap float32 ap=[[256,128],[1,256]] offset=0 %y2 start_partition=0
+              {"func":"Exp","is_activate2":true,"func2":"Ln","scale":1.0,"acc":"Idle","is_accumulate":false}
+            4: Activation Activation I-2-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              out dst2: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y3 start_partition=0
+              {"func":"Exp","is_activate2":true,"func2":"Ln","scale":1.0,"acc":"Idle","is_accumulate":false}
+            5: Activation Activation I-3-0 errors=["P305"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              out dst2: physical_ap float32 ap=[[256,128],[1,256]] offset=0 %y2 start_partition=0
+              {"func":"Exp","is_activate2":true,"func2":"Ln","scale":1.0,"acc":"Idle","is_accumulate":false}
+            P305 error:3:22 `%y2`: `dst2` has 128 partitions × 256 elements but `dst` has 128 × 512
+            P305 error:4:67 `%y3`: `dst2` has 64 partitions × 512 elements but `dst` has 128 × 512
+            P305 error:5:67 `%y2[:, 0:256]`: `dst2` has 128 partitions × 256 elements but `dst` has 128 × 512
+        "#]],
+    );
+}
+
+#[test]
+fn p306_in_every_loop_iteration_with_real_numbers() {
+    // pir-spec/2 §6.2: the start partitions are compared in every loop iteration, and the
+    // message has the numbers of the first iteration where they differ (pir-spec/1 wrote
+    // `<loop-dependent>`, and flagged loops whose starts agree in every iteration).
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512]) {
+  for %i in 0..4 {
+    ActivationOp { dst = %y[%i*32 : %i*32 + 32, :], src = %x[%i*32 : %i*32 + 32, :], func = exp }
+    ActivationOp { dst = %y[%i*32 : %i*32 + 32, :], src = %x[0:32, :], func = exp }
+    ActivationOp { dst = %y[%i*32 : %i*32 + 32, :], src = %x[32:64, :], func = exp }
+    for %j in 0..2 {
+      ActivationOp { dst = %y[%i*32 : %i*32 + 32, %j*256 : %j*256 + 256], src = %x[%i*32 : %i*32 + 32, %j*256 : %j*256 + 256], func = exp }
+    }
+  }
+  for %h in 1..3 {
+    ActivationOp { dst = %y[(%h - 1)*32 : (%h - 1)*32 + 32, :], src = %x[0:32, :], func = exp }
+  }
+}
+"#,
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":4,"stride":1}
+              4: Activation Activation I-1-0
+                in src: symbolic_ap float32 ap=[[512,32],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,512] %x start_partition=0
+                out dst: symbolic_ap float32 ap=[[512,32],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,512] %y start_partition=0
+                {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+              5: Activation Activation I-2-0 errors=["P306"]
+                in src: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %x start_partition=0
+                out dst: symbolic_ap float32 ap=[[512,32],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,512] %y start_partition=0
+                {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+              6: Activation Activation I-3-0 errors=["P306"]
+                in src: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %x start_partition=32
+                out dst: symbolic_ap float32 ap=[[512,32],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,512] %y start_partition=0
+                {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+              L-j {"name":"j","lb":0,"ub":2,"stride":1}
+                8: Activation Activation I-4-0
+                  in src: symbolic_ap float32 ap=[[512,32],[1,256]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"j","coeff":256}],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,256] %x start_partition=0
+                  out dst: symbolic_ap float32 ap=[[512,32],[1,256]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"j","coeff":256}],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,256] %y start_partition=0
+                  {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            L-h {"name":"h","lb":1,"ub":3,"stride":1}
+              12: Activation Activation I-5-0 errors=["P306"]
+                in src: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %x start_partition=0
+                out dst: symbolic_ap float32 ap=[[512,32],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"h","coeff":32}],"c":-32,"partition":true}] access_shape=[32,512] %y start_partition=0
+                {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            P306 error:5:26 `%y[%i*32 : %i*32 + 32, :]`: src start_partition(0) or dst start_partition(32) mismatch
+                related `%x[0:32, :]`: the src starts here when %i = 1
+            P306 error:6:26 `%y[%i*32 : %i*32 + 32, :]`: src start_partition(32) or dst start_partition(0) mismatch
+                related `%x[32:64, :]`: the src starts here when %i = 0
+            P306 error:12:26 `%y[(%h - 1)*32 : (%h - 1)*32 + 32, :]`: src start_partition(0) or dst start_partition(32) mismatch
+                related `%x[0:32, :]`: the src starts here when %h = 2
         "#]],
     );
 }

@@ -165,3 +165,32 @@ kernel @k(%a: sbuf f32[64, 16]) -> (%o: sbuf bf16[64, 16]) {
         "#]],
     );
 }
+
+#[test]
+fn tensor_copy_p306_in_every_loop_iteration() {
+    // pir-spec/2 §6.7: TensorCopyOp's start partitions are compared in every loop iteration
+    // with the numbers of the first one that differs (pir-spec/1 wrote `<loop-dependent>`
+    // and flagged a loop whose starts agree in every iteration).
+    check(
+        r#"
+kernel @k(%a: sbuf f32[128, 16]) -> (%b: sbuf f32[128, 16]) {
+  for %i in 0..4 {
+    TensorCopyOp { dst = %b[%i*32 : %i*32 + 32, :], src = %a[%i*32 : %i*32 + 32, :] }
+    TensorCopyOp { dst = %b[%i*32 : %i*32 + 32, :], src = %a[0:32, :], engine = act }
+  }
+}
+"#,
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":4,"stride":1}
+              4: TensorCopy DVE I-1-0
+                in src: symbolic_ap float32 ap=[[16,32],[1,16]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,16] %a start_partition=0
+                out dst: symbolic_ap float32 ap=[[16,32],[1,16]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,16] %b start_partition=0
+              5: Activation Activation I-2-0 errors=["P306"]
+                in src: physical_ap float32 ap=[[16,32],[1,16]] offset=0 %a start_partition=0
+                out dst: symbolic_ap float32 ap=[[16,32],[1,16]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,16] %b start_partition=0
+                {"func":"Copy","scale":1.0,"acc":"Idle","is_accumulate":false}
+            P306 error:5:26 `%b[%i*32 : %i*32 + 32, :]`: tensorcopy src start_partition(0) or dst start_partition(32) mismatch
+                related `%a[0:32, :]`: the src starts here when %i = 1
+        "#]],
+    );
+}

@@ -314,11 +314,11 @@ kernel @mlp(%x: hbm bf16[1, 2048, 4096], %w: hbm bf16[4096, 1792]) -> (%out: hbm
         (
             [
                 "[[\"is_tkg\",\"false\"]]",
-                "[[\"is_tkg\",\"false\"]]",
+                "[[\"useTkgQKVKernel\",\"false\"]]",
             ],
             [
                 "[[\"is_tkg\",\"true\"]]",
-                "[[\"is_tkg\",\"true\"]]",
+                "[[\"useTkgQKVKernel\",\"true\"]]",
             ],
         )
     "#]]
@@ -366,6 +366,9 @@ kernel @mlp(%x: hbm bf16[4, 1, 4096]) -> (%out: hbm bf16[4, 1, 4096]) {
 
 #[test]
 fn tiled_twins_use_access_patterns() {
+    // pir-spec/2 §6.8: a bare operand of a tiled twin is `ap`, an access-kind call keeps its
+    // own kind (`tile(%w)` is `tile`, `full(%x)` is `seq`; pir-spec/1 made every operand
+    // `ap` with P413 on the call), and NormQKV's flag is `useTkgQKVKernel`.
     check(
         r#"
 kernel @k(%x: hbm bf16[4, 128, 64], %w: hbm bf16[64, 64]) -> (%out: hbm bf16[4, 128, 64]) {
@@ -379,14 +382,14 @@ kernel @k(%x: hbm bf16[4, 128, 64], %w: hbm bf16[64, 64]) -> (%out: hbm bf16[4, 
         expect![[r#"
             3: BIRKernel Unassigned I-1-0 IT54
               in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
-              in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="ap"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="tile"
               out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
               {"kernel_name":"MLP","srcs_shape":[[4,128,64],[64,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["act_fn","gelu"],["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
             4: BIRKernel Unassigned I-2-0 IT54
               in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
               in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="ap"
               out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
-              {"kernel_name":"QKV","srcs_shape":[[4,128,64],[64,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["eps","1e-6"],["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":1,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+              {"kernel_name":"QKV","srcs_shape":[[4,128,64],[64,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["eps","1e-6"],["useTkgQKVKernel","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":1,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
             5: BIRKernel Unassigned I-3-0 IT54
               in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
               out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
@@ -398,16 +401,17 @@ kernel @k(%x: hbm bf16[4, 128, 64], %w: hbm bf16[64, 64]) -> (%out: hbm bf16[4, 
               out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
               {"kernel_name":"Attention","srcs_shape":[[4,128,64],[4,128,64],[4,128,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["scale","0.125"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":true,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
             7: BIRKernel Unassigned I-5-0 IT54
-              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="seq"
               out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
               {"kernel_name":"MLP","srcs_shape":[[4,128,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
-            P413 warning:7:28 `full(%x)`: TiledMLPKernel passes every operand as `ap` (a pre-tiled access pattern); `full(…)` is ignored
         "#]],
     );
 }
 
 #[test]
 fn norm_qkv_rmsnorm_quant_attention() {
+    // pir-spec/2 §6.8: NormQKV names its token-generation flag `useTkgQKVKernel` (seed 004
+    // §3); pir-spec/1 wrote `is_tkg`.
     check(
         r#"
 kernel @k(%x: hbm bf16[2, 4096], %w: hbm bf16[4096, 768], %q: hbm bf16[4, 128, 4096])
@@ -423,7 +427,7 @@ kernel @k(%x: hbm bf16[2, 4096], %w: hbm bf16[4096, 768], %q: hbm bf16[4, 128, 4
               in srcs[0]: physical_ap bfloat16 ap=[[4096,2],[1,4096]] offset=0 %x access="seq"
               in srcs[1]: physical_ap bfloat16 ap=[[768,4096],[1,768]] offset=0 %w access="seq"
               out dsts[0]: physical_ap bfloat16 ap=[[768,2],[1,768]] offset=0 %qkv access="seq"
-              {"kernel_name":"QKV","srcs_shape":[[2,4096],[4096,768]],"dsts_shape":[[2,768]],"kernel_attrs":[["eps","1e-6"],["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":true,"norm_type":1,"lower_bound":0.5,"store_add":false,"quant_kernel":false}
+              {"kernel_name":"QKV","srcs_shape":[[2,4096],[4096,768]],"dsts_shape":[[2,768]],"kernel_attrs":[["eps","1e-6"],["useTkgQKVKernel","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":true,"norm_type":1,"lower_bound":0.5,"store_add":false,"quant_kernel":false}
             5: BIRKernel Unassigned I-2-0 IT54
               in srcs[0]: physical_ap bfloat16 ap=[[4096,2],[1,4096]] offset=0 %x access="seq"
               out dsts[0]: physical_ap float8e4 ap=[[4096,2],[1,4096]] offset=0 %xq access="seq"
@@ -636,4 +640,154 @@ kernel @k(%x: hbm bf16[4, 1, 4096], %w: hbm bf16[4096, 1792], %q: hbm bf16[4, 12
 }
 "#;
     check_schema(text);
+}
+
+#[test]
+fn bir_kernel_with_a_registry_name_is_p408() {
+    // pir-spec/2 §6.8: a registry kernel has no precompiled leaf to splice by name, so a
+    // BIRKernel naming one is P408 on `kernel_name` (IT 56 if and only if registry);
+    // pir-spec/1 emitted an IT 54 node for it.
+    check(
+        r#"
+kernel @k(%x: hbm bf16[4, 64]) -> (%y: hbm bf16[4, 64]) {
+  BIRKernel { kernel_name = "tiled_pf_transpose", srcs = [%x], dsts = [%y] }
+  BIRKernel { kernel_name = "conv2d_column_packing_io10_1", srcs = [%x], dsts = [%y] }
+  BIRKernel { kernel_name = "RouterTopK", srcs = [%x], dsts = [%y] }
+}
+"#,
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54 errors=["P408"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"tiled_pf_transpose","srcs_shape":[[4,64]],"dsts_shape":[[4,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            4: BIRKernel Unassigned I-2-0 IT54 errors=["P408"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"conv2d_column_packing_io10_1","srcs_shape":[[4,64]],"dsts_shape":[[4,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            5: BIRKernel Unassigned I-3-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"RouterTopK","srcs_shape":[[4,64]],"dsts_shape":[[4,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            P408 error:3:29 `"tiled_pf_transpose"`: `tiled_pf_transpose` is a registry kernel: it has no precompiled leaf to splice in by name, so it is traced at codegen time; write it as InternalNativeNkiKernel { func_name = "tiled_pf_transpose" } (NKIKLIRKernel, IT 56)
+            P408 error:4:29 `"conv2d_column_packing_io10_1"`: `conv2d_column_packing_io10_1` is a registry kernel: it has no precompiled leaf to splice in by name, so it is traced at codegen time; write it as InternalNativeNkiKernel { func_name = "conv2d_column_packing_io10_1" } (NKIKLIRKernel, IT 56)
+        "#]],
+    );
+}
+
+#[test]
+fn untiled_bespoke_kernels_take_whole_tensors() {
+    // pir-spec/2 §6.8: the untiled bespoke ops pass operands with `addSeqAccess` (whole
+    // tensor), so a part of a tensor is P300 on that operand, naming the tiled twin;
+    // pir-spec/1 emitted `seq` for a slice. A dropped dim of size 1 still selects all.
+    check(
+        r#"
+kernel @k(%x: hbm bf16[4, 1, 64], %w: hbm bf16[64, 64], %b: hbm bf16[1, 64]) -> (%out: hbm bf16[4, 1, 64]) {
+  MLPKernel { srcs = [%x[0:2, :, :], %w], dsts = [%out], up_bias = %b[:, 0:32] }
+  MLPKernel { srcs = [%x[0:4, 0, :], tile(%w[0:32, :])], dsts = [%out] }
+  NormQKV { srcs = [%x], dsts = [%out[1, :, :]] }
+  BackwardsAttention { srcs = [%x[:, :, 0:32]], dsts = [%out] }
+  TiledMLPKernel { srcs = [%x[0:2, :, :], %w], dsts = [%out[0:2, :, :]] }
+}
+"#,
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54 errors=["P300"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,2],[64,1],[1,64]] offset=0 %x access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="seq"
+              in up_bias: physical_ap bfloat16 ap=[[64,1],[1,32]] offset=0 %b access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,4],[64,1],[1,64]] offset=0 %out access="seq"
+              {"kernel_name":"MLP","srcs_shape":[[2,1,64],[64,64],[1,32]],"dsts_shape":[[4,1,64]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            4: BIRKernel Unassigned I-2-0 IT54 errors=["P300"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %x access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,32],[1,64]] offset=0 %w access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,4],[64,1],[1,64]] offset=0 %out access="seq"
+              {"kernel_name":"MLP","srcs_shape":[[4,64],[32,64]],"dsts_shape":[[4,1,64]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            5: BIRKernel Unassigned I-3-0 IT54 errors=["P300"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,4],[64,1],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,1],[1,64]] offset=64 %out access="seq"
+              {"kernel_name":"QKV","srcs_shape":[[4,1,64]],"dsts_shape":[[1,64]],"kernel_attrs":[["useTkgQKVKernel","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            6: BIRKernel Unassigned I-4-0 IT54 errors=["P300"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,4],[64,1],[1,32]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,4],[64,1],[1,64]] offset=0 %out access="seq"
+              {"kernel_name":"BackwardsAttention","srcs_shape":[[4,1,32]],"dsts_shape":[[4,1,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            7: BIRKernel Unassigned I-5-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[64,2],[64,1],[1,64]] offset=0 %x access="ap"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="ap"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,2],[64,1],[1,64]] offset=0 %out access="ap"
+              {"kernel_name":"MLP","srcs_shape":[[2,1,64],[64,64]],"dsts_shape":[[2,1,64]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            P300 error:3:23 `%x[0:2, :, :]`: Incorrect access pattern! MLPKernel passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%x`; write TiledMLPKernel for a part of a tensor
+                related `%x[0:2, :, :]`: MLPKernel passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%x`; write TiledMLPKernel for a part of a tensor
+            P300 error:3:68 `%b[:, 0:32]`: Incorrect access pattern! MLPKernel passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%b`; write TiledMLPKernel for a part of a tensor
+                related `%b[:, 0:32]`: MLPKernel passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%b`; write TiledMLPKernel for a part of a tensor
+            P413 warning:4:38 `tile(%w[0:32, :])`: MLPKernel passes every operand as `seq` (a whole-tensor sequential access); `tile(…)` is ignored
+            P300 error:4:43 `%w[0:32, :]`: Incorrect access pattern! MLPKernel passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%w`; write TiledMLPKernel for a part of a tensor
+                related `%w[0:32, :]`: MLPKernel passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%w`; write TiledMLPKernel for a part of a tensor
+            P300 error:5:34 `%out[1, :, :]`: Incorrect access pattern! NormQKV passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%out`; write TiledNormQKV for a part of a tensor
+                related `%out[1, :, :]`: NormQKV passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%out`; write TiledNormQKV for a part of a tensor
+            P300 error:6:32 `%x[:, :, 0:32]`: Incorrect access pattern! BackwardsAttention passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%x`
+                related `%x[:, :, 0:32]`: BackwardsAttention passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%x`
+        "#]],
+    );
+}
+
+#[test]
+fn full_of_a_partial_access_is_p300() {
+    // pir-spec/2 §6.9: `full(…)` is a whole-tensor sequential access, so `full` of an access
+    // that selects part of its tensor is P300 on the access; pir-spec/1 emitted `seq`.
+    check(
+        r#"
+kernel @k(%x: hbm bf16[4, 64]) -> (%y: hbm bf16[4, 64]) {
+  BIRKernel { kernel_name = "RowTiledMM", srcs = [full(%x[0:2, :]), full(%x[:, :])], dsts = [full(%y)] }
+  TiledMLPKernel { srcs = [full(%x[:, 0:32])], dsts = [%y] }
+}
+"#,
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54 errors=["P300"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,2],[1,64]] offset=0 %x access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %y access="seq"
+              {"kernel_name":"RowTiledMM","srcs_shape":[[2,64],[4,64]],"dsts_shape":[[4,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
+            4: BIRKernel Unassigned I-2-0 IT54 errors=["P300"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,4],[1,32]] offset=0 %x access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %y access="ap"
+              {"kernel_name":"MLP","srcs_shape":[[4,32]],"dsts_shape":[[4,64]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            P300 error:3:56 `%x[0:2, :]`: Incorrect access pattern! `full(…)` is a whole-tensor sequential access, but this access selects part of its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`
+                related `%x[0:2, :]`: `full(…)` is a whole-tensor sequential access, but this access selects part of its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`
+            P300 error:4:33 `%x[:, 0:32]`: Incorrect access pattern! `full(…)` is a whole-tensor sequential access, but this access selects part of its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`
+                related `%x[:, 0:32]`: `full(…)` is a whole-tensor sequential access, but this access selects part of its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`
+        "#]],
+    );
+}
+
+#[test]
+fn tiled_twins_token_generation_reads_the_access_shape() {
+    // pir-spec/2 §6.8: the token count is the product of the first src **access** shape's
+    // dims but the last (4 × 16 = 64 < 96 here, while the tensor's 4 × 128 is not).
+    check(
+        r#"
+kernel @k(%x: hbm bf16[4, 128, 64], %w: hbm bf16[64, 64]) -> (%out: hbm bf16[4, 128, 64]) {
+  TiledNormQKV { srcs = [%x[:, 0:16, :], %w], dsts = [%out[:, 0:16, :]] }
+  TiledMLPKernel { srcs = [%x[:, 0:16, :], %w], dsts = [%out[:, 0:16, :]] }
+}
+"#,
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,16],[1,64]] offset=0 %x access="ap"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="ap"
+              out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,16],[1,64]] offset=0 %out access="ap"
+              {"kernel_name":"QKV","srcs_shape":[[4,16,64],[64,64]],"dsts_shape":[[4,16,64]],"kernel_attrs":[["useTkgQKVKernel","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            4: BIRKernel Unassigned I-2-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,16],[1,64]] offset=0 %x access="ap"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="ap"
+              out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,16],[1,64]] offset=0 %out access="ap"
+              {"kernel_name":"MLP","srcs_shape":[[4,16,64],[64,64]],"dsts_shape":[[4,16,64]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+        "#]],
+    );
+    check_schema(
+        r#"
+kernel @k(%x: hbm bf16[4, 128, 64], %w: hbm bf16[64, 64]) -> (%out: hbm bf16[4, 128, 64]) {
+  TiledNormQKV { srcs = [%x[:, 0:16, :], tile(%w)], dsts = [%out[:, 0:16, :]] }
+  MLPKernel { srcs = [%x, %w], dsts = [%out] }
+}
+"#,
+    );
 }

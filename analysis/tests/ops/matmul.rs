@@ -420,21 +420,73 @@ kernel @k(%lhs: sbuf bf16[128, 64], %rhs: sbuf bf16[128, 512]) -> (%acc: psum f3
 
 #[test]
 fn p304_one_bank() {
-    // 1024 f32 = 4 KiB per partition: two banks.
+    // pir-spec/2 §4: the one-bank rule measures the dst **access** in every loop iteration,
+    // not the declared tensor (pir-spec/1 flagged every dst of a tensor wider than a bank,
+    // so multi-buffered PSUM tiles were P304). `%acc` is f32[64, 1024]: two banks.
     check(
         r#"
-kernel @k(%lhs: sbuf bf16[128, 64], %rhs: sbuf bf16[128, 512]) -> (%acc: psum f32[64, 1024]) {
+kernel @k(%lhs: sbuf bf16[128, 64], %rhs: sbuf bf16[128, 512], %r256: sbuf bf16[128, 256])
+    -> (%acc: psum f32[64, 1024], %buf: psum f32[64, 4, 512]) {
   MatMulOp { dst = %acc[:, 0:512], stationary = %lhs, moving = %rhs }
+  MatMulOp { dst = %acc[:, 512:1024], stationary = %lhs, moving = %rhs }
+  MatMulOp { dst = %acc[:, 256:768], stationary = %lhs, moving = %rhs }
+  for %k in 0..4 {
+    MatMulOp { dst = %buf[:, %k, :], stationary = %lhs, moving = %rhs }
+  }
+  for %j in 0..4 {
+    MatMulOp { dst = %acc[:, %j*256 : %j*256 + 256], stationary = %lhs, moving = %r256 }
+  }
+  for %j in 0..3 {
+    MatMulOp { dst = %acc[:, %j*384 : %j*384 + 256], stationary = %lhs, moving = %r256 }
+  }
 }
 "#,
         expect![[r#"
-            3: Matmult PE I-1-0 errors=["P304"]
+            4: Matmult PE I-1-0
               in stationary: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %lhs start_partition=0
               in moving: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %rhs start_partition=0
               out dst: physical_ap float32 ap=[[1024,64],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,1024],"is_accumulate":false}
-            P304 error:3:20 `%acc[:, 0:512]`: a matmul dst must fit one PSUM bank (2048 bytes per partition); `%acc` needs 4096
+            5: Matmult PE I-2-0
+              in stationary: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %lhs start_partition=0
+              in moving: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %rhs start_partition=0
+              out dst: physical_ap float32 ap=[[1024,64],[1,512]] offset=512 %acc start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,1024],"is_accumulate":false}
+            6: Matmult PE I-3-0 errors=["P304"]
+              in stationary: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %lhs start_partition=0
+              in moving: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %rhs start_partition=0
+              out dst: physical_ap float32 ap=[[1024,64],[1,512]] offset=256 %acc start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,1024],"is_accumulate":false}
+            L-k {"name":"k","lb":0,"ub":4,"stride":1}
+              8: Matmult PE I-4-0
+                in stationary: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %lhs start_partition=0
+                in moving: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %rhs start_partition=0
+                out dst: symbolic_ap float32 ap=[[2048,64],[1,512]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"k","coeff":512}],"c":0}] access_shape=[64,512] %buf start_partition=0
+                {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,2048],"is_accumulate":false}
+            L-j {"name":"j","lb":0,"ub":4,"stride":1}
+              11: Matmult PE I-5-0
+                in stationary: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %lhs start_partition=0
+                in moving: physical_ap bfloat16 ap=[[256,128],[1,256]] offset=0 %r256 start_partition=0
+                out dst: symbolic_ap float32 ap=[[1024,64],[1,256]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"j","coeff":256}],"c":0}] access_shape=[64,256] %acc start_partition=0
+                {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,1024],"is_accumulate":false}
+            L-j-2 {"name":"j","lb":0,"ub":3,"stride":1}
+              14: Matmult PE I-6-0 errors=["P304"]
+                in stationary: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %lhs start_partition=0
+                in moving: physical_ap bfloat16 ap=[[256,128],[1,256]] offset=0 %r256 start_partition=0
+                out dst: symbolic_ap float32 ap=[[1024,64],[1,256]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"j","coeff":384}],"c":0}] access_shape=[64,256] %acc start_partition=0
+                {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,1024],"is_accumulate":false}
+            P304 error:6:20 `%acc[:, 256:768]`: a matmul dst must lie inside one PSUM bank (2048 bytes per partition); this access covers bytes 1024..=3071 of `%acc` in each partition, across the bank boundary at 2048
+            P304 error:14:22 `%acc[:, %j*384 : %j*384 + 256]`: a matmul dst must lie inside one PSUM bank (2048 bytes per partition); this access covers bytes 1536..=2559 of `%acc` in each partition, across the bank boundary at 2048 when %j = 1
         "#]],
+    );
+    check_schema(
+        r#"
+kernel @k(%lhs: sbuf bf16[128, 64], %rhs: sbuf bf16[128, 512]) -> (%buf: psum f32[64, 4, 512]) {
+  for %k in 0..4 {
+    MatMulOp { dst = %buf[:, %k, :], stationary = %lhs, moving = %rhs }
+  }
+}
+"#,
     );
 }
 
@@ -924,7 +976,9 @@ kernel @k(%s: sbuf bf16[128, 64], %s3: sbuf bf16[64, 2, 32], %i: sbuf i32[64, 64
   TransposeOp { dst = %f, src = %s }
   // rank 3: P305 on the src
   TransposeOp { dst = %t, src = %s3 }
-  // the dst tensor is 4 KiB per partition: P304 on the dst
+  // the dst access crosses a bank (bytes 1920..=2175): P304 on the dst (pir-spec/2 §4;
+  // pir-spec/1 measured the 4 KiB tensor, so `%wide[:, 0:128]` was P304 too)
+  TransposeOp { dst = %wide[:, 960:1088], src = %s }
   TransposeOp { dst = %wide[:, 0:128], src = %s }
   // i32 is not a PE dtype: P407 on the src
   TransposeOp { dst = %ti, src = %i }
@@ -945,24 +999,63 @@ kernel @k(%s: sbuf bf16[128, 64], %s3: sbuf bf16[64, 2, 32], %i: sbuf i32[64, 64
               in src: physical_ap bfloat16 ap=[[64,64],[32,2],[1,32]] offset=0 %s3 start_partition=0
               out dst: physical_ap bfloat16 ap=[[128,64],[1,128]] offset=0 %t start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":64,"psum_buf_shape":[64,128],"is_accumulate":false}
-            11: Matmult PE I-4-0 errors=["P304"]
+            12: Matmult PE I-4-0 errors=["P304"]
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %s start_partition=0
+              out dst: physical_ap bfloat16 ap=[[2048,64],[1,128]] offset=960 %wide start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,2048],"is_accumulate":false}
+            13: Matmult PE I-5-0
               in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %s start_partition=0
               out dst: physical_ap bfloat16 ap=[[2048,64],[1,128]] offset=0 %wide start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,2048],"is_accumulate":false}
-            13: Matmult PE I-5-0 errors=["P407"]
+            15: Matmult PE I-6-0 errors=["P407"]
               in src: physical_ap int32 ap=[[64,64],[1,64]] offset=0 %i start_partition=0
               out dst: physical_ap int32 ap=[[64,64],[1,64]] offset=0 %ti start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":64,"psum_buf_shape":[64,64],"is_accumulate":false}
-            15: Matmult PE I-6-0 errors=["P406"]
+            17: Matmult PE I-7-0 errors=["P406"]
               in src: physical_ap bfloat16 ap=[[256,64],[1,256]] offset=0 %wsrc start_partition=0
               out dst: physical_ap bfloat16 ap=[[128,64],[1,128]] offset=0 %t start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"identity":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":64,"psum_buf_shape":[64,128],"is_accumulate":false}
             P305 error:5:42 `%s`: the dst of a transpose is the src shape reversed, [64, 128]; it is [32, 128]
             P407 error:7:23 `%f`: dst is f32 but a transpose keeps the dtype: it must be bf16
             P305 error:9:33 `%s3`: a transpose takes rank-2 accesses; `src` has rank 3
-            P304 error:11:23 `%wide[:, 0:128]`: a matmul dst must fit one PSUM bank (2048 bytes per partition); `%wide` needs 4096
-            P407 error:13:34 `%i`: `src` is i32: the PE takes f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2
-            P406 error:15:33 `%wsrc`: a transpose is at most [128, 128]; `src` has 256 elements per partition
+            P304 error:12:23 `%wide[:, 960:1088]`: a matmul dst must lie inside one PSUM bank (2048 bytes per partition); this access covers bytes 1920..=2175 of `%wide` in each partition, across the bank boundary at 2048
+            P407 error:15:34 `%i`: `src` is i32: the PE takes f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2
+            P406 error:17:33 `%wsrc`: a transpose is at most [128, 128]; `src` has 256 elements per partition
         "#]],
     );
+}
+
+#[test]
+fn mx_dst_scale_is_the_last_input() {
+    // pir-spec/2 §6.1: MatMulMXOp's `dst_scale` (seed 000 §2.2) is an e8m0 or u8 operand,
+    // the last `ins` entry; pir-spec/1 had no such field (P203).
+    check(
+        &mx(
+            r#"  MatMulMXOp { dst_scale = %ls, dst = %acc, stationary = %st, moving = %mv, lhs_scale = %ls, rhs_scale = %rs, scale_ptr = %sp }
+  MatMulMXOp { dst = %acc, stationary = %st, moving = %mv, lhs_scale = %ls, rhs_scale = %rs, dst_scale = %sp }"#,
+        ),
+        expect![[r#"
+            2: MatmultMx PE I-1-0
+              in stationary: physical_ap float8_e4m3fn_x4 ap=[[128,128],[1,128]] offset=0 %st start_partition=0
+              in moving: physical_ap float8_e4m3fn_x4 ap=[[512,128],[1,512]] offset=0 %mv start_partition=0
+              in lhs_scale: physical_ap float8_e8m0fnu ap=[[128,16],[1,128]] offset=0 %ls start_partition=0
+              in rhs_scale: physical_ap float8_e8m0fnu ap=[[512,16],[1,512]] offset=0 %rs start_partition=0
+              in scale_ptr: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %sp start_partition=0
+              in dst_scale: physical_ap float8_e8m0fnu ap=[[128,16],[1,128]] offset=0 %ls start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,512],"is_accumulate":false}
+            3: MatmultMx PE I-2-0 errors=["P407"]
+              in stationary: physical_ap float8_e4m3fn_x4 ap=[[128,128],[1,128]] offset=0 %st start_partition=0
+              in moving: physical_ap float8_e4m3fn_x4 ap=[[512,128],[1,512]] offset=0 %mv start_partition=0
+              in lhs_scale: physical_ap float8_e8m0fnu ap=[[128,16],[1,128]] offset=0 %ls start_partition=0
+              in rhs_scale: physical_ap float8_e8m0fnu ap=[[512,16],[1,512]] offset=0 %rs start_partition=0
+              in dst_scale: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %sp start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,512],"is_accumulate":false}
+            P407 error:3:106 `%sp`: `dst_scale` is f32: MX scales are e8m0 or u8
+        "#]],
+    );
+    check_schema(&mx(
+        r#"  MatMulMXOp { dst = %acc, stationary = %st, moving = %mv, lhs_scale = %ls, rhs_scale = %rs, dst_scale = %rs }"#,
+    ));
 }

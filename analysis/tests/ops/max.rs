@@ -252,3 +252,98 @@ kernel @k(%data: sbuf bf16[128, 1024]) -> (%vals: sbuf bf16[128, 8], %inds: sbuf
 "#,
     );
 }
+
+#[test]
+fn match_replace_clips_only_what_does_not_round_to_a_finite_value() {
+    // pir-spec/2 §4 / §6.5: P411 after rounding. pir-spec/1 warned "clipped" on numpy's
+    // f32 lowest `-3.4028235e38`, on f16's `65519` and on f8e4m3's `247`, which all round to
+    // the largest finite value; `65520` into f16 still rounds to infinity and is clipped.
+    check(
+        r#"
+kernel @k(%f: sbuf f32[128, 64], %h: sbuf f16[128, 64], %e: sbuf f8e4m3[128, 64], %vf: sbuf f32[128, 8], %vh: sbuf f16[128, 8], %ve: sbuf f8e4m3[128, 8]) {
+  SundaMatchReplace8 { dst = %f, src = %f, vals = %vf, imm = -3.4028235e38 }
+  SundaMatchReplace8 { dst = %h, src = %h, vals = %vh, imm = 65519 }
+  SundaMatchReplace8 { dst = %h, src = %h, vals = %vh, imm = -65520 }
+  SundaMatchReplace8 { dst = %e, src = %e, vals = %ve, imm = 247 }
+  SundaMatchReplace8 { dst = %e, src = %e, vals = %ve, imm = 248 }
+}
+"#,
+        expect![[r#"
+            3: MatchReplace DVE I-1-0 IT90
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %f start_partition=0
+              in vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %vf start_partition=0
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %f start_partition=0
+              {"imm_value":-3.4028235e+38}
+            4: MatchReplace DVE I-2-0 IT90
+              in src: physical_ap float16 ap=[[64,128],[1,64]] offset=0 %h start_partition=0
+              in vals: physical_ap float16 ap=[[8,128],[1,8]] offset=0 %vh start_partition=0
+              out dst: physical_ap float16 ap=[[64,128],[1,64]] offset=0 %h start_partition=0
+              {"imm_value":65519.0}
+            5: MatchReplace DVE I-3-0 IT90
+              in src: physical_ap float16 ap=[[64,128],[1,64]] offset=0 %h start_partition=0
+              in vals: physical_ap float16 ap=[[8,128],[1,8]] offset=0 %vh start_partition=0
+              out dst: physical_ap float16 ap=[[64,128],[1,64]] offset=0 %h start_partition=0
+              {"imm_value":-65504.0}
+            6: MatchReplace DVE I-4-0 IT90
+              in src: physical_ap float8e4 ap=[[64,128],[1,64]] offset=0 %e start_partition=0
+              in vals: physical_ap float8e4 ap=[[8,128],[1,8]] offset=0 %ve start_partition=0
+              out dst: physical_ap float8e4 ap=[[64,128],[1,64]] offset=0 %e start_partition=0
+              {"imm_value":247.0}
+            7: MatchReplace DVE I-5-0 IT90
+              in src: physical_ap float8e4 ap=[[64,128],[1,64]] offset=0 %e start_partition=0
+              in vals: physical_ap float8e4 ap=[[8,128],[1,8]] offset=0 %ve start_partition=0
+              out dst: physical_ap float8e4 ap=[[64,128],[1,64]] offset=0 %e start_partition=0
+              {"imm_value":240.0}
+            P411 warning:5:62 `-65520`: imm -65520 is clipped to -65504 to fit the dst dtype f16
+            P411 warning:7:62 `248`: imm 248 is clipped to 240 to fit the dst dtype f8e4m3
+        "#]],
+    );
+}
+
+#[test]
+fn max8_family_src_holds_8_to_16384_per_partition() {
+    // pir-spec/2 §6.5: the src of all four ops holds 8 to 16,384 elements per partition
+    // (the public `nki.isa.max8` bounds), else P305 on `src`; pir-spec/1 did not check it.
+    check(
+        r#"
+kernel @k(%small: sbuf f32[128, 4], %ok: sbuf f32[128, 16384], %big: sbuf f32[128, 16385], %v: sbuf f32[128, 8], %i: sbuf u32[128, 8]) {
+  SundaMax8 { dst = %v, src = %small }
+  SundaMax8 { dst = %v, src = %ok }
+  SundaMaxIndex8 { dst = %i, max_vals = %v, src = %big }
+  SundaMatchReplace8 { dst = %small, src = %small, vals = %v, imm = 0.0 }
+  MaxIndexAndMatchReplace { dst = %big, dst_idx = %i, src = %big, vals = %v, imm = 0.0 }
+  SundaMax8 { dst = %v, src = %ok[:, 0:8] }
+}
+"#,
+        expect![[r#"
+            3: Max DVE I-1-0 IT88 errors=["P305"]
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %small start_partition=0
+              out dst: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+            4: Max DVE I-2-0 IT88
+              in src: physical_ap float32 ap=[[16384,128],[1,16384]] offset=0 %ok start_partition=0
+              out dst: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+            5: MaxIndex DVE I-3-0 IT89 errors=["P305"]
+              in max_vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              in src: physical_ap float32 ap=[[16385,128],[1,16385]] offset=0 %big start_partition=0
+              out dst: physical_ap uint32 ap=[[8,128],[1,8]] offset=0 %i start_partition=0
+            6: MatchReplace DVE I-4-0 IT90 errors=["P305"]
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %small start_partition=0
+              in vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %small start_partition=0
+              {"imm_value":0.0}
+            7: MaxIndexAndMatchReplace DVE I-5-0 IT91 errors=["P305"]
+              in src: physical_ap float32 ap=[[16385,128],[1,16385]] offset=0 %big start_partition=0
+              in vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+              out dst: physical_ap float32 ap=[[16385,128],[1,16385]] offset=0 %big start_partition=0
+              out dst_idx: physical_ap uint32 ap=[[8,128],[1,8]] offset=0 %i start_partition=0
+              {"imm_value":0.0}
+            8: Max DVE I-6-0 IT88
+              in src: physical_ap float32 ap=[[16384,128],[1,8]] offset=0 %ok start_partition=0
+              out dst: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
+            P305 error:3:31 `%small`: `src` must hold 8 to 16384 elements per partition; it holds 4
+            P305 error:5:51 `%big`: `src` must hold 8 to 16384 elements per partition; it holds 16385
+            P305 error:6:44 `%small`: `src` must hold 8 to 16384 elements per partition; it holds 4
+            P305 error:7:61 `%big`: `src` must hold 8 to 16384 elements per partition; it holds 16385
+        "#]],
+    );
+}

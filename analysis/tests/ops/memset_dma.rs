@@ -78,9 +78,9 @@ kernel @k() -> (%a: sbuf i8[128, 4], %b: sbuf u8[128, 4], %c: sbuf f8e4m3fn[128,
               {"mode":"Const","constant":0}
             P412 error:3:32 `200`: 200 is outside i8's range -128..=127
             P412 error:4:32 `0.5`: 0.5 is not an integer, as u8 needs
-            P412 error:5:32 `1000.0`: 1000 has no f8e4m3fn encoding: beyond the largest finite value 448
+            P412 error:5:32 `1000.0`: 1000 has no f8e4m3fn encoding: it does not round to a finite value (the largest is 448)
             P412 error:6:32 `1.0`: only 0 can be written into the packed dtype f8e5m2x4
-            P412 error:7:32 `1e39`: 1e39 has no bf16 encoding: beyond the largest finite value 3.3895313892515355e38
+            P412 error:7:32 `1e39`: 1e39 has no bf16 encoding: it does not round to a finite value (the largest is 3.3895313892515355e38)
         "#]],
     );
 }
@@ -168,11 +168,11 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 512]) -> (%o: hbm f32[128, 51
             3: DMACopy DMA I-1-0 errors=["P305"]
               in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
               in srcs[1]: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %b start_partition=64 access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[0.5,2.0],"cce_op":"max"}
             4: DMACopy DMA I-2-0
               in srcs[0]: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %b start_partition=0 access="seq"
-              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
             P305 error:3:40 `%b[64:128, :]`: `srcs[1]` has 32768 elements but dst has 65536
         "#]],
@@ -195,22 +195,22 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 256]) -> (%o: hbm f32[128, 51
             3: DMACopy DMA I-1-0 errors=["P305"]
               in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
               in srcs[1]: physical_ap float32 ap=[[256,128],[1,256]] offset=0 %b start_partition=0 access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[0.5,2.0],"cce_op":"add"}
             4: DMACopy DMA I-2-0 errors=["P305"]
               in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[0.5,2.0],"cce_op":"add"}
             5: DMACopy DMA I-3-0 errors=["P414"]
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[],"cce_op":"add"}
             6: DMACopy DMA I-4-0 errors=["P305"]
               in srcs[0]: physical_ap float32 ap=[[256,128],[1,256]] offset=0 %b start_partition=0 access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
             7: DMACopy DMA I-5-0 errors=["P207"]
               in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
             P305 error:3:40 `%b`: `srcs[1]` has 32768 elements but dst has 65536
             P305 error:4:50 `[0.5, 2]`: 2 scales for 1 srcs: one scale per src
@@ -411,7 +411,7 @@ kernel @k(%a: hbm f32[4294967296, 4294967296]) -> (%o: hbm f32[128, 512]) {
         expect![[r#"
             3: DMACopy DMA I-1-0 errors=["P305"]
               in srcs[0]: physical_ap float32 ap=[[4294967296,4294967296],[1,4294967296]] offset=0 %a access="seq"
-              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
             P305 error:3:36 `%a`: `srcs[0]` has 18446744073709551615 elements but dst has 65536
         "#]],
@@ -453,5 +453,229 @@ kernel @k(%a: hbm f32[1, 1099511627776]) -> (%o: hbm f32[1, 1099511627776]) {
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
             P414 error:3:70 `1099511627776`: tiles must be at most 65536; got 1099511627776
         "#]],
+    );
+}
+
+#[test]
+fn memset_values_round_first() {
+    // pir-spec/2 §4 / §6.6: a value is rounded to the dtype first and is P412 only when it
+    // does not round to a finite value. pir-spec/1 called every value beyond the largest
+    // finite one P412 and emitted `constant: 0` (numpy's `-3.4028235e38` for f32's lowest,
+    // f16's `65519`, f8e4m3's `247`, bf16's `-3.39e38`).
+    check(
+        r#"
+kernel @k() -> (%f: sbuf f32[128, 4], %h: sbuf f16[128, 4], %e4: sbuf f8e4m3[128, 4], %b: sbuf bf16[128, 4], %fn: sbuf f8e4m3fn[128, 4], %e5: sbuf f8e5m2[128, 4], %e3: sbuf f8e3m4[128, 4]) {
+  MemsetOp { dst = %f, value = -3.4028235e38 }
+  MemsetOp { dst = %h, value = 65504 }
+  MemsetOp { dst = %h, value = 65519 }
+  MemsetOp { dst = %h, value = 65520 }
+  MemsetOp { dst = %e4, value = 247 }
+  MemsetOp { dst = %e4, value = -248 }
+  MemsetOp { dst = %b, value = -3.39e38 }
+  MemsetOp { dst = %fn, value = 463 }
+  MemsetOp { dst = %fn, value = 464 }
+  MemsetOp { dst = %e5, value = 61439 }
+  MemsetOp { dst = %e5, value = 61440 }
+  MemsetOp { dst = %e3, value = 15.74 }
+  MemsetOp { dst = %e3, value = 15.75 }
+  MemsetOp { dst = %f, value = 3.4028235677973366e38 }
+}
+"#,
+        expect![[r#"
+            3: Memset Pool I-1-0
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %f start_partition=0
+              {"mode":"Const","constant":4286578687}
+            4: Memset Pool I-2-0
+              out dst: physical_ap float16 ap=[[4,128],[1,4]] offset=0 %h start_partition=0
+              {"mode":"Const","constant":31743}
+            5: Memset Pool I-3-0
+              out dst: physical_ap float16 ap=[[4,128],[1,4]] offset=0 %h start_partition=0
+              {"mode":"Const","constant":31743}
+            6: Memset Pool I-4-0 errors=["P412"]
+              out dst: physical_ap float16 ap=[[4,128],[1,4]] offset=0 %h start_partition=0
+              {"mode":"Const","constant":0}
+            7: Memset Pool I-5-0
+              out dst: physical_ap float8e4 ap=[[4,128],[1,4]] offset=0 %e4 start_partition=0
+              {"mode":"Const","constant":119}
+            8: Memset Pool I-6-0 errors=["P412"]
+              out dst: physical_ap float8e4 ap=[[4,128],[1,4]] offset=0 %e4 start_partition=0
+              {"mode":"Const","constant":0}
+            9: Memset Pool I-7-0
+              out dst: physical_ap bfloat16 ap=[[4,128],[1,4]] offset=0 %b start_partition=0
+              {"mode":"Const","constant":65407}
+            10: Memset Pool I-8-0
+              out dst: physical_ap float8_e4m3fn ap=[[4,128],[1,4]] offset=0 %fn start_partition=0
+              {"mode":"Const","constant":126}
+            11: Memset Pool I-9-0 errors=["P412"]
+              out dst: physical_ap float8_e4m3fn ap=[[4,128],[1,4]] offset=0 %fn start_partition=0
+              {"mode":"Const","constant":0}
+            12: Memset Pool I-10-0
+              out dst: physical_ap float8e5 ap=[[4,128],[1,4]] offset=0 %e5 start_partition=0
+              {"mode":"Const","constant":123}
+            13: Memset Pool I-11-0 errors=["P412"]
+              out dst: physical_ap float8e5 ap=[[4,128],[1,4]] offset=0 %e5 start_partition=0
+              {"mode":"Const","constant":0}
+            14: Memset Pool I-12-0
+              out dst: physical_ap float8e3 ap=[[4,128],[1,4]] offset=0 %e3 start_partition=0
+              {"mode":"Const","constant":111}
+            15: Memset Pool I-13-0 errors=["P412"]
+              out dst: physical_ap float8e3 ap=[[4,128],[1,4]] offset=0 %e3 start_partition=0
+              {"mode":"Const","constant":0}
+            16: Memset Pool I-14-0 errors=["P412"]
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %f start_partition=0
+              {"mode":"Const","constant":0}
+            P412 error:6:32 `65520`: 65520 has no f16 encoding: it does not round to a finite value (the largest is 65504)
+            P412 error:8:33 `-248`: -248 has no f8e4m3 encoding: it does not round to a finite value (the largest is 240)
+            P412 error:11:33 `464`: 464 has no f8e4m3fn encoding: it does not round to a finite value (the largest is 448)
+            P412 error:13:33 `61440`: 61440 has no f8e5m2 encoding: it does not round to a finite value (the largest is 57344)
+            P412 error:15:33 `15.75`: 15.75 has no f8e3m4 encoding: it does not round to a finite value (the largest is 15.5)
+            P412 error:16:32 `3.4028235677973366e38`: 3.4028235677973366e38 has no f32 encoding: it does not round to a finite value (the largest is 3.4028234663852886e38)
+        "#]],
+    );
+}
+
+#[test]
+fn memset_e8m0_holds_powers_of_two_only() {
+    // pir-spec/2 §4: e8m0 holds 2^-127 … 2^127 only; pir-spec/1 rounded 3.0 to a power of
+    // two and accepted it.
+    check(
+        r#"
+kernel @k() -> (%s: sbuf e8m0[128, 4]) {
+  MemsetOp { dst = %s, value = 0.25 }
+  MemsetOp { dst = %s, value = 1.7014118346046923e38 }
+  MemsetOp { dst = %s, value = 3.0 }
+  MemsetOp { dst = %s, value = 0 }
+  MemsetOp { dst = %s, value = -2.0 }
+  MemsetOp { dst = %s, value = 3.402823669209385e38 }
+}
+"#,
+        expect![[r#"
+            3: Memset Pool I-1-0
+              out dst: physical_ap float8_e8m0fnu ap=[[4,128],[1,4]] offset=0 %s start_partition=0
+              {"mode":"Const","constant":125}
+            4: Memset Pool I-2-0
+              out dst: physical_ap float8_e8m0fnu ap=[[4,128],[1,4]] offset=0 %s start_partition=0
+              {"mode":"Const","constant":254}
+            5: Memset Pool I-3-0 errors=["P412"]
+              out dst: physical_ap float8_e8m0fnu ap=[[4,128],[1,4]] offset=0 %s start_partition=0
+              {"mode":"Const","constant":0}
+            6: Memset Pool I-4-0 errors=["P412"]
+              out dst: physical_ap float8_e8m0fnu ap=[[4,128],[1,4]] offset=0 %s start_partition=0
+              {"mode":"Const","constant":0}
+            7: Memset Pool I-5-0 errors=["P412"]
+              out dst: physical_ap float8_e8m0fnu ap=[[4,128],[1,4]] offset=0 %s start_partition=0
+              {"mode":"Const","constant":0}
+            8: Memset Pool I-6-0 errors=["P412"]
+              out dst: physical_ap float8_e8m0fnu ap=[[4,128],[1,4]] offset=0 %s start_partition=0
+              {"mode":"Const","constant":0}
+            P412 error:5:32 `3.0`: 3 is not a power of two in 2^-127 … 2^127, the only values e8m0 holds
+            P412 error:6:32 `0`: 0 is not a power of two in 2^-127 … 2^127, the only values e8m0 holds
+            P412 error:7:32 `-2.0`: -2 is not a power of two in 2^-127 … 2^127, the only values e8m0 holds
+            P412 error:8:32 `3.402823669209385e38`: 3.402823669209385e38 is not a power of two in 2^-127 … 2^127, the only values e8m0 holds
+        "#]],
+    );
+}
+
+#[test]
+fn memset_hex_literals_are_bit_patterns_into_integers() {
+    // pir-spec/2 §6.6: a hex literal into an integer dtype is a bit pattern that must fit the
+    // dtype's width; pir-spec/1 read `0xFFFFFFFF` as the number 4294967295, P412 in i32.
+    // A negative hex literal is a signed number; into a float dtype hex is a number.
+    check(
+        r#"
+kernel @k() -> (%i: sbuf i32[128, 4], %s: sbuf i16[128, 4], %b: sbuf i8[128, 4], %f: sbuf bf16[128, 4]) {
+  MemsetOp { dst = %i, value = 0xFFFFFFFF }
+  MemsetOp { dst = %i, value = -1 }
+  MemsetOp { dst = %s, value = 0x1FFFF }
+  MemsetOp { dst = %s, value = 0xFFFF }
+  MemsetOp { dst = %b, value = -0x80 }
+  MemsetOp { dst = %b, value = -0x81 }
+  MemsetOp { dst = %f, value = 0x3f80 }
+}
+"#,
+        expect![[r#"
+            3: Memset Pool I-1-0
+              out dst: physical_ap int32 ap=[[4,128],[1,4]] offset=0 %i start_partition=0
+              {"mode":"Const","constant":4294967295}
+            4: Memset Pool I-2-0
+              out dst: physical_ap int32 ap=[[4,128],[1,4]] offset=0 %i start_partition=0
+              {"mode":"Const","constant":4294967295}
+            5: Memset Pool I-3-0 errors=["P412"]
+              out dst: physical_ap int16 ap=[[4,128],[1,4]] offset=0 %s start_partition=0
+              {"mode":"Const","constant":0}
+            6: Memset Pool I-4-0
+              out dst: physical_ap int16 ap=[[4,128],[1,4]] offset=0 %s start_partition=0
+              {"mode":"Const","constant":65535}
+            7: Memset Pool I-5-0
+              out dst: physical_ap int8 ap=[[4,128],[1,4]] offset=0 %b start_partition=0
+              {"mode":"Const","constant":128}
+            8: Memset Pool I-6-0 errors=["P412"]
+              out dst: physical_ap int8 ap=[[4,128],[1,4]] offset=0 %b start_partition=0
+              {"mode":"Const","constant":0}
+            9: Memset Pool I-7-0
+              out dst: physical_ap bfloat16 ap=[[4,128],[1,4]] offset=0 %f start_partition=0
+              {"mode":"Const","constant":18046}
+            P412 error:5:32 `0x1FFFF`: 0x1FFFF does not fit i16's 16 bits
+            P412 error:8:32 `-0x81`: -129 is outside i8's range -128..=127
+        "#]],
+    );
+}
+
+#[test]
+fn memset_value_rounding_to_infinity_is_p102_and_counts_as_written() {
+    // pir-spec/2 §2: `1e400` is P102 (never infinity) and the field counts as written, so
+    // there is no P204 "needs `value`"; pir-spec/1 emitted the bit pattern of infinity.
+    check(
+        r#"
+kernel @k() -> (%o: sbuf f32[128, 4]) {
+  MemsetOp { dst = %o, value = 1e400 }
+  MemsetOp { dst = %o, value = -1e400 }
+}
+"#,
+        expect![[r#"
+            3: Memset Pool I-1-0 errors=["P102"]
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %o start_partition=0
+              {"mode":"Const","constant":0}
+            4: Memset Pool I-2-0 errors=["P102"]
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %o start_partition=0
+              {"mode":"Const","constant":0}
+            P102 error:3:32 `1e400`: number `1e400` rounds to infinity as an f64 (the largest is 1.7976931348623157e308; write `inf` for infinity)
+            P102 error:4:33 `1e400`: number `1e400` rounds to infinity as an f64 (the largest is 1.7976931348623157e308; write `inf` for infinity)
+        "#]],
+    );
+}
+
+#[test]
+fn offloaded_fma_non_finite_scales_and_ap_dst() {
+    // pir-spec/2 §6.6: non-finite `scales` are written as `"inf"`/`"-inf"`/`"nan"`
+    // (pir-spec/1 wrote `null`, which the schema rejects), and the dst is `"access": "ap"`
+    // (seed 000 §7.2 `addAP(dst, isOutput=True)`; pir-spec/1 made it `"seq"`).
+    check(
+        r#"
+kernel @k(%a: hbm f32[128, 512], %b: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
+  OffloadedFMA { dst = %o, srcs = [%a, %b], scales = [1.0, nan], cce_op = max }
+  OffloadedFMA { dst = %o, srcs = [%a, %b], scales = [-inf, inf] }
+}
+"#,
+        expect![[r#"
+            3: DMACopy DMA I-1-0
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
+              in srcs[1]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %b access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":[1.0,"nan"],"cce_op":"max"}
+            4: DMACopy DMA I-2-0
+              in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
+              in srcs[1]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %b access="seq"
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
+              {"mode":"CCE","constants":["-inf","inf"],"cce_op":"add"}
+        "#]],
+    );
+    check_schema(
+        r#"
+kernel @k(%a: hbm f32[128, 512], %b: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
+  OffloadedFMA { dst = %o, srcs = [%a, %b], scales = [1.0, nan], cce_op = max }
+  OffloadedFMA { dst = %o, srcs = [%a, %b], scales = [-inf, inf] }
+}
+"#,
     );
 }

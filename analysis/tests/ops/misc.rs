@@ -190,8 +190,8 @@ kernel @k() -> (%u: sbuf u8[128, 64], %v: sbuf u8[1, 512], %p: psum i32[128, 4],
               {"pattern":[{"step":1,"num":4}],"channel_multiplier":0}
             P412 error:3:37 `300`: iota reaches 300, outside u8's range (base 300, step 1, channel_multiplier 0 over [128, 64])
             P412 error:4:37 `-1`: iota reaches -63, outside u8's range (base 0, step -1, channel_multiplier 0 over [128, 64])
-            P412 error:5:51 `64`: iota reaches 8191, outside u8's range (base 0, step 1, channel_multiplier 64 over [128, 64])
-            P412 error:6:26 `%v`: iota reaches 511, outside u8's range (base 0, step 1, channel_multiplier 0 over [1, 512])
+            P412 error:5:3 `IndexValueInst`: iota reaches 8191, outside u8's range (base 0, step 1, channel_multiplier 64 over [128, 64])
+            P412 error:6:3 `IndexValueInst`: iota reaches 511, outside u8's range (base 0, step 1, channel_multiplier 0 over [1, 512])
             P301 error:7:26 `%p`: `%p` is in psum, but this operand must be in sbuf
             P206 error:8:37 `1e6`: expected int, found a float
         "#]],
@@ -413,7 +413,7 @@ kernel @k(%a: sbuf i32[128, 64], %v: sbuf f32[128, 8]) -> (%o: hbm i32[128, 64],
               in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
               out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
               {"keep_rate":"nan","is_keep_threshold":true}
-            P412 error:3:37 `9223372036854775807`: iota reaches 9223372036854775807, outside i32's range (base 9223372036854775807, step -9223372036854775807, channel_multiplier 9223372036854775807 over [128, 64])
+            P412 error:3:65 `-9223372036854775807`: iota reaches 9223372036854775807, outside i32's range (base 9223372036854775807, step -9223372036854775807, channel_multiplier 9223372036854775807 over [128, 64])
             P414 error:4:70 `9223372036854775807`: tiles must be at most 65536; got 9223372036854775807
             P412 error:6:32 `-9223372036854775807`: -9.223372036854776e18 is outside i32's range -2147483648..=2147483647
             P414 error:7:68 `-9223372036854775807`: axis -9223372036854775807 is not a free dim of the rank-2 src access (1 to 1)
@@ -436,5 +436,105 @@ fn unknown_fields_are_capped() {
     assert!(
         rendered.contains("50 more unknown or repeated fields of NoOp are not reported"),
         "{rendered}"
+    );
+}
+
+#[test]
+fn iota_float_range_rounds_first() {
+    // pir-spec/2 §4 / §7: Iota's range in a float dtype is "rounds to a finite value"
+    // (f8e4m3 holds 0…247 after rounding; pir-spec/1 stopped at 240), and P412 sits on
+    // `step` when written and non-zero, else on `base` when written, else on the class name
+    // (pir-spec/1 blamed the field whose contribution left the range, or the dst).
+    check(
+        r#"
+kernel @k() -> (%a: sbuf f8e4m3[1, 248], %b: sbuf f8e4m3[1, 249], %c: sbuf f8e4m3[128, 1]) {
+  IndexValueInst { dst = %a }
+  IndexValueInst { dst = %b, step = 1 }
+  IndexValueInst { dst = %c, base = 0, step = 0, channel_multiplier = 2 }
+  IndexValueInst { dst = %c, channel_multiplier = 2 }
+}
+"#,
+        expect![[r#"
+            3: Iota Pool I-1-0
+              out dst: physical_ap float8e4 ap=[[248,1],[1,248]] offset=0 %a start_partition=0
+              {"base":0,"pattern":[{"step":1,"num":248}],"channel_multiplier":0}
+            4: Iota Pool I-2-0 errors=["P412"]
+              out dst: physical_ap float8e4 ap=[[249,1],[1,249]] offset=0 %b start_partition=0
+              {"base":0,"pattern":[{"step":1,"num":249}],"channel_multiplier":0}
+            5: Iota Pool I-3-0 errors=["P412"]
+              out dst: physical_ap float8e4 ap=[[1,128],[1,1]] offset=0 %c start_partition=0
+              {"base":0,"pattern":[{"step":0,"num":1}],"channel_multiplier":2}
+            6: Iota Pool I-4-0 errors=["P412"]
+              out dst: physical_ap float8e4 ap=[[1,128],[1,1]] offset=0 %c start_partition=0
+              {"base":0,"pattern":[{"step":1,"num":1}],"channel_multiplier":2}
+            P412 error:4:37 `1`: iota reaches 248, outside f8e4m3's range (base 0, step 1, channel_multiplier 0 over [1, 249])
+            P412 error:5:37 `0`: iota reaches 254, outside f8e4m3's range (base 0, step 0, channel_multiplier 2 over [128, 1])
+            P412 error:6:3 `IndexValueInst`: iota reaches 254, outside f8e4m3's range (base 0, step 1, channel_multiplier 2 over [128, 1])
+        "#]],
+    );
+}
+
+#[test]
+fn dropout_is_keep_rate() {
+    // pir-spec/2 §6.7: `is_keep_rate` (default true) → `is_keep_threshold`: false means the
+    // rate is the probability of dropping an element; pir-spec/1 had no such field (P203)
+    // and always wrote `true`.
+    check(
+        r#"
+kernel @k(%a: sbuf bf16[128, 64]) -> (%o: sbuf bf16[128, 64]) {
+  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.1, is_keep_rate = false }
+  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.9, is_keep_rate = true }
+  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.9, is_keep_rate = 1 }
+}
+"#,
+        expect![[r#"
+            3: Dropout DVE I-1-0
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"keep_rate":0.1,"is_keep_threshold":false}
+            4: Dropout DVE I-2-0
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"keep_rate":0.9,"is_keep_threshold":true}
+            5: Dropout DVE I-3-0 errors=["P206"]
+              in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
+              {"keep_rate":0.9,"is_keep_threshold":true}
+            P206 error:5:73 `1`: expected bool, found an integer
+        "#]],
+    );
+    check_schema(
+        r#"
+kernel @k(%a: sbuf bf16[128, 64]) -> (%o: sbuf bf16[128, 64]) {
+  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.1, is_keep_rate = false }
+}
+"#,
+    );
+}
+
+#[test]
+fn stream_shuffle_stepped_partitions_are_p415() {
+    // pir-spec/2 §6.7: a `src` or `dst` whose partition slice has a step other than 1 is
+    // P415 `Mask pattern only support 1 step multiplier` on that operand (seed 000 §2.3);
+    // pir-spec/1 accepted it.
+    check(
+        r#"
+kernel @k(%s: sbuf bf16[128, 64]) -> (%d: sbuf bf16[128, 64]) {
+  StreamShuffleInst { dst = %d[0:32:2, :], src = %s[0:16, :], shuffle_mask = [255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255] }
+  StreamShuffleInst { dst = %d[0:16, :], src = %s[32:64:2, :], shuffle_mask = [255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255] }
+}
+"#,
+        expect![[r#"
+            3: StreamShuffle DVE I-1-0 errors=["P415"]
+              in src: physical_ap bfloat16 ap=[[64,16],[1,64]] offset=0 %s start_partition=0
+              out dst: physical_ap bfloat16 ap=[[128,16],[1,64]] offset=0 %d start_partition=0
+              {"mask":[255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255]}
+            4: StreamShuffle DVE I-2-0 errors=["P415"]
+              in src: physical_ap bfloat16 ap=[[128,16],[1,64]] offset=0 %s start_partition=32
+              out dst: physical_ap bfloat16 ap=[[64,16],[1,64]] offset=0 %d start_partition=0
+              {"mask":[255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255,255]}
+            P415 error:3:29 `%d[0:32:2, :]`: Mask pattern only support 1 step multiplier
+            P415 error:4:48 `%s[32:64:2, :]`: Mask pattern only support 1 step multiplier
+        "#]],
     );
 }

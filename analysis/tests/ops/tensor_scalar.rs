@@ -644,3 +644,111 @@ kernel @k(%x: sbuf bf16[128, 512], %m: sbuf u8[128, 512]) -> (%y: sbuf bf16[128,
         "#]],
     );
 }
+
+#[test]
+fn tsp_fill_value_and_reverse_pred() {
+    // pir-spec/2 §6.3: TensorScalarPtrOp (and the cumulative op, which takes its fields)
+    // has `fill_value` and `reverse_pred`, emitted only when written (the shared
+    // `getTensorScalarPtr` sets both, seed 000 §4); pir-spec/1 had neither (P203).
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512]) {
+  TensorScalarPtrOp { dst = %y, src = %x, op0 = max, operand0 = 0.0, fill_value = -inf, reverse_pred = true }
+  TensorScalarCacheCumulative { dst = %y, src = %x, op0 = add, operand0 = 0, op1 = add, reverse_pred = false }
+  TensorScalarPtrOp { dst = %y, src = %x, op0 = max, operand0 = 0.0 }
+}
+"#,
+        expect![[r#"
+            3: TensorScalarPtr DVE I-1-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"op0":"max","operand0":0.0,"reverse0":false,"op1":"bypass","reverse1":false,"is_tensor_scalar_addr":false,"is_scalar_tensor_tensor":false,"acc":"Idle","fill_value":"-inf","reverse_pred":true}
+            4: TensorScalarPtr DVE I-2-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"op0":"add","operand0":0.0,"reverse0":false,"op1":"add","reverse1":false,"is_tensor_scalar_addr":false,"is_scalar_tensor_tensor":false,"acc":"Idle","reverse_pred":false}
+            5: TensorScalarPtr DVE I-3-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"op0":"max","operand0":0.0,"reverse0":false,"op1":"bypass","reverse1":false,"is_tensor_scalar_addr":false,"is_scalar_tensor_tensor":false,"acc":"Idle"}
+        "#]],
+    );
+    check_schema(
+        r#"
+kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512]) {
+  TensorScalarPtrOp { dst = %y, src = %x, op0 = max, operand0 = 0.0, fill_value = -inf, reverse_pred = true }
+}
+"#,
+    );
+}
+
+#[test]
+fn gep_constant_index_past_the_table() {
+    // pir-spec/2 §6.3: the table is any shape (not a [P, 1] pointer), and a constant index
+    // at or beyond the element count of the `ptr` access as written is P414; pir-spec/1
+    // accepted it.
+    check(
+        r#"
+kernel @k(%x: sbuf f32[128, 64], %table: sbuf f32[4, 16]) -> (%y: sbuf f32[128, 64]) {
+  TensorScalarGEPOp { dst = %y, src = %x, op0 = add, ptr = %table, index = 63 }
+  TensorScalarGEPOp { dst = %y, src = %x, op0 = add, ptr = %table, index = 64 }
+  TensorScalarGEPOp { dst = %y, src = %x, op0 = add, ptr = %table[0:2, 0:8], index = 0x10 }
+}
+"#,
+        expect![[r#"
+            3: TensorScalarPtr DVE I-1-0
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %x start_partition=0
+              in ptr: physical_ap float32 ap=[[16,4],[1,16]] offset=0 %table start_partition=0
+              in index: imm_value int32 value=63
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %y start_partition=0
+              {"op0":"add","reverse0":false,"op1":"bypass","reverse1":false,"is_tensor_scalar_addr":true,"is_scalar_tensor_tensor":false,"acc":"Idle"}
+            4: TensorScalarPtr DVE I-2-0 errors=["P414"]
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %x start_partition=0
+              in ptr: physical_ap float32 ap=[[16,4],[1,16]] offset=0 %table start_partition=0
+              in index: imm_value int32 value=64
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %y start_partition=0
+              {"op0":"add","reverse0":false,"op1":"bypass","reverse1":false,"is_tensor_scalar_addr":true,"is_scalar_tensor_tensor":false,"acc":"Idle"}
+            5: TensorScalarPtr DVE I-3-0 errors=["P414"]
+              in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %x start_partition=0
+              in ptr: physical_ap float32 ap=[[16,2],[1,8]] offset=0 %table start_partition=0
+              in index: imm_value int32 value=16
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %y start_partition=0
+              {"op0":"add","reverse0":false,"op1":"bypass","reverse1":false,"is_tensor_scalar_addr":true,"is_scalar_tensor_tensor":false,"acc":"Idle"}
+            P414 error:4:76 `64`: index 64 is past the end of the table: the `ptr` access holds 64 elements
+            P414 error:5:86 `0x10`: index 16 is past the end of the table: the `ptr` access holds 16 elements
+        "#]],
+    );
+}
+
+#[test]
+fn range_select_fill_value_rounds_to_f32_first() {
+    // pir-spec/2 §4: RangeSelect's `fill_value` meets f32 through the one rounding rule:
+    // numpy's `-3.4028235e38` and any value that rounds to FP32 min are accepted; a value at
+    // or beyond max + ½ ulp(max) does not round to a finite f32 and is P414, as is another
+    // finite value.
+    check(
+        r#"
+kernel @k(%x: sbuf f32[64, 512]) -> (%y: sbuf f32[64, 512]) {
+  RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = 10, fill_value = -3.40282356e38 }
+  RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = 10, fill_value = -3.4028235677973366e38 }
+  RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = 10, fill_value = -3.4e38 }
+}
+"#,
+        expect![[r#"
+            3: RangeSelect DVE I-1-0
+              in on_true: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y start_partition=0
+              {"base":0,"compare_op0":"is_ge","compare_op1":"is_lt","bound0":0.0,"bound1":10.0,"reduce_op":"max","fill_value":-3.40282356e+38,"num_active_channels":64}
+            4: RangeSelect DVE I-2-0 errors=["P414"]
+              in on_true: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y start_partition=0
+              {"base":0,"compare_op0":"is_ge","compare_op1":"is_lt","bound0":0.0,"bound1":10.0,"reduce_op":"max","fill_value":-3.4028235677973366e+38,"num_active_channels":64}
+            5: RangeSelect DVE I-3-0 errors=["P414"]
+              in on_true: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y start_partition=0
+              {"base":0,"compare_op0":"is_ge","compare_op1":"is_lt","bound0":0.0,"bound1":10.0,"reduce_op":"max","fill_value":-3.4e+38,"num_active_channels":64}
+            P414 error:4:115 `-3.4028235677973366e38`: RangeSelect fills with FP32 min (-3.4028234663852886e38), as the hardware requires; -3.4028235677973366e38 is another value in f32
+            P414 error:5:115 `-3.4e38`: RangeSelect fills with FP32 min (-3.4028234663852886e38), as the hardware requires; -3.4e38 is another value in f32
+        "#]],
+    );
+}

@@ -11,5 +11,14 @@ vim.bo.shiftwidth = 2
 vim.bo.softtabstop = 2
 -- `%acc`, `@kernel`, `#3` and `$0` are words (for `*`, `ciw`, completion).
 vim.opt_local.iskeyword:append({ '%', '@-@', '#', '$' })
+-- `gq` formats with the server (textDocument/rangeFormatting), never wraps code as text.
+vim.bo.formatexpr = "v:lua.require'pir'.formatexpr()"
+-- One indent after a line opening `{` (or `(`, `[`), one less on a closing line.
+vim.bo.indentexpr = "v:lua.require'pir'.indent()"
+vim.bo.indentkeys = '0},0),0],!^F,o,O'
+-- Completion pops up as `%x:` or `dst =` is typed (trigger characters): show the menu, but
+-- insert nothing until an item is chosen (Neovim's default inserts the first one).
+vim.opt_local.completeopt = { 'menu', 'menuone', 'noselect', 'popup' }
 
 vim.b.undo_ftplugin = 'setl commentstring< comments< expandtab< shiftwidth< softtabstop< iskeyword<'
+  .. ' formatexpr< indentexpr< indentkeys< completeopt<'

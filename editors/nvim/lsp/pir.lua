@@ -16,5 +16,21 @@ return {
     inlayHints = { enabled = true },
   },
   -- Diagnostics: Neovim pulls them (`textDocument/diagnostic`); `pir lsp` pushes only to
-  -- clients that cannot pull, so each diagnostic is shown once.
+  -- clients that cannot pull, so each diagnostic is shown once. Both ways, each related
+  -- location (`relatedInformation`) becomes a `↳ line:column note` line of the message,
+  -- which is all Neovim 0.11 shows; then the default handler (vim.lsp.handlers) runs.
+  handlers = {
+    ['textDocument/diagnostic'] = function(err, result, ctx, ...)
+      if result and ctx and ctx.params and ctx.params.textDocument then
+        require('pir').add_related(result.items, ctx.params.textDocument.uri)
+      end
+      return vim.lsp.handlers['textDocument/diagnostic'](err, result, ctx, ...)
+    end,
+    ['textDocument/publishDiagnostics'] = function(err, result, ctx, ...)
+      if result then
+        require('pir').add_related(result.diagnostics, result.uri)
+      end
+      return vim.lsp.handlers['textDocument/publishDiagnostics'](err, result, ctx, ...)
+    end,
+  },
 }

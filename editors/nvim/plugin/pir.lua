@@ -17,6 +17,15 @@ end, {
   desc = 'Show the BIR of the op under the cursor (! : of the whole file) in a scratch split',
 })
 
+-- A pir buffer whose server cannot start gets a word about it (Neovim only logs it).
+vim.api.nvim_create_autocmd('FileType', {
+  group = vim.api.nvim_create_augroup('pir.check_cmd', { clear = true }),
+  pattern = 'pir',
+  callback = function()
+    require('pir').check_cmd()
+  end,
+})
+
 -- Inlay hints (`→ Matmult · PE` after each op) are on by default for pir buffers;
 -- `vim.g.pir_inlay_hints = false` (or `setup({ inlay_hints = false })`) turns them off.
 vim.api.nvim_create_autocmd('LspAttach', {

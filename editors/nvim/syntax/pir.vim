@@ -1,5 +1,5 @@
 " Vim syntax file
-" Language:    Penguin text IR (pir-spec/1), files *.pir
+" Language:    Penguin text IR (pir-spec/2), files *.pir
 " Maintainer:  the pir project (editors/nvim)
 "
 " The lexical structure of SPEC §2 and the names of §4, as regular expressions: the same

@@ -5,7 +5,9 @@
 --
 -- Opens copies of corpus files (tests/corpus, or $PIR_CORPUS) and checks, each with a
 -- timeout: filetype and syntax groups, the server attaching, diagnostics, hover, inlay hints,
--- :PirShowBir (op and file) and an edit that introduces a P200 error. Prints one line per
+-- :PirShowBir (op and file), an edit that introduces a P200 error, related locations in a
+-- message, `gq` formatting with the server, indentation, completion options and the warning
+-- about a missing binary. Prints one line per
 -- check and exits 0 when all pass, 1 on the first failure (with the reason), 3 on a global
 -- timeout.
 
@@ -281,6 +283,11 @@ local checks = {
         return v and v.functions and v
       end)
       expect(bir.functions[1].name == 'matmul_basic', 'first function is %s', tostring(bir.functions[1].name))
+      -- Exactly what `pir lower` writes: key order and numbers (`1.0`, not `1`).
+      local lowered = vim.fn.systemlist({ vim.lsp.config.pir.cmd[1], 'lower', vim.api.nvim_buf_get_name(ctx.buf) })
+      local shown = vim.api.nvim_buf_get_lines(ctx.bir_buf, 0, -1, false)
+      expect(vim.deep_equal(shown, lowered), 'the BIR view differs from `pir lower` (%d and %d lines): %s',
+        #shown, #lowered, table.concat(shown, '\n'):sub(1, 300))
       -- Back to the op for the refresh check below.
       vim.api.nvim_set_current_win(ctx.src_win)
       vim.cmd('PirShowBir')
@@ -327,6 +334,113 @@ local checks = {
       local errs = errors(buf)
       expect(#errs == 1 and errs[1].code == 'P400' and errs[1].lnum == l,
         'expected exactly P400 on line %d, got: %s', l + 1, describe(errs))
+    end,
+  },
+  {
+    'related locations are shown with the message',
+    function()
+      local buf, uri = open_copy('rule_P402_mx_scale_ptr.pir', ctx.dir)
+      pir_client(buf)
+      local d = wait_for('P402 in ' .. uri, function()
+        for _, x in ipairs(vim.diagnostic.get(buf)) do
+          if x.code == 'P402' then
+            return x
+          end
+        end
+      end)
+      local l, c = find(buf, 'scale_ptr = %scale_ptr', '%scale_ptr')
+      local want = ('\n↳ %d:%d '):format(l + 1, c + 1)
+      expect(d.message:find(want, 1, true), 'the P402 message does not name its related location %q: %q',
+        want, d.message)
+    end,
+  },
+  {
+    'gq formats with the server, only the lines it covers',
+    function()
+      local path = ctx.dir .. '/messy.pir'
+      vim.fn.writefile({
+        'kernel @k(%x: hbm f32[4]) {',
+        '        NoOp{}',
+        '  for %i in 0..2 {',
+        'NoOp   {}   // kept',
+        '  }',
+        '}',
+      }, path)
+      vim.cmd.edit(vim.fn.fnameescape(path))
+      local buf = vim.api.nvim_get_current_buf()
+      pir_client(buf)
+      expect(vim.bo[buf].formatexpr:find('pir', 1, true), 'formatexpr is %q', vim.bo[buf].formatexpr)
+      -- `gq` on line 4 only: line 2 stays as it is.
+      vim.api.nvim_win_set_cursor(0, { 4, 0 })
+      vim.cmd('normal! gqq')
+      local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+      expect(lines[4] == '    NoOp {}  // kept' and lines[2] == '        NoOp{}',
+        'after gqq on line 4: %s', vim.inspect(lines))
+      vim.cmd('normal! gggqG')
+      lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+      expect(vim.deep_equal(lines, {
+        'kernel @k(%x: hbm f32[4]) {',
+        '  NoOp {}',
+        '  for %i in 0..2 {',
+        '    NoOp {}  // kept',
+        '  }',
+        '}',
+      }), 'after gggqG: %s', vim.inspect(lines))
+      ctx.messy = buf
+    end,
+  },
+  {
+    'indent after { and before }',
+    function()
+      local buf = ctx.messy
+      vim.api.nvim_win_set_cursor(0, { 3, 0 }) -- `  for %i in 0..2 {`
+      vim.cmd('normal! oMemsetOp {}')
+      local lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+      expect(lines[4] == '    MemsetOp {}', 'the line opened after `{` is %q', lines[4])
+      vim.api.nvim_win_set_cursor(0, { 5, 0 }) -- `    NoOp {}  // kept`
+      vim.cmd('normal! o}')
+      lines = vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+      expect(lines[6] == '  }', 'a `}` typed on a new line is at %q', lines[6])
+    end,
+  },
+  {
+    'completion inserts nothing unasked',
+    function()
+      local opts = vim.opt_local.completeopt:get()
+      expect(vim.list_contains(opts, 'noselect') or vim.list_contains(opts, 'noinsert'),
+        'completeopt of pir buffers is %s: the first item would be inserted unasked', vim.inspect(opts))
+      -- What the server offers after `%q:` (a trigger character) is a list to choose from.
+      local buf = ctx.messy
+      local client = pir_client(buf)
+      vim.api.nvim_buf_set_lines(buf, 0, 1, false, { 'kernel @k(%x: hbm f32[4], %q:) {' })
+      local line = vim.api.nvim_buf_get_lines(buf, 0, 1, false)[1]
+      local col = line:find(':)', 1, true)
+      local params = {
+        textDocument = { uri = vim.uri_from_bufnr(buf) },
+        position = { line = 0, character = col },
+        context = { triggerKind = 2, triggerCharacter = ':' },
+      }
+      local answer = client:request_sync('textDocument/completion', params, 5000, buf)
+      local items = answer and answer.result and (answer.result.items or answer.result) or {}
+      expect(#items > 1, 'completion after `%%q:` offers %d items', #items)
+    end,
+  },
+  {
+    'a missing server binary is reported',
+    function()
+      local said = {}
+      local notify = vim.notify_once
+      vim.notify_once = function(msg, level)
+        said[#said + 1] = { msg = msg, level = level }
+      end
+      vim.lsp.config('pir', { cmd = { 'pir-not-on-path-anywhere', 'lsp' } })
+      local path = ctx.dir .. '/missing-binary.pir'
+      vim.fn.writefile({ 'kernel @k() {', '  NoOp {}', '}' }, path)
+      vim.cmd.edit(vim.fn.fnameescape(path))
+      vim.notify_once = notify
+      local msg = said[1] and said[1].msg or ''
+      expect(msg:find('pir-not-on-path-anywhere', 1, true) and msg:find('not found on PATH', 1, true)
+        and msg:find('cargo install --path lsp', 1, true), 'no word about the missing binary: %s', vim.inspect(said))
     end,
   },
 }

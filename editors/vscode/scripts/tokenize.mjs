@@ -1,5 +1,5 @@
 // Tokenizes .pir files with the extension's TextMate grammar, the way VS Code does
-// (vscode-textmate + vscode-oniguruma). Used by highlight-html.mjs and for debugging:
+// (vscode-textmate + vscode-oniguruma), for debugging the grammar:
 //   node scripts/tokenize.mjs FILE.pir      prints each token with its scopes
 import fs from 'node:fs';
 import path from 'node:path';

@@ -6,7 +6,6 @@ import {
   type ServerCapabilities,
   type ServerOptions,
   type StaticFeature,
-  TransportKind,
 } from 'vscode-languageclient/node';
 import type { InitializationOptions } from './config';
 
@@ -49,11 +48,9 @@ export function createClient(
   outputChannel: vscode.LogOutputChannel,
   ownCommands: readonly string[],
 ): LanguageClient {
-  const serverOptions: ServerOptions = {
-    command: serverPath,
-    args: ['lsp'],
-    transport: TransportKind.stdio,
-  };
+  // No `transport`: an executable without one is spoken to on stdio as it is, whereas
+  // `TransportKind.stdio` would append `--stdio` to the command line.
+  const serverOptions: ServerOptions = { command: serverPath, args: ['lsp'] };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ language: LANGUAGE_ID }],
     initializationOptions,

@@ -39,15 +39,21 @@ async function start(): Promise<void> {
   const server = resolveServer(config.serverPath);
   if (!server) {
     const open = 'Open Settings';
+    // `pir.server.path` is machine-overridable: a remote window (Remote-SSH, WSL, Dev
+    // Containers, code-server) ignores it in User settings.
+    const remote = vscode.env.remoteName
+      ? ` This is a remote window (${vscode.env.remoteName}): set it in the Remote settings or ` +
+        "the workspace's .vscode/settings.json, not in User settings."
+      : '';
+    const message =
+      `Penguin IR: the language server \`${config.serverPath}\` was not found ` +
+      (config.serverPath.includes('/') || config.serverPath.includes('\\') ? '' : 'on PATH ') +
+      '(setting `pir.server.path`). Build it with `cargo build --release -p pir` and set ' +
+      `\`pir.server.path\` to the path of target/release/pir.${remote} Highlighting works without ` +
+      'it; diagnostics, hover, inlay hints and Show BIR need it.';
+    output.error(message);
     void vscode.window
-      .showErrorMessage(
-        `Penguin IR: the language server \`${config.serverPath}\` was not found ` +
-          (config.serverPath.includes('/') || config.serverPath.includes('\\') ? '' : 'on PATH ') +
-          '(setting `pir.server.path`). Build it with `cargo build --release -p pir` and set the ' +
-          'path to target/release/pir. Highlighting works without it; diagnostics, hover, ' +
-          'inlay hints and Show BIR need it.',
-        open,
-      )
+      .showErrorMessage(message, open)
       .then((choice) => {
         if (choice === open) {
           void vscode.commands.executeCommand('workbench.action.openSettings', 'pir.server.path');

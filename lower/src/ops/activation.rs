@@ -2,8 +2,6 @@
 //! ActivationOp → `Activation` (or `ActivationAccumulationOp`), Activate2 → `Activation`
 //! with `is_activate2`.
 
-use serde_json::json;
-
 use super::common::{
     check_imm_pointer, check_pointer_shape, check_same_partitions_and_free, check_start_partition,
     dst, src,
@@ -206,15 +204,41 @@ pub static ACTIVATE2: OpSpec = OpSpec {
             kind: Kind::Acc(Mems::ON_CHIP, Dir::Out),
             default: Default::Required,
             bir: "operand `dst2` (outs)",
-            doc: "the output of the second function",
+            doc: "the output of the second function; the dst's partitions and free size",
         },
     ],
     lower: lower_activation,
 };
 
+/// P305 on `dst2` unless it has the dst's partition count and free size (SPEC §6.2 [2]).
+fn check_dst2(cx: &mut Cx<'_>) {
+    let (Some(dst), Some(dst2)) = (cx.operand("dst"), cx.operand("dst2")) else {
+        return;
+    };
+    let (p, f, p2, f2) = (
+        dst.partitions(),
+        dst.free_size(),
+        dst2.partitions(),
+        dst2.free_size(),
+    );
+    if (p, f) != (p2, f2) {
+        let anchor = cx.anchor("dst2");
+        cx.error(
+            Code::P305,
+            anchor,
+            format!("`dst2` has {p2} partitions × {f2} elements but `dst` has {p} × {f}"),
+        );
+    }
+}
+
 fn lower_activation(cx: &mut Cx<'_>) {
     let activate2 = cx.spec.class == "Activate2";
     check_same_partitions_and_free(cx, "dst", "src");
+    if activate2 {
+        // `dst2` follows the `dst` rules: the dst's partitions and free size, P305 on
+        // `dst2` (SPEC §6.2 [2]).
+        check_dst2(cx);
+    }
     check_start_partition(cx, "");
     let partitions = cx.operand("dst").map(|d| d.partitions());
     if let Some(p) = partitions {
@@ -282,7 +306,7 @@ fn lower_activation(cx: &mut Cx<'_>) {
         }
     }
     if !func_args.is_empty() {
-        inst.set("func_args", json!(func_args));
+        inst.set_floats("func_args", &func_args);
     }
     inst.set_float("scale", scale).set("acc", acc);
     if let Some(op) = reduce_op {

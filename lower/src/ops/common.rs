@@ -1,6 +1,6 @@
 //! Checks and field specs shared by several op families.
 
-use crate::access::Operand;
+use crate::access::{Operand, describe_iteration};
 use crate::catalog::{Default, Dir, FieldSpec, Kind, Mems};
 use crate::cx::Cx;
 use crate::diag::{Anchor, Code, Diag};
@@ -88,9 +88,11 @@ pub fn check_same_elements(cx: &mut Cx<'_>, a_field: &str, b_field: &str) {
     }
 }
 
-/// P306 unless `dst` and `src` start at the same partition, with the seed's message
-/// `{prefix}src start_partition(S) or dst start_partition(D) mismatch` (seed 000 §2.1;
-/// `prefix` is `"tensorcopy "` for TensorCopyOp). Reported on `dst`, related: `src`.
+/// P306 unless `dst` and `src` start at the same partition in every loop iteration, with
+/// the seed's message `{prefix}src start_partition(S) or dst start_partition(D) mismatch`
+/// (seed 000 §2.1; `prefix` is `"tensorcopy "` for TensorCopyOp). S and D are the starts in
+/// the first iteration where they differ (SPEC §6.2 [2]); the related note on `src` names
+/// that iteration. Reported on `dst`.
 pub fn check_start_partition(cx: &mut Cx<'_>, prefix: &str) {
     let (Some(dst), Some(src)) = (cx.operand("dst"), cx.operand("src")) else {
         return;
@@ -99,23 +101,19 @@ pub fn check_start_partition(cx: &mut Cx<'_>, prefix: &str) {
         return;
     }
     let (d, s) = (dst.start_partition(), src.start_partition());
-    if d != s {
-        let show = |a: &crate::access::Affine| {
-            if a.is_const() {
-                a.c.to_string()
-            } else {
-                "<loop-dependent>".to_string()
-            }
-        };
-        let message = format!(
-            "{prefix}src start_partition({}) or dst start_partition({}) mismatch",
-            show(&s),
-            show(&d)
-        );
-        let diag = Diag::new(Code::P306, cx.anchor("dst"), message)
-            .with_related(cx.anchor("src"), "the src starts here");
-        cx.report(diag);
-    }
+    let Some(at) = d
+        .sub(&s)
+        .ok()
+        .and_then(|diff| diff.first_nonzero(&cx.op.loops))
+    else {
+        return;
+    };
+    let (d, s) = (d.at(&at), s.at(&at));
+    let message = format!("{prefix}src start_partition({s}) or dst start_partition({d}) mismatch");
+    let note = format!("the src starts here{}", describe_iteration(&at));
+    let diag =
+        Diag::new(Code::P306, cx.anchor("dst"), message).with_related(cx.anchor("src"), note);
+    cx.report(diag);
 }
 
 /// P305 unless `operand` is `[P, 1]` (one element per partition) with P = `partitions`.

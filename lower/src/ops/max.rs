@@ -9,12 +9,15 @@ use crate::catalog::{Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, Op
 use crate::cx::Cx;
 use crate::diag::Code;
 use crate::model::Value;
-use crate::types::{self, Dtype};
+use crate::types::{self, Dtype, limits};
 
 /// The lane count of the family: eight values (or indices) per partition.
 const LANES: u64 = 8;
 
-const SRC: FieldSpec = src(Mems::ON_CHIP, "the data searched, [P, F]");
+const SRC: FieldSpec = src(
+    Mems::ON_CHIP,
+    "the data searched, [P, F] with F from 8 to 16,384",
+);
 const VALS: FieldSpec = input(
     "vals",
     Mems::ON_CHIP,
@@ -132,6 +135,23 @@ pub static MAX_INDEX_AND_MATCH_REPLACE: OpSpec = OpSpec {
     lower: lower_max_index_and_match_replace,
 };
 
+/// P305 on `src` unless it holds 8 to 16,384 elements per partition (the public
+/// `nki.isa.max8` bounds; SPEC §6.5 [2]), for all four ops.
+fn check_src_size(cx: &mut Cx<'_>) {
+    let Some(free) = cx.operand("src").map(|s| s.free_size()) else {
+        return;
+    };
+    let (lo, hi) = (limits::MAX8_MIN_FREE, limits::MAX8_MAX_FREE);
+    if !(lo..=hi).contains(&free) {
+        let anchor = cx.anchor("src");
+        cx.error(
+            Code::P305,
+            anchor,
+            format!("`src` must hold {lo} to {hi} elements per partition; it holds {free}"),
+        );
+    }
+}
+
 /// P305 unless `field` is `[P, 8]` with P the src's partition count: a free size other
 /// than 8 on the operand itself, a partition mismatch on the later of it and `src`.
 fn check_lanes(cx: &mut Cx<'_>, field: &str) {
@@ -241,11 +261,13 @@ fn imm_value(cx: &mut Cx<'_>) -> Option<f64> {
 }
 
 fn lower_max8(cx: &mut Cx<'_>) {
+    check_src_size(cx);
     check_lanes(cx, "dst");
     cx.inst_with_args("Max");
 }
 
 fn lower_max_index8(cx: &mut Cx<'_>) {
+    check_src_size(cx);
     check_lanes(cx, "dst");
     check_lanes(cx, "max_vals");
     let dtype = index_dtype(cx, "dst");
@@ -256,6 +278,7 @@ fn lower_max_index8(cx: &mut Cx<'_>) {
 }
 
 fn lower_match_replace8(cx: &mut Cx<'_>) {
+    check_src_size(cx);
     check_same_partitions_and_free(cx, "src", "dst");
     check_lanes(cx, "vals");
     let imm = imm_value(cx);
@@ -264,6 +287,7 @@ fn lower_match_replace8(cx: &mut Cx<'_>) {
 }
 
 fn lower_max_index_and_match_replace(cx: &mut Cx<'_>) {
+    check_src_size(cx);
     check_same_partitions_and_free(cx, "src", "dst");
     check_lanes(cx, "dst_idx");
     check_lanes(cx, "vals");

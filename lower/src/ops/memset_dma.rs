@@ -69,7 +69,9 @@ pub static MEMSET_OP: OpSpec = OpSpec {
             kind: Kind::Float,
             default: Default::Computed("required in const mode"),
             bir: "constant (the value's bit pattern in the dst dtype, as an unsigned integer)",
-            doc: "the fill value; rounded to the dst dtype (nearest, ties to even)",
+            doc: "the fill value; rounded to the dst dtype (nearest, ties to even; P412 only when \
+                  it does not round to a finite value); a hex literal into an integer dtype is \
+                  a bit pattern (`0xFFFFFFFF` into i32)",
         },
         FieldSpec {
             name: "engine",
@@ -94,7 +96,12 @@ fn lower_memset(cx: &mut Cx<'_>) {
         }
     } else if let Some(value) = cx.value("value").and_then(Value::as_number) {
         if let Some(dtype) = dtype {
-            match types::bit_pattern(dtype, value) {
+            // A hex literal into an integer dtype is a bit pattern (SPEC §6.6 [2]).
+            let hex = match cx.value("value") {
+                Some(Value::HexInt(bits)) => types::hex_bit_pattern(dtype, *bits as u64),
+                _ => None,
+            };
+            match hex.unwrap_or_else(|| types::bit_pattern(dtype, value)) {
                 Ok(bits) => constant = bits,
                 Err(why) => {
                     let anchor = cx.anchor("value");
@@ -163,16 +170,18 @@ const FMA_CCE_OP: FieldSpec = FieldSpec {
 
 /// OffloadedFMA → `DMACopy` in CCE mode (engine DMA).
 ///
-/// BIR field order: `mode`, `constants`, `cce_op`. Operands carry `"access": "seq"`.
+/// BIR field order: `mode`, `constants`, `cce_op`. The srcs carry `"access": "seq"`, the dst
+/// `"access": "ap"`.
 pub static OFFLOADED_FMA: OpSpec = OpSpec {
     class: "OffloadedFMA",
     opcode: "DMACopy",
     engine: EngineSpec::Fixed(Engine::Dma),
     instruction_type: None,
     doc: "A multiply-add done by a DMA queue while it copies (BIR `DMACopy`, `mode: \"CCE\"`): \
-          `dst = cce_op over i of scales[i] · srcs[i]`. Operands are streamed (`addSeqAccess`).",
+          `dst = cce_op over i of scales[i] · srcs[i]`. The srcs are streamed (`addSeqAccess`); \
+          the dst is a plain access pattern (`addAP`).",
     source: "seed 000 §7.2 codegenOffloadedFMA (setmode, setconstants, setCceOp, \
-             addSeqAccess); SPEC §6.6",
+             addSeqAccess, addAP(dst, isOutput=True)); SPEC §6.6",
     fields: &[FMA_DST, FMA_SRCS, FMA_SCALES, FMA_CCE_OP],
     lower: lower_offloaded_fma,
 };
@@ -368,6 +377,8 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
         }
     }
 
+    // The srcs are streamed (`addSeqAccess`) unless tiled; the dst is always `addAP(dst,
+    // isOutput=True)` (seed 000 §7.2; SPEC §6.6 [2]).
     let access = if tiled { "ap" } else { "seq" };
     for t in 0..tiles {
         let part = |o: &Operand| {
@@ -389,14 +400,14 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
         let outs: Vec<Json> = dst_op
             .as_ref()
             .and_then(part)
-            .map(|o| with_access(o.to_json("dst"), access))
+            .map(|o| with_access(o.to_json("dst"), "ap"))
             .into_iter()
             .collect();
         let inst = cx.inst("DMACopy");
         inst.ins = ins;
         inst.outs = outs;
         inst.set("mode", "CCE")
-            .set("constants", json!(constants))
+            .set_floats("constants", &constants)
             .set("cce_op", cce_op.as_str());
     }
 }

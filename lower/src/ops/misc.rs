@@ -148,7 +148,7 @@ pub static INLINE_ASM_BYTES_INST: OpSpec = OpSpec {
 /// as strings, bytes as hex, accesses as `%name`, lists and records nested.
 fn value_json(value: &Value) -> Json {
     match value {
-        Value::Int(i) => json!(i),
+        Value::Int(i) | Value::HexInt(i) => json!(i),
         Value::Float(f) => float_json(f.0),
         Value::Bool(b) => json!(b),
         Value::Str(s) | Value::Ident(s) => json!(s),
@@ -284,14 +284,15 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
 
 /// DropoutMaskInst → `Dropout` (engine DVE).
 ///
-/// BIR field order: `keep_rate`, `is_keep_threshold`.
+/// BIR field order: `keep_rate`, `is_keep_threshold` (from `is_keep_rate`).
 pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
     class: "DropoutMaskInst",
     opcode: "Dropout",
     engine: EngineSpec::Fixed(Engine::Dve),
     instruction_type: None,
-    doc: "Dropout: keeps each element of `src` with probability `keep_rate` and zeroes the \
-          rest, into `dst` (BIR `Dropout` with `is_keep_threshold: true`).",
+    doc: "Dropout: keeps each element of `src` with probability `keep_rate` (or, with \
+          `is_keep_rate = false`, drops it with that probability) and zeroes the rest, into \
+          `dst` (BIR `Dropout`; `is_keep_threshold` carries `is_keep_rate`).",
     source: "seed 000 §7.6 codegenDropoutMaskInst (set_keep_rate, is_keep_rate, strip_fp32r); \
              SPEC §6.7",
     fields: &[
@@ -304,8 +305,17 @@ pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
             name: "keep_rate",
             kind: Kind::Float,
             default: Default::Required,
-            bir: "keep_rate (with is_keep_threshold: true)",
-            doc: "the probability of keeping an element, in (0, 1]",
+            bir: "keep_rate",
+            doc: "the rate, in (0, 1]: of keeping an element (`is_keep_rate`, the default) \
+                  or of dropping it",
+        },
+        FieldSpec {
+            name: "is_keep_rate",
+            kind: Kind::Bool,
+            default: Default::Bool(true),
+            bir: "is_keep_threshold",
+            doc: "true: `keep_rate` is the probability of keeping an element; false: of \
+                  dropping it (the seed gates the rate with `is_keep_rate`)",
         },
     ],
     lower: lower_dropout,
@@ -325,11 +335,12 @@ fn lower_dropout(cx: &mut Cx<'_>) {
             ),
         );
     }
+    let is_keep_rate = cx.bool("is_keep_rate");
     let inst = cx.inst_with_args("Dropout");
     if let Some(k) = keep {
         inst.set_float("keep_rate", k);
     }
-    inst.set("is_keep_threshold", true);
+    inst.set("is_keep_threshold", is_keep_rate);
 }
 
 // ----- IndexValueInst -------------------------------------------------------------
@@ -385,8 +396,8 @@ fn lower_iota(cx: &mut Cx<'_>) {
         let (b, s, c) = (b as i128, s as i128, c as i128);
         let (pl, fl) = (p.saturating_sub(1) as i128, f.saturating_sub(1) as i128);
         let (cp, sf) = (c.saturating_mul(pl), s.saturating_mul(fl));
-        // The first value outside the range among base, base + the free steps' extremes,
-        // base + both extremes.
+        // The first value outside the range (SPEC §4 [2] for float dtypes) among base, the
+        // lowest and the highest element.
         let outside = |terms: &[i128]| {
             let low = terms
                 .iter()
@@ -398,19 +409,16 @@ fn lower_iota(cx: &mut Cx<'_>) {
                 .into_iter()
                 .find(|v| !types::in_range(dtype, *v as f64))
         };
-        // Blame the first field whose contribution leaves the range: base alone, then with
-        // the free step, then with the channel multiplier.
-        let culprit = match (outside(&[]), outside(&[sf]), outside(&[sf, cp])) {
-            (Some(v), _, _) => Some(("base", v)),
-            (None, Some(v), _) => Some(("step", v)),
-            (None, None, Some(v)) => Some(("channel_multiplier", v)),
-            (None, None, None) => None,
-        };
-        if let Some((field, value)) = culprit {
-            let anchor = if cx.written(field) {
-                cx.anchor(field)
+        // The base first, then the lowest and highest element over p and f.
+        if let Some(value) = outside(&[sf, cp]) {
+            // SPEC §7 [2]: the `step` value when written and non-zero, else the `base`
+            // value when written, else the op class name.
+            let anchor = if cx.written("step") && step != Some(0) {
+                cx.anchor("step")
+            } else if cx.written("base") {
+                cx.anchor("base")
             } else {
-                cx.anchor("dst")
+                Anchor::Class
             };
             cx.error(
                 Code::P412,
@@ -487,12 +495,23 @@ fn lower_stream_shuffle(cx: &mut Cx<'_>) {
         }
     }
     // Quadrant-local: the generic P307 check puts each access at a quadrant start, so it
-    // stays in its quadrant iff it spans at most 32 partitions.
+    // stays in its quadrant iff it spans at most 32 partitions. A stepped partition slice is
+    // P415 (SPEC §6.7 [2] decision: seed 000 §2.3 gives the literal and its owner, the
+    // stream-shuffle mask surface).
     for field in ["dst", "src"] {
         let Some(o) = cx.operand(field) else { continue };
         let Some(d0) = o.dims.first().filter(|_| o.on_chip()) else {
             continue;
         };
+        if d0.step != 1 {
+            let anchor = cx.anchor(field);
+            cx.error(
+                Code::P415,
+                anchor,
+                "Mask pattern only support 1 step multiplier",
+            );
+            continue;
+        }
         let span = (d0.count as i128 - 1) * d0.step as i128 + 1;
         if span > limits::QUADRANT as i128 {
             let anchor = cx.anchor(field);

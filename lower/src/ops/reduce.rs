@@ -87,12 +87,12 @@ fn lower_local_reduce(cx: &mut Cx<'_>) {
                 let Value::List(ids) = group else { continue };
                 let mut row = Vec::new();
                 for (k, id) in ids.iter().enumerate() {
-                    let Value::Int(id) = id else { continue };
-                    if *id < 0 {
+                    let Some(id) = id.as_int() else { continue };
+                    if id < 0 {
                         let anchor = Anchor::Value(path.element(g).element(k));
                         cx.error(Code::P414, anchor, format!("replica id {id} is negative"));
                     }
-                    row.push(*id);
+                    row.push(id);
                 }
                 rows.push(row);
             }

@@ -7,7 +7,9 @@
 //! `TensorScalarPtr` key order (every op of the family): `op0`, `operand0` (when a number),
 //! `reverse0`, `op1` (`"bypass"` when absent), `operand1` (when a number), `reverse1`,
 //! `is_tensor_scalar_addr`, `is_scalar_tensor_tensor`, `acc` (`"Idle"`), then
-//! AffSelTensorScalarOp's `predicates` and `fill_value`. The public schema requires `op0`,
+//! AffSelTensorScalarOp's `predicates` and `fill_value`, or TensorScalarPtrOp's (and
+//! TensorScalarCacheCumulative's) `fill_value` and `reverse_pred` when written (SPEC §6.3
+//! [2]). The public schema requires `op0`,
 //! `reverse0`, `op1` and `reverse1`, so they are always written.
 
 use serde_json::{Value as Json, json};
@@ -24,7 +26,7 @@ use crate::catalog::{
 use crate::cx::{Cx, Inst, alu_bir};
 use crate::diag::{Anchor, Code, Diag};
 use crate::model::{Target, Value};
-use crate::types::Dtype;
+use crate::types::{self, Dtype};
 
 /// The engines the `engine` field of the pointer ops may name.
 const TSP_ENGINES: &[Engine] = &[Engine::Dve, Engine::Pool, Engine::Act];
@@ -116,6 +118,22 @@ const IS_STT: FieldSpec = FieldSpec {
     doc: "scalar-tensor-tensor mode: `operand1` is a tensor access shaped like `src`",
 };
 
+const TSP_FILL_VALUE: FieldSpec = FieldSpec {
+    name: "fill_value",
+    kind: Kind::Float,
+    default: Default::Absent,
+    bir: "fill_value, when written",
+    doc: "the value written where the op's predicate does not hold (the shared \
+          `getTensorScalarPtr` sets it, seed 000 §4)",
+};
+const TSP_REVERSE_PRED: FieldSpec = FieldSpec {
+    name: "reverse_pred",
+    kind: Kind::Bool,
+    default: Default::Absent,
+    bir: "reverse_pred, when written",
+    doc: "invert the op's predicate (the shared `getTensorScalarPtr` sets it, seed 000 §4)",
+};
+
 /// The `engine` field of the pointer ops, with its default.
 const fn engine_field(default: &'static str, doc: &'static str) -> FieldSpec {
     FieldSpec {
@@ -151,6 +169,8 @@ pub static TENSOR_SCALAR_PTR_OP: OpSpec = OpSpec {
         REVERSE1,
         IS_STT,
         engine_field("dve", "the engine that computes: dve, pool or act"),
+        TSP_FILL_VALUE,
+        TSP_REVERSE_PRED,
     ],
     lower: lower_tensor_scalar_ptr,
 };
@@ -182,6 +202,8 @@ pub static TENSOR_SCALAR_CACHE_CUMULATIVE: OpSpec = OpSpec {
         REVERSE1,
         IS_STT,
         engine_field("dve", "the engine that computes: dve, pool or act"),
+        TSP_FILL_VALUE,
+        TSP_REVERSE_PRED,
     ],
     lower: lower_tensor_scalar_ptr,
 };
@@ -258,7 +280,8 @@ pub static TENSOR_SCALAR_GEP_OP: OpSpec = OpSpec {
             kind: Kind::Acc(Mems::ANY, Dir::In),
             default: Default::Required,
             bir: "an `ins` argument with role `ptr`",
-            doc: "the table the scalar is fetched from",
+            doc: "the table the scalar is fetched from (any shape; a constant `index` must lie \
+                  inside it)",
         },
         FieldSpec {
             name: "index",
@@ -608,8 +631,17 @@ fn lower_tensor_scalar_ptr(cx: &mut Cx<'_>) {
     check_op_classes(cx);
 
     let fields = TspFields::read(cx);
+    // SPEC §6.3 [2]: emitted only when written, after the shared keys.
+    let fill = cx.value("fill_value").and_then(Value::as_number);
+    let reverse_pred = cx.value("reverse_pred").map(|_| cx.bool("reverse_pred"));
     let inst = cx.inst_with_args("TensorScalarPtr");
     fields.emit(inst);
+    if let Some(f) = fill {
+        inst.set_float("fill_value", f);
+    }
+    if let Some(r) = reverse_pred {
+        inst.set("reverse_pred", r);
+    }
 }
 
 // ----- AffSelTensorScalarOp ------------------------------------------------------------
@@ -720,7 +752,7 @@ fn lower_gep(cx: &mut Cx<'_>) {
     // The index: an integer (≥ 0), an access or a register, of an integer dtype.
     let mut index_arg = None;
     match cx.value("index") {
-        Some(Value::Int(i)) => {
+        Some(Value::Int(i) | Value::HexInt(i)) => {
             if *i < 0 {
                 let anchor = cx.anchor("index");
                 cx.error(
@@ -759,6 +791,23 @@ fn lower_gep(cx: &mut Cx<'_>) {
         _ => {}
     }
 
+    // SPEC §6.3 [2]: the table is not a [P, 1] pointer (any shape), but a constant index
+    // must lie inside the `ptr` access as written.
+    if let (Some(i), Some(table)) = (
+        cx.value("index").and_then(Value::as_int),
+        cx.operand("ptr").map(|o| o.elements()),
+    ) && i >= 0
+        && i as u64 >= table
+    {
+        let anchor = cx.anchor("index");
+        cx.error(
+            Code::P414,
+            anchor,
+            format!(
+                "index {i} is past the end of the table: the `ptr` access holds {table} elements"
+            ),
+        );
+    }
     let mut fields = TspFields::read(cx);
     fields.addr = true;
     let inst = cx.inst_with_args("TensorScalarPtr");
@@ -781,7 +830,8 @@ fn lower_range_select(cx: &mut Cx<'_>) {
         check_pointer_shape(cx, "reduce_dst", anchor, &reduce_dst, p);
     }
     let fill = cx.float("fill_value");
-    if let Some(f) = fill.filter(|f| (*f as f32) != f32::MIN) {
+    // SPEC §4 [2]: the value is rounded to f32 first, by the one rounding rule.
+    if let Some(f) = fill.filter(|f| types::round_to(Dtype::F32, *f) != Ok(FP32_MIN)) {
         let anchor = cx.anchor("fill_value");
         cx.error(
             Code::P414,

@@ -46,6 +46,100 @@ local function client_for(bufnr)
 end
 
 -- ---------------------------------------------------------------------------------------
+-- Editing: formatting, indentation, diagnostics' related locations, a missing binary.
+
+--- `formatexpr` of pir buffers (set by ftplugin/pir.lua), so that `gq` formats with the
+--- server (`textDocument/rangeFormatting`) and never falls back to wrapping text (which
+--- would turn code into `//` comment lines). Without a server it leaves the text alone.
+---@return integer
+function M.formatexpr()
+  if vim.list_contains({ 'i', 'R', 'ic', 'ix' }, vim.fn.mode()) then
+    return 1 -- `textwidth` while typing: Vim's own wrapping (only ever of a comment)
+  end
+  if #vim.lsp.get_clients({ bufnr = 0, name = 'pir', method = 'textDocument/rangeFormatting' }) == 0 then
+    vim.notify('pir: gq formats with the pir language server, which is not attached', vim.log.levels.WARN)
+    return 0
+  end
+  return vim.lsp.formatexpr({ timeout_ms = 2000 })
+end
+
+--- The code of line `lnum` without its `//` comment and trailing blanks.
+local function code_of(lnum)
+  local line = vim.fn.getline(lnum)
+  local comment = line:find('//', 1, true)
+  if comment then
+    line = line:sub(1, comment - 1)
+  end
+  return (line:gsub('%s+$', ''))
+end
+
+--- `indentexpr` of pir buffers: one `shiftwidth` more after a line that opens a `{`, `(`
+--- or `[`, one less on a line that starts by closing one (the formatter's indentation).
+---@param lnum? integer 1-based (default: v:lnum)
+---@return integer
+function M.indent(lnum)
+  lnum = lnum or vim.v.lnum
+  local prev = vim.fn.prevnonblank(lnum - 1)
+  if prev == 0 then
+    return 0
+  end
+  local sw = vim.fn.shiftwidth()
+  local indent = vim.fn.indent(prev)
+  local before = code_of(prev)
+  local opened = 0
+  for c in before:gmatch('[%{%}%(%)%[%]]') do
+    opened = opened + ((c == '{' or c == '(' or c == '[') and 1 or -1)
+  end
+  -- A line that starts by closing (`}` or `) {`) was already dedented itself.
+  if before:match('^%s*[%}%)%]]') then
+    opened = opened + 1
+  end
+  if opened > 0 then
+    indent = indent + sw
+  end
+  if vim.fn.getline(lnum):match('^%s*[%}%)%]]') then
+    indent = indent - sw
+  end
+  return math.max(indent, 0)
+end
+
+--- Appends each diagnostic's related locations (`relatedInformation`, e.g. where the other
+--- field of a P402 is) to its message, as `↳ line:column note` lines: Neovim 0.11 shows
+--- only the message (in the float, `virtual_lines`, the quickfix list).
+---@param diagnostics? lsp.Diagnostic[]
+---@param uri string the document's
+function M.add_related(diagnostics, uri)
+  for _, d in ipairs(diagnostics or {}) do
+    for _, r in ipairs(d.relatedInformation or {}) do
+      local where = ('%d:%d'):format(r.location.range.start.line + 1, r.location.range.start.character + 1)
+      if r.location.uri ~= uri then
+        where = vim.fn.fnamemodify(vim.uri_to_fname(r.location.uri), ':~:.') .. ':' .. where
+      end
+      d.message = d.message .. '\n↳ ' .. where .. ' ' .. r.message
+    end
+  end
+end
+
+--- Tells the user (once) when the server's binary cannot be run, instead of leaving the
+--- buffer without a word: Neovim only logs it.
+function M.check_cmd()
+  if vim.lsp.is_enabled and not vim.lsp.is_enabled('pir') then
+    return
+  end
+  local cmd = (vim.lsp.config.pir or {}).cmd
+  if type(cmd) ~= 'table' or not cmd[1] or vim.fn.executable(cmd[1]) == 1 then
+    return
+  end
+  vim.notify_once(
+    ('pir: the language server `%s` was not found%s, so pir buffers get no diagnostics, '
+      .. 'hover or BIR. Install it (`cargo install --path lsp` in the pir checkout puts `pir` '
+      .. "in ~/.cargo/bin) or give its path: require('pir').setup({ cmd = { '/path/to/pir', 'lsp' } })")
+      :format(cmd[1], cmd[1]:find('/', 1, true) and '' or ' on PATH'),
+    vim.log.levels.WARN
+  )
+end
+
+-- ---------------------------------------------------------------------------------------
 -- JSON rendering. The LSP response arrives decoded into Lua tables, which have no key order,
 -- so keys are written in a fixed order that reads like the BIR: identity first, nested
 -- bodies last, the rest alphabetically. Short arrays of scalars stay on one line.
@@ -171,8 +265,13 @@ local function request(source, view)
     end
   end
   client:request(SHOW_BIR, params, function(err, result)
-    if err then
+    if err and err.code == -32801 then
+      return -- ContentModified: an edit came after the request; its refresh follows
+    elseif err then
       fill(view, M.json({ error = err.message or tostring(err) }))
+    elseif result and type(result.text) == 'string' then
+      -- The server's own text: its key order and numbers (`1.0`) as `pir lower` writes them.
+      fill(view, result.text)
     else
       fill(view, M.json(result and result.bir))
     end

@@ -10,13 +10,15 @@ use super::*;
 struct Library {
     /// The fixed `kernel_name`.
     kernel_name: &'static str,
-    /// A tiled twin: operands are pre-tiled access patterns (`addAP`, `"access": "ap"`)
-    /// instead of whole-tensor sequential ones (`addSeqAccess`, `"access": "seq"`).
+    /// A tiled twin: a bare operand is a pre-tiled access pattern (`addAP`, `"access": "ap"`)
+    /// and an access-kind call keeps its kind, instead of whole-tensor sequential operands
+    /// (`addSeqAccess`, `"access": "seq"`; SPEC §6.8 [2]).
     tiled: bool,
     /// The named fields that become `kernel_attrs` pairs, in the op's row order.
     attrs: &'static [&'static str],
-    /// Whether the op decides `is_tkg` (MLP and QKV, seed 004 §3).
-    tkg: bool,
+    /// The `kernel_attrs` key of the token-generation flag, for the ops that decide it
+    /// (seed 004 §3: MLP's `is_tkg`, QKV's `useTkgQKVKernel`).
+    tkg: Option<&'static str>,
 }
 
 const MLP_FIELDS: &[FieldSpec] = &[
@@ -48,31 +50,31 @@ const MLP: Library = Library {
     kernel_name: "MLP",
     tiled: false,
     attrs: &["skip_gate", "act_fn", "eps"],
-    tkg: true,
+    tkg: Some("is_tkg"),
 };
 const QKV: Library = Library {
     kernel_name: "QKV",
     tiled: false,
     attrs: &["eps"],
-    tkg: true,
+    tkg: Some("useTkgQKVKernel"),
 };
 const RMSNORM_QUANT: Library = Library {
     kernel_name: "RMSNormQuant",
     tiled: false,
     attrs: &["quant_dtype", "eps"],
-    tkg: false,
+    tkg: None,
 };
 const ATTENTION: Library = Library {
     kernel_name: "Attention",
     tiled: false,
     attrs: &["scale"],
-    tkg: false,
+    tkg: None,
 };
 const BACKWARDS_ATTENTION: Library = Library {
     kernel_name: "BackwardsAttention",
     tiled: false,
     attrs: &[],
-    tkg: false,
+    tkg: None,
 };
 
 /// The BIR keys of every bespoke op, for the docs below.
@@ -97,10 +99,11 @@ pub static MLP_KERNEL: OpSpec = OpSpec {
     instruction_type: Some(54),
     doc: bespoke_doc!(
         "The fused MLP library kernel (optional RMSNorm, gate/up projection, activation, \
-         down projection), spliced in by the name `MLP`. Operands are whole-tensor \
-         sequential accesses (`\"access\": \"seq\"`). `kernel_attrs` holds `skip_gate`, \
-         `act_fn`, `eps` when written, then `is_tkg`: the product of the first src's dims \
-         but the last is below the token-generation threshold (96, or the client's \
+         down projection), spliced in by the name `MLP`. Operands are whole tensors, passed as \
+         sequential accesses (`\"access\": \"seq\"`; a part of a tensor is P300: use \
+         TiledMLPKernel). `kernel_attrs` holds `skip_gate`, \
+         `act_fn`, `eps` when written, then `is_tkg`: the product of the first src access \
+         shape's dims but the last is below the token-generation threshold (96, or the client's \
          `tkgSeqlenThreshold`)."
     ),
     source: "seed 004 §3 codegenMLPKernel, _commonNativeKernelCodegen; SPEC §6.8",
@@ -112,8 +115,9 @@ pub static MLP_KERNEL: OpSpec = OpSpec {
 pub static TILED_MLP_KERNEL: OpSpec = OpSpec {
     class: "TiledMLPKernel",
     doc: bespoke_doc!(
-        "The tiled twin of MLPKernel: the same fields and attributes, operands as pre-tiled \
-         access patterns (`\"access\": \"ap\"`)."
+        "The tiled twin of MLPKernel: the same fields and attributes; a bare operand is a \
+         pre-tiled access pattern (`\"access\": \"ap\"`), an access-kind call keeps its \
+         own kind."
     ),
     source: "seed 004 §3 codegenTiledNativeKernel* (addAP); SPEC §6.8",
     lower: lower_tiled_mlp,
@@ -128,8 +132,9 @@ pub static NORM_QKV: OpSpec = OpSpec {
     instruction_type: Some(54),
     doc: bespoke_doc!(
         "The fused normalisation + QKV projection library kernel, spliced in by the name \
-         `QKV`. Operands are `\"access\": \"seq\"`. `kernel_attrs` holds `eps` when \
-         written, then `is_tkg` (as for MLPKernel)."
+         `QKV`. Operands are whole tensors, `\"access\": \"seq\"`. `kernel_attrs` holds \
+         `eps` when written, then the token-generation flag `useTkgQKVKernel` (decided as \
+         MLPKernel's `is_tkg`)."
     ),
     source: "seed 004 §3 codegenNormQKV (useTkgQKVKernel), _commonNativeKernelCodegen; SPEC §6.8",
     fields: QKV_FIELDS,
@@ -140,8 +145,8 @@ pub static NORM_QKV: OpSpec = OpSpec {
 pub static TILED_NORM_QKV: OpSpec = OpSpec {
     class: "TiledNormQKV",
     doc: bespoke_doc!(
-        "The tiled twin of NormQKV: the same fields and attributes, operands \
-         `\"access\": \"ap\"`."
+        "The tiled twin of NormQKV: the same fields and attributes, a bare \
+         operand is `\"access\": \"ap\"`, an access-kind call keeps its own kind."
     ),
     source: "seed 004 §3 codegenTiledNativeKernel* (addAP); SPEC §6.8",
     lower: lower_tiled_qkv,
@@ -156,7 +161,7 @@ pub static RMS_NORM_QUANT_KERNEL: OpSpec = OpSpec {
     instruction_type: Some(54),
     doc: bespoke_doc!(
         "The fused RMSNorm + quantisation library kernel, spliced in by the name \
-         `RMSNormQuant`. Operands are `\"access\": \"seq\"`. `kernel_attrs` holds \
+         `RMSNormQuant`. Operands are whole tensors, `\"access\": \"seq\"`. `kernel_attrs` holds \
          `quant_dtype` (as written) and `eps` when written."
     ),
     source: "seed 004 §3 codegenRMSNormQuantKernel, _commonNativeKernelCodegen; SPEC §6.8",
@@ -168,8 +173,8 @@ pub static RMS_NORM_QUANT_KERNEL: OpSpec = OpSpec {
 pub static TILED_RMS_NORM_QUANT_KERNEL: OpSpec = OpSpec {
     class: "TiledRMSNormQuantKernel",
     doc: bespoke_doc!(
-        "The tiled twin of RMSNormQuantKernel: the same fields and attributes, operands \
-         `\"access\": \"ap\"`."
+        "The tiled twin of RMSNormQuantKernel: the same fields and attributes, a bare \
+         operand is `\"access\": \"ap\"`, an access-kind call keeps its own kind."
     ),
     source: "seed 004 §3 codegenTiledNativeKernel* (addAP); SPEC §6.8",
     lower: lower_tiled_rmsnorm_quant,
@@ -184,7 +189,7 @@ pub static ATTENTION_MM_SOFTMAX_MM: OpSpec = OpSpec {
     instruction_type: Some(54),
     doc: bespoke_doc!(
         "Flash attention (Q·Kᵀ, softmax, ·V) as a library kernel spliced in by the name \
-         `Attention`. Operands are `\"access\": \"seq\"`. `kernel_attrs` holds `scale` when \
+         `Attention`. Operands are whole tensors, `\"access\": \"seq\"`. `kernel_attrs` holds `scale` when \
          written; `is_causal` is a first-class field."
     ),
     source: "seed 004 §2 _commonAttentionKernelCodegen, codegenAttentionMMSoftmaxMM; SPEC §6.8",
@@ -196,8 +201,8 @@ pub static ATTENTION_MM_SOFTMAX_MM: OpSpec = OpSpec {
 pub static TILED_ATTENTION_MM_SOFTMAX_MM: OpSpec = OpSpec {
     class: "TiledAttentionMMSoftmaxMM",
     doc: bespoke_doc!(
-        "The tiled twin of AttentionMMSoftmaxMM: the same fields and attributes, operands \
-         `\"access\": \"ap\"`."
+        "The tiled twin of AttentionMMSoftmaxMM: the same fields and attributes, a bare \
+         operand is `\"access\": \"ap\"`, an access-kind call keeps its own kind."
     ),
     source: "seed 004 §3 codegenTiledNativeKernel* (addAP); SPEC §6.8",
     lower: lower_tiled_attention,
@@ -272,12 +277,9 @@ fn lower_backwards_attention(cx: &mut Cx<'_>) {
 /// `_commonNativeKernelCodegen` / `_commonAttentionKernelCodegen`).
 fn lower_library(cx: &mut Cx<'_>, library: &Library) {
     let mode = if library.tiled {
-        AccessMode::Fixed {
-            access: "ap",
-            call: "tile",
-            what: "a pre-tiled access pattern",
-        }
+        AccessMode::Tiled
     } else {
+        check_whole_operands(cx);
         AccessMode::Fixed {
             access: "seq",
             call: "full",
@@ -312,7 +314,7 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
             attrs.push(json!([name, text]));
         }
     }
-    if let Some(shape) = first_src.filter(|_| library.tkg) {
+    if let (Some(shape), Some(key)) = (first_src, library.tkg) {
         let tokens = shape.split_last().map_or(1, |(_, rest)| {
             rest.iter().fold(1u64, |acc, d| acc.saturating_mul(*d))
         });
@@ -320,7 +322,7 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
             0 => limits::DEFAULT_TKG_SEQLEN_THRESHOLD,
             t => t,
         };
-        attrs.push(json!(["is_tkg", (tokens < threshold).to_string()]));
+        attrs.push(json!([key, (tokens < threshold).to_string()]));
     }
 
     let has = |cx: &Cx<'_>, name: &str| cx.spec.field(name).is_some();
@@ -359,6 +361,45 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
         .set_float("lower_bound", lower_bound)
         .set("store_add", store_add)
         .set("quant_kernel", quant_kernel);
+}
+
+/// P300 on each operand of an untiled bespoke op that is not a whole tensor (SPEC §6.8
+/// [2]): they pass operands with `addSeqAccess`, whole-tensor sequential, so a part of a
+/// tensor is written with the tiled twin. An access-kind call's access is checked too.
+fn check_whole_operands(cx: &mut Cx<'_>) {
+    let class = cx.spec.class;
+    let twin = format!("Tiled{class}");
+    let use_twin = match crate::catalog::lookup(&twin) {
+        Some(_) => format!("; write {twin} for a part of a tensor"),
+        None => String::new(),
+    };
+    let mut partial = Vec::new();
+    for field in ["srcs", "dsts", "up_bias", "down_bias"] {
+        let Some(index) = cx.index(field) else {
+            continue;
+        };
+        let mut found = Vec::new();
+        cx.op.fields[index]
+            .value
+            .collect_accesses(ValuePath::field(index), &mut found);
+        for (path, _) in found {
+            if let Some(operand) = cx
+                .operand_at(&path)
+                .filter(|o| !o.faulty && !selects_all(o))
+            {
+                partial.push((path, operand.tensor.name.clone()));
+            }
+        }
+    }
+    for (path, name) in partial {
+        let note = format!(
+            "{class} passes each operand as a whole tensor (`addSeqAccess`), but this access \
+             selects part of `%{name}`{use_twin}"
+        );
+        let diag =
+            Diag::incorrect_access_pattern(Anchor::Value(path.clone()), Anchor::Value(path), note);
+        cx.report(diag);
+    }
 }
 
 /// Whether op class `class` reads the `tkgSeqlenThreshold` setting (it decides `is_tkg`:

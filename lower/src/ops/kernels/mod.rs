@@ -79,14 +79,14 @@ const SRCS: FieldSpec = FieldSpec {
     kind: IN_OPERANDS,
     default: Default::EmptyList,
     bir: "operands `srcs[i]` (ins, with `access`); their shapes are `srcs_shape`",
-    doc: "the kernel's inputs: accesses, or full/subtensor/tile/opaque(access) (SPEC §6.9)",
+    doc: "the kernel's inputs: accesses, or full/subtensor/tile/opaque(access)",
 };
 const DSTS: FieldSpec = FieldSpec {
     name: "dsts",
     kind: OUT_OPERANDS,
     default: Default::EmptyList,
     bir: "operands `dsts[i]` (outs, with `access`); their shapes are `dsts_shape`",
-    doc: "the kernel's outputs: accesses, or full/subtensor/tile/opaque(access) (SPEC §6.9)",
+    doc: "the kernel's outputs: accesses, or full/subtensor/tile/opaque(access)",
 };
 const LIB_SRCS: FieldSpec = FieldSpec {
     name: "srcs",
@@ -215,7 +215,7 @@ const EPS: FieldSpec = FieldSpec {
     name: "eps",
     kind: Kind::Float,
     default: Default::Absent,
-    bir: "kernel_attrs pair [\"eps\", the f64 as serde_json prints it], when written",
+    bir: "kernel_attrs pair [\"eps\", the f64 as Rust's `{:?}` prints it], when written",
     doc: "the epsilon of the normalisation",
 };
 const UP_BIAS: FieldSpec = FieldSpec {
@@ -243,7 +243,7 @@ const SCALE: FieldSpec = FieldSpec {
     name: "scale",
     kind: Kind::Float,
     default: Default::Absent,
-    bir: "kernel_attrs pair [\"scale\", the f64 as serde_json prints it], when written",
+    bir: "kernel_attrs pair [\"scale\", the f64 as Rust's `{:?}` prints it], when written",
     doc: "the softmax scale applied to Q·Kᵀ (1.0 when Q is pre-divided by √d)",
 };
 const IS_CAUSAL: FieldSpec = FieldSpec {
@@ -276,7 +276,8 @@ pub static BIR_KERNEL: OpSpec = OpSpec {
             kind: Kind::Str,
             default: Default::Required,
             bir: "kernel_name",
-            doc: "the library kernel's name, which selects its precompiled BIR",
+            doc: "the library kernel's name, which selects its precompiled BIR; a registry \
+                  kernel's name is P408 (it is an InternalNativeNkiKernel)",
         },
         FieldSpec {
             name: "kernel_attrs",
@@ -312,6 +313,19 @@ pub static BIR_KERNEL: OpSpec = OpSpec {
 fn lower_bir_kernel(cx: &mut Cx<'_>) {
     check_non_empty(cx, "kernel_name");
     let kernel_name = cx.string("kernel_name");
+    if let Some(name) = kernel_name.filter(|n| INTERNAL_KERNEL_REGISTRY.contains(n)) {
+        // SPEC §6.8 [2]: IT 56 if and only if registry (seed 004 §2, §4).
+        let anchor = cx.anchor("kernel_name");
+        cx.error(
+            Code::P408,
+            anchor,
+            format!(
+                "`{name}` is a registry kernel: it has no precompiled leaf to splice in by \
+                 name, so it is traced at codegen time; write it as InternalNativeNkiKernel \
+                 {{ func_name = \"{name}\" }} (NKIKLIRKernel, IT 56)"
+            ),
+        );
+    }
     let kernel_attrs = record_attrs(cx, "kernel_attrs");
     let mut srcs_shape = Vec::new();
     let mut dsts_shape = Vec::new();

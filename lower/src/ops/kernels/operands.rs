@@ -10,6 +10,9 @@ pub(super) enum AccessMode {
     /// As written (SPEC §6.9): a call's kind; a bare access is `seq` when it selects the
     /// whole tensor, else `nd_subtensor`.
     Written,
+    /// The tiled twins (SPEC §6.8 [2]): a bare access is `ap` (`addAP`); an access-kind
+    /// call keeps its own kind.
+    Tiled,
     /// One kind for every operand (seed 004: the bespoke codegens use `addSeqAccess` or
     /// `addAP`, the registry carrier `addOpaqueAP`). A call naming a kind other than `call`
     /// is ignored (P413).
@@ -27,6 +30,7 @@ impl AccessMode {
     pub(super) fn access(self) -> &'static str {
         match self {
             AccessMode::Written => "seq",
+            AccessMode::Tiled => "ap",
             AccessMode::Fixed { access, .. } => access,
         }
     }
@@ -47,6 +51,7 @@ pub(super) fn operand_args(
     let path = ValuePath::field(index);
     let mut args = Vec::new();
     let mut ignored = Vec::new();
+    let mut partial_full = Vec::new();
     for (k, item) in cx.list(field).iter().enumerate() {
         let element = path.element(k);
         let (operand_path, call) = match item {
@@ -56,13 +61,22 @@ pub(super) fn operand_args(
         let Some(operand) = cx.operand_at(&operand_path) else {
             continue;
         };
+        if call == Some("full")
+            && !matches!(mode, AccessMode::Fixed { .. })
+            && !selects_all(operand)
+        {
+            // SPEC §6.9 [2]: whole-tensor sequential access would read other elements than
+            // the ones written.
+            partial_full.push(operand_path.clone());
+        }
         let access = match (mode, call) {
-            (AccessMode::Written, Some(name)) => ACCESS_KINDS
+            (AccessMode::Written | AccessMode::Tiled, Some(name)) => ACCESS_KINDS
                 .iter()
                 .find(|(kind, _)| *kind == name)
                 .map_or("opaque", |(_, access)| access),
             (AccessMode::Written, None) if is_whole(operand) => "seq",
             (AccessMode::Written, None) => "nd_subtensor",
+            (AccessMode::Tiled, None) => "ap",
             (
                 AccessMode::Fixed {
                     access,
@@ -83,6 +97,16 @@ pub(super) fn operand_args(
             access,
         ));
         shapes.push(json!(operand.shape()));
+    }
+    for path in partial_full {
+        let diag = Diag::incorrect_access_pattern(
+            Anchor::Value(path.clone()),
+            Anchor::Value(path),
+            "`full(…)` is a whole-tensor sequential access, but this access selects part of \
+             its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`"
+                .to_string(),
+        );
+        cx.report(diag);
     }
     for (element, name, access, what) in ignored {
         let class = cx.spec.class;
@@ -107,13 +131,23 @@ pub(super) fn first_operand_shape(cx: &Cx<'_>, field: &str) -> Option<Vec<u64>> 
 
 /// Whether an access selects its whole tensor, every dim kept, in order (SPEC §6.9 `full`).
 pub(super) fn is_whole(operand: &Operand) -> bool {
+    selects_all(operand) && operand.dims.iter().all(|d| d.kept && d.step == 1)
+}
+
+/// Whether an access selects every element of its tensor, in order (a dropped dim of size
+/// 1 included): what a whole-tensor sequential access (`addSeqAccess`) reads, so what
+/// `full(…)` and the untiled bespoke kernels need (SPEC §6.8, §6.9 [2]).
+pub(super) fn selects_all(operand: &Operand) -> bool {
     operand.dims.len() == operand.tensor.dims.len()
         && operand
             .dims
             .iter()
             .zip(&operand.tensor.dims)
             .all(|(d, &size)| {
-                d.kept && d.step == 1 && d.count == size && d.start.is_const() && d.start.c == 0
+                d.count == size
+                    && (d.step == 1 || size == 1)
+                    && d.start.is_const()
+                    && d.start.c == 0
             })
 }
 
@@ -185,7 +219,12 @@ pub(super) fn record_attrs(cx: &mut Cx<'_>, field: &str) -> Vec<Json> {
 /// bytes, P205 for a nested record key written twice. Values already in error stay silent.
 pub(super) fn check_attr(value: &Value, path: &ValuePath, diags: &mut Vec<Diag>) -> bool {
     match value {
-        Value::Str(_) | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Ident(_) => true,
+        Value::Str(_)
+        | Value::Bool(_)
+        | Value::Int(_)
+        | Value::HexInt(_)
+        | Value::Float(_)
+        | Value::Ident(_) => true,
         Value::List(items) => {
             let mut ok = true;
             for (k, item) in items.iter().enumerate() {
@@ -233,13 +272,13 @@ pub(super) fn check_attr(value: &Value, path: &ValuePath, diags: &mut Vec<Diag>)
 }
 
 /// A kernel attribute as BIR's string (SPEC §6.8): strings as they are, bools
-/// `true`/`false`, integers in decimal, floats as serde_json prints an f64, identifiers as
+/// `true`/`false`, integers in decimal, floats as Rust's `{:?}` prints an f64 (SPEC §6.8 [2]), identifiers as
 /// written, lists and records as compact JSON.
 pub(super) fn attr_string(value: &Value) -> Option<String> {
     Some(match value {
         Value::Str(s) | Value::Ident(s) => s.clone(),
         Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
+        Value::Int(i) | Value::HexInt(i) => i.to_string(),
         Value::Float(f) => float_string(f.0),
         Value::List(_) | Value::Record(_) => attr_json(value)?.to_string(),
         _ => return None,
@@ -251,7 +290,7 @@ pub(super) fn attr_json(value: &Value) -> Option<Json> {
     Some(match value {
         Value::Str(s) | Value::Ident(s) => json!(s),
         Value::Bool(b) => json!(b),
-        Value::Int(i) => json!(i),
+        Value::Int(i) | Value::HexInt(i) => json!(i),
         Value::Float(f) => float_json(f.0),
         Value::List(items) => Json::Array(items.iter().map(attr_json).collect::<Option<_>>()?),
         Value::Record(fields) => {
@@ -409,7 +448,6 @@ mod tests {
     fn op(class: &str, fields: Vec<(&str, Value)>) -> ResolvedOp {
         ResolvedOp {
             class: class.into(),
-            op_id: 1,
             fields: fields
                 .into_iter()
                 .map(|(name, value)| Field {

@@ -13,7 +13,7 @@
 use serde_json::json;
 
 use super::common::{check_pointer_shape, dst, input, later_anchor, src};
-use crate::access::Operand;
+use crate::access::{Operand, describe_iteration};
 use crate::catalog::{
     Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems, OpSpec,
 };
@@ -414,26 +414,59 @@ fn check_pe_dtypes(cx: &mut Cx<'_>, double_row: bool, transpose: bool) {
     }
 }
 
-/// P304 on `dst` when its psum tensor does not fit one 2 KiB bank per partition (SPEC §4).
-/// A tensor beyond the whole PSUM already has P304 on its declaration and is skipped.
+/// P304 on `dst` when the bytes its **access** covers in a partition, from its offset to
+/// its last element, cross a multiple of 2,048 (a PSUM bank) in any loop iteration (SPEC §4
+/// [2]). The declared tensor may span several banks (multi-buffering). A tensor beyond the
+/// whole PSUM already has P304 on its declaration and is skipped; so is a faulty access.
 pub fn check_one_bank(cx: &mut Cx<'_>) {
     // A dst already wrong (its shape, P406; its dtype, P407) is one mistake, not two.
     if cx.has_error_on("dst") {
         return;
     }
-    let Some(dst) = cx.any_operand("dst") else {
+    let Some(dst) = cx.operand("dst") else {
         return;
     };
-    let bytes = dst.tensor.partition_bytes();
-    if bytes > limits::PSUM_BANK_BYTES && bytes <= limits::PSUM_PARTITION_BYTES {
+    if !dst.on_chip() || dst.tensor.partition_bytes() > limits::PSUM_PARTITION_BYTES {
+        return;
+    }
+    let bytes = dst.tensor.dtype.bytes() as i128;
+    // Elements from the first to the last one in a partition (dims ≥ 1, dropped ones too).
+    let span: i128 = dst
+        .dims
+        .iter()
+        .enumerate()
+        .skip(1)
+        .map(|(k, d)| {
+            (d.count as i128 - 1).max(0)
+                * d.step as i128
+                * dst.tensor.stride(k).min(i64::MAX as u64) as i128
+        })
+        .sum();
+    let offset = dst.offset();
+    let loops = &cx.op.loops;
+    let offsets = offset.values(loops, 1 << 16).or_else(|| {
+        // Too many iterations to list: check the extremes only.
+        let (min, max) = offset.range(loops)?;
+        Some(vec![(min.value, min.at), (max.value, max.at)])
+    });
+    let bank = limits::PSUM_BANK_BYTES as i128;
+    let crossing = offsets.into_iter().flatten().find(|(first, _)| {
+        let (lo, hi) = (first * bytes, (first + span) * bytes + bytes - 1);
+        lo.div_euclid(bank) != hi.div_euclid(bank)
+    });
+    if let Some((first, at)) = crossing {
         let name = dst.tensor.name.clone();
+        let (lo, hi) = (first * bytes, (first + span) * bytes + bytes - 1);
         let anchor = cx.anchor("dst");
         cx.error(
             Code::P304,
             anchor,
             format!(
-                "a matmul dst must fit one PSUM bank ({} bytes per partition); `%{name}` needs {bytes}",
-                limits::PSUM_BANK_BYTES
+                "a matmul dst must lie inside one PSUM bank ({bank} bytes per partition); this \
+                 access covers bytes {lo}..={hi} of `%{name}` in each partition, across the bank \
+                 boundary at {}{}",
+                (lo.div_euclid(bank) + 1) * bank,
+                describe_iteration(&at)
             ),
         );
     }

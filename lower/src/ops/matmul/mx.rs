@@ -6,7 +6,8 @@ use super::*;
 /// MatMulMXOp → `MatmultMx`.
 ///
 /// BIR key order: `start_tensor_calc`, `stop_tensor_calc`, `tile_size`, `tile_position`,
-/// `scale`, `offset_scale` (when written), `psum_buf_shape`, `is_accumulate`.
+/// `scale`, `offset_scale` (when written), `psum_buf_shape`, `is_accumulate`. The `ins` are
+/// stationary, moving, lhs_scale, rhs_scale, scale_ptr, then dst_scale (SPEC §6.1 [2]).
 pub static MATMUL_MX_OP: OpSpec = OpSpec {
     class: "MatMulMXOp",
     opcode: "MatmultMx",
@@ -16,7 +17,8 @@ pub static MATMUL_MX_OP: OpSpec = OpSpec {
           E8M0 block scales (one per 8 partitions), `dst[M, N] (+)= (lhs_scale·stationary)ᵀ · \
           (rhs_scale·moving) · scale`. M and N count packed elements; the dst may span \
           several PSUM banks. Row tiling only.",
-    source: "seed 000 §2.2 codegenMatMulMXOp, getMxScalePartitionAp; SPEC §6.1",
+    source: "seed 000 §2.2 codegenMatMulMXOp (lhs_scale / rhs_scale / dst_scale / \
+             offset_scale), getMxScalePartitionAp; SPEC §6.1",
     fields: &[
         MATMUL_DST,
         STATIONARY,
@@ -57,6 +59,14 @@ pub static MATMUL_MX_OP: OpSpec = OpSpec {
             bir: "offset_scale",
             doc: "the moving's accumulated free size (the product of its free counts)",
         },
+        FieldSpec {
+            name: "dst_scale",
+            kind: Kind::Acc(Mems::SBUF, Dir::In),
+            default: Default::Absent,
+            bir: "operand `dst_scale` (ins, the last entry)",
+            doc: "E8M0 (or u8) scales of the dst, read by the matmul (seed 000 §2.2 names it \
+                  among the per-operand fields); its shape is not checked",
+        },
     ],
     lower: lower_matmul_mx,
 };
@@ -68,7 +78,7 @@ fn is_mx_dtype(d: Dtype) -> bool {
 }
 
 /// The MX dtype rules (P407): packed ×4 operands, e8m0/u8 scales, an f32 or bf16 dst, an
-/// f32 `scale_ptr`.
+/// f32 `scale_ptr`; `dst_scale` is e8m0 or u8 too (SPEC §6.1 [2]).
 fn check_mx_dtypes(cx: &mut Cx<'_>) {
     for field in ["stationary", "moving"] {
         if let Some(d) = dtype_of(cx, field).filter(|d| !is_mx_dtype(*d)) {
@@ -82,7 +92,7 @@ fn check_mx_dtypes(cx: &mut Cx<'_>) {
             );
         }
     }
-    for field in ["lhs_scale", "rhs_scale"] {
+    for field in ["lhs_scale", "rhs_scale", "dst_scale"] {
         if let Some(d) = dtype_of(cx, field).filter(|d| !matches!(d, Dtype::E8m0 | Dtype::U8)) {
             dtype_error(
                 cx,
@@ -252,17 +262,15 @@ fn lower_matmul_mx(cx: &mut Cx<'_>) {
         && u64::try_from(off).ok() != Some(free)
     {
         let anchor = cx.anchor("offset_scale");
-        let inst = format!("{} #{}", cx.spec.class, cx.op.op_id);
-        cx.report(
-            Diag::new(
-                Code::P403,
-                anchor,
-                format!(
-                    "offset scale is not equivalent to the accumulated tensor size on right of generic dim in {inst}"
-                ),
-            )
-            .with_related(cx.anchor("moving"), format!("the moving's free size is {free}")),
-        );
+        let mut diag = Diag::new(
+            Code::P403,
+            anchor,
+            "offset scale is not equivalent to the accumulated tensor size on right of generic dim in {inst}",
+        )
+        .with_related(cx.anchor("moving"), format!("the moving's free size is {free}"));
+        // `{inst}` is `MatMulMXOp #id`; the id is stamped by the analysis (SPEC §6.1).
+        diag.names_instruction = true;
+        cx.report(diag);
     }
 
     let accumulate = cx.bool("is_accumulate");

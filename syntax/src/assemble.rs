@@ -1,0 +1,308 @@
+//! Nesting a flat statement list ([`FlatStmt`]) into kernels and loop bodies.
+//!
+//! Recovery: a body still open when `kernel @name` or the end of the file comes is closed
+//! there, and each is reported once where it opens (as rustc reports an unclosed
+//! delimiter), so one missing `}` is one error next to the line that lacks it. Where is
+//! told by indentation, as rustc does: a `}` that stands first on its line, indented less
+//! than the line of the `{` it closes, most likely belongs to an outer block, so the block
+//! it closed is the one that lacks its `}`. A header without `{` has an empty body; the
+//! statements after it belong to the enclosing block.
+
+use text_size::{TextRange, TextSize};
+
+use crate::ast::{FlatStmt, Kernel, KernelHeader, Loop, LoopHeader, SourceFile, Stmt};
+use crate::{SyntaxError, SyntaxErrorCode};
+
+/// A body being filled: the kernel or loop, with the range of its `{`.
+enum Open {
+    Kernel(Kernel, TextRange),
+    Loop(Loop, TextRange),
+}
+
+impl Open {
+    fn body(&mut self) -> &mut Vec<Stmt> {
+        match self {
+            Open::Kernel(k, _) => &mut k.body,
+            Open::Loop(l, _) => &mut l.body,
+        }
+    }
+}
+
+/// Nests `statements` (as [`crate::parse_statements`] reads them from `text`) into a
+/// file, reporting each body left unclosed into `errors`, the statement reader's errors.
+///
+/// Outside every kernel only `kernel` may stand: each run of anything else there (between
+/// the start of the file or a kernel's `}` and the next `kernel`) is one error, "expected
+/// `kernel`, found …" at its first token, and what the statement reader said inside the
+/// run is dropped, as the run is skipped whole (the lexer's and the layout's errors are not
+/// in `errors` and stay).
+pub(crate) fn assemble(
+    text: &str,
+    statements: Vec<FlatStmt>,
+    errors: &mut Vec<SyntaxError>,
+) -> SourceFile {
+    let mut file = SourceFile::default();
+    let mut open: Vec<Open> = Vec::new();
+    // Where the current stretch outside every kernel began, and the first stray statement
+    // in it.
+    let mut outside = Some(TextSize::from(0));
+    let mut stray: Vec<(TextRange, TextRange)> = Vec::new();
+    let mut first_stray: Option<TextRange> = None;
+    // Blocks of the current kernel closed by a `}` indented less than their `{` line, with
+    // that `}`: the likeliest to lack their own `}`.
+    let mut suspects: Vec<(TextRange, TextRange)> = Vec::new();
+    for statement in statements {
+        if open.is_empty() && !matches!(statement, FlatStmt::Kernel(_)) {
+            first_stray.get_or_insert(first_token(&statement));
+            continue;
+        }
+        match statement {
+            FlatStmt::Kernel(header) => {
+                if let Some(from) = outside.take() {
+                    let to = header.range.start();
+                    stray.push((
+                        TextRange::new(from, to),
+                        first_stray.take().unwrap_or_default(),
+                    ));
+                }
+                let why = Unclosed::Kernel(header.range.start());
+                close_unclosed(text, &mut open, &mut suspects, &mut file, errors, why);
+                suspects.clear();
+                let (kernel, brace) = kernel_of(header);
+                match brace {
+                    Some(brace) => open.push(Open::Kernel(kernel, brace)),
+                    None => {
+                        outside = Some(kernel.range.end());
+                        file.kernels.push(kernel);
+                    }
+                }
+            }
+            FlatStmt::Loop(header) => {
+                let (lp, brace) = loop_of(header);
+                match brace {
+                    Some(brace) => open.push(Open::Loop(lp, brace)),
+                    None => push_stmt(&mut open, Stmt::Loop(lp)),
+                }
+            }
+            FlatStmt::Close(close) => {
+                if let Some(block) = open.pop() {
+                    let brace = block.brace();
+                    if first_on_line(text, close.start())
+                        && indent(text, close.start()) < indent(text, brace.start())
+                    {
+                        suspects.push((brace, close));
+                    }
+                    close_block(block, close.end(), &mut open, &mut file);
+                    if open.is_empty() {
+                        outside = Some(close.end());
+                    }
+                }
+            }
+            FlatStmt::Stmt(stmt) => push_stmt(&mut open, stmt),
+        }
+    }
+    close_unclosed(
+        text,
+        &mut open,
+        &mut suspects,
+        &mut file,
+        errors,
+        Unclosed::End,
+    );
+    if let Some(from) = outside {
+        let to = TextSize::of(text);
+        stray.push((
+            TextRange::new(from, to),
+            first_stray.take().unwrap_or_default(),
+        ));
+    }
+    report_stray(text, &stray, errors);
+    file
+}
+
+/// For each stretch outside every kernel: drops the statement reader's errors in it and
+/// reports its first stray token (the earliest of the first stray statement and the first
+/// dropped error), if any.
+fn report_stray(text: &str, stray: &[(TextRange, TextRange)], errors: &mut Vec<SyntaxError>) {
+    for &(stretch, first_statement) in stray {
+        let inside = |e: &SyntaxError| {
+            stretch.contains(e.range.start()) && !e.message.starts_with(crate::recover::UNCLOSED)
+        };
+        let first_error = errors
+            .iter()
+            .filter(|e| inside(e))
+            .map(|e| e.range)
+            .min_by_key(|r| r.start());
+        errors.retain(|e| !inside(e));
+        let first = [
+            first_error,
+            (!first_statement.is_empty()).then_some(first_statement),
+        ]
+        .into_iter()
+        .flatten()
+        .min_by_key(|r| r.start());
+        if let Some(at) = first {
+            errors.push(SyntaxError {
+                code: SyntaxErrorCode::P100,
+                range: at,
+                message: format!(
+                    "expected `kernel`, found `{}`",
+                    crate::lexer::shorten(&text[at])
+                ),
+            });
+        }
+    }
+}
+
+/// The range of the first token of a statement (for "found …").
+fn first_token(statement: &FlatStmt) -> TextRange {
+    let keyword = |range: TextRange, word: &str| {
+        TextRange::at(range.start(), TextSize::of(word))
+            .intersect(range)
+            .unwrap_or(range)
+    };
+    match statement {
+        FlatStmt::Kernel(k) => keyword(k.range, "kernel"),
+        FlatStmt::Loop(l) => keyword(l.range, "for"),
+        FlatStmt::Close(r) => *r,
+        FlatStmt::Stmt(Stmt::Op(op)) => op.class.range,
+        FlatStmt::Stmt(Stmt::Tensor(t)) => keyword(t.range, "tensor"),
+        FlatStmt::Stmt(Stmt::Reg(r)) => keyword(r.range, "reg"),
+        FlatStmt::Stmt(Stmt::Loop(l)) => keyword(l.range, "for"),
+    }
+}
+
+fn push_stmt(open: &mut [Open], stmt: Stmt) {
+    if let Some(block) = open.last_mut() {
+        block.body().push(stmt);
+    }
+}
+
+/// Why open bodies are closed: a kernel starts at this offset, or the file ends.
+#[derive(Clone, Copy)]
+enum Unclosed {
+    Kernel(TextSize),
+    End,
+}
+
+/// Closes every open body, innermost first, each reported once: at the `{` of a suspect
+/// (a block closed by an under-indented `}`, see the module docs) while there are some,
+/// else at its own `{`.
+fn close_unclosed(
+    text: &str,
+    open: &mut Vec<Open>,
+    suspects: &mut Vec<(TextRange, TextRange)>,
+    file: &mut SourceFile,
+    errors: &mut Vec<SyntaxError>,
+    why: Unclosed,
+) {
+    while let Some(block) = open.pop() {
+        let brace = block.brace();
+        let (at, message) = if suspects.is_empty() {
+            let message = match why {
+                Unclosed::Kernel(at) => format!(
+                    "{}: the kernel on line {} starts before its `}}`",
+                    crate::recover::UNCLOSED,
+                    line_of(text, at)
+                ),
+                Unclosed::End => crate::recover::UNCLOSED_AT_END.to_string(),
+            };
+            (brace, message)
+        } else {
+            let (suspect, close) = suspects.remove(0);
+            let message = format!(
+                "{}: the `}}` on line {} is indented like an outer block's, so this block has \
+                 no `}}`",
+                crate::recover::UNCLOSED,
+                line_of(text, close.start())
+            );
+            (suspect, message)
+        };
+        errors.push(SyntaxError {
+            code: SyntaxErrorCode::P100,
+            range: at,
+            message,
+        });
+        // As far as it got: the end of its last statement, else of its `{`.
+        let end = block.body_end().unwrap_or(brace.end()).max(brace.end());
+        close_block(block, end, open, file);
+    }
+}
+
+/// The 1-based line of byte `at`.
+fn line_of(text: &str, at: TextSize) -> usize {
+    text[..usize::from(at)].matches('\n').count() + 1
+}
+
+/// The indentation (spaces and tabs) of the line holding byte `at`.
+fn indent(text: &str, at: TextSize) -> usize {
+    let line = &text[line_start(text, at)..];
+    line.len() - line.trim_start_matches([' ', '\t']).len()
+}
+
+/// Whether byte `at` is the first non-blank of its line.
+fn first_on_line(text: &str, at: TextSize) -> bool {
+    text[line_start(text, at)..usize::from(at)]
+        .trim_matches([' ', '\t'])
+        .is_empty()
+}
+
+fn line_start(text: &str, at: TextSize) -> usize {
+    text[..usize::from(at)].rfind('\n').map_or(0, |i| i + 1)
+}
+
+impl Open {
+    fn brace(&self) -> TextRange {
+        match self {
+            Open::Kernel(_, b) | Open::Loop(_, b) => *b,
+        }
+    }
+
+    fn body_end(&self) -> Option<text_size::TextSize> {
+        match self {
+            Open::Kernel(k, _) => k.body.last().map(|s| s.range().end()),
+            Open::Loop(l, _) => l.body.last().map(|s| s.range().end()),
+        }
+    }
+}
+
+/// Ends `block` at `end` (its `}`, or as far as it got) and adds it to its parent.
+fn close_block(block: Open, end: text_size::TextSize, open: &mut [Open], file: &mut SourceFile) {
+    match block {
+        Open::Kernel(mut kernel, brace) => {
+            kernel.range = TextRange::new(kernel.range.start(), end);
+            kernel.body_range = Some(TextRange::new(brace.start(), end));
+            file.kernels.push(kernel);
+        }
+        Open::Loop(mut lp, brace) => {
+            lp.range = TextRange::new(lp.range.start(), end);
+            lp.body_range = Some(TextRange::new(brace.start(), end));
+            push_stmt(open, Stmt::Loop(lp));
+        }
+    }
+}
+
+fn kernel_of(header: KernelHeader) -> (Kernel, Option<TextRange>) {
+    let kernel = Kernel {
+        range: header.range,
+        name: header.name,
+        params: header.params,
+        outputs: header.outputs,
+        body: Vec::new(),
+        body_range: None,
+    };
+    (kernel, header.open)
+}
+
+fn loop_of(header: LoopHeader) -> (Loop, Option<TextRange>) {
+    let lp = Loop {
+        range: header.range,
+        var: header.var,
+        start: header.start,
+        end: header.end,
+        step: header.step,
+        body: Vec::new(),
+        body_range: None,
+    };
+    (lp, header.open)
+}

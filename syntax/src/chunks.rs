@@ -1,0 +1,63 @@
+//! Where a file may be cut into chunks of whole statements (see [`statement_lines`]).
+//!
+//! A chunk starts at the start of a line whose first tokens certainly start a statement:
+//! `kernel @k`, `tensor %t`, `for %i`, `reg %r`, `Op {` or `Op #N`. No field, value or
+//! header can start that way, and the parser ends whatever is open at such a token at the start of
+//! a line (an op body without its `}`, an unclosed `[`, a run of junk), so every such line
+//! starts a statement of the flat list whatever comes before it, and the statements of a chunk read the same alone
+//! ([`crate::parse_statements`], with the next line as look-ahead) as in the file. Telling
+//! a line needs only that line.
+
+use crate::lexer::{Token, lex};
+
+/// The byte offsets of the starts of the lines of `text` that start a statement (see the
+/// module docs), in order. 0-based UTF-8 offsets; a line starts after `\n` (a lone `\r` is
+/// not a line end in the language, SPEC §1).
+pub fn statement_lines(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut line = 0;
+    while line < text.len() {
+        if starts_statement_line(text, line) {
+            out.push(line);
+        }
+        line = text[line..].find('\n').map_or(text.len(), |i| line + i + 1);
+    }
+    out
+}
+
+/// Whether the line of `text` that starts at byte `line` starts a statement: its first two
+/// tokens are one of the forms of the module docs.
+/// `line` must be 0 or follow a `\n`.
+pub fn starts_statement_line(text: &str, line: usize) -> bool {
+    let line_end = text[line..].find('\n').map_or(text.len(), |i| line + i);
+    let window = &text[line..line_end];
+    let (tokens, _) = lex(window);
+    let mut significant = tokens.iter().filter(|(kind, _)| *kind != Token::Comment);
+    let (Some(&(first, first_range)), second) = (
+        significant.next(),
+        significant.next().map(|&(kind, _)| kind),
+    ) else {
+        return false;
+    };
+    let word = &window[first_range];
+    match (first, second) {
+        (Token::Kernel, Some(Token::Global)) => true,
+        (Token::Tensor | Token::For, Some(Token::Local)) => true,
+        (Token::Ident, Some(Token::Local)) => word == "reg",
+        (Token::Ident, Some(Token::LBrace | Token::OpId)) => true,
+        _ => false,
+    }
+}
+
+/// Chunk starts for `text`: 0, then statement lines (see [`statement_lines`]) at least
+/// `target` bytes apart, so each chunk but the last holds `target` bytes or more (or the
+/// rest of the file). A file without statement lines is one chunk.
+pub fn chunk_starts(text: &str, target: usize) -> Vec<usize> {
+    let mut out = vec![0];
+    for line in statement_lines(text) {
+        if line >= out.last().copied().unwrap_or(0) + target.max(1) {
+            out.push(line);
+        }
+    }
+    out
+}

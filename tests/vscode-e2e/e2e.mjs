@@ -1,0 +1,686 @@
+// The VS Code extension end to end in a real VS Code: code-server (VS Code 1.139.1) with the
+// built .vsix installed, driven in Debian's headless Chromium by playwright-core, against the
+// real `pir` binary. Run by tests/editors.rs (`vscode_end_to_end`); see README.md.
+//
+// Environment:
+//   PIR_BIN       the `pir` binary (set as `pir.server.path` in the Machine settings)
+//   PIR_VSIX      the packaged extension
+//   PIR_CORPUS    tests/corpus (files copied into the workspace)
+//   PIR_SCRATCH   an empty directory for code-server's state, the workspace and the artifacts
+//   PIR_CHROMIUM  the browser (default /usr/bin/chromium)
+//
+// Each check is one entry of CHECKS, run in order against one window; the first failure
+// stops the run. Artifacts (screenshots, the page's text, the client's output channel,
+// code-server's log) go to $PIR_SCRATCH/artifacts; `vscode-e2e.png` there is the picture
+// of diagnostics, inlay hints and hover that editors/screenshots/ keeps.
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const env = (name) => {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set`);
+  return v;
+};
+const PIR_BIN = path.resolve(env('PIR_BIN'));
+const VSIX = env('PIR_VSIX');
+const CORPUS = env('PIR_CORPUS');
+const SCRATCH = env('PIR_SCRATCH');
+const CHROMIUM = process.env.PIR_CHROMIUM || '/usr/bin/chromium';
+const CODE_SERVER = path.join(HERE, 'node_modules/code-server/out/node/entry.js');
+
+/** The whole run ends (red) after this long, whatever a step waits for. */
+const RUN_LIMIT_MS = 240_000;
+/** The workbench and the server's first answers, on a loaded 2-core machine. */
+const SLOW_MS = 90_000;
+/** One UI reaction (a widget opening, a diagnostic after an edit). */
+const STEP_MS = 30_000;
+
+const DATA = path.join(SCRATCH, 'data');
+const EXTENSIONS = path.join(SCRATCH, 'extensions');
+const WORKSPACE = path.join(SCRATCH, 'workspace');
+const ARTIFACTS = path.join(SCRATCH, 'artifacts');
+const FILE = 'matmul_basic.pir';
+const WORKSPACE_FILES = [FILE, 'topk.pir', 'rmsnorm.pir', 'tensor_add.pir'];
+
+const started = Date.now();
+const log = (msg) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
+
+// ---------------------------------------------------------------------------------------
+// Waiting: every wait polls, bounded.
+
+/** What a probe returns to keep waiting while saying what it saw (for the timeout message). */
+class NotYet {
+  constructor(seen) {
+    this.seen = seen;
+  }
+}
+const notYet = (seen) => new NotYet(seen);
+
+/** Polls `probe` until it returns a truthy value other than a NotYet; throws with the last
+ *  value seen on timeout. A probe that throws is retried (the DOM changes under it). */
+async function waitFor(what, probe, timeout = STEP_MS) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last && !(last instanceof NotYet)) return last;
+    } catch (e) {
+      last = `threw: ${e instanceof Error ? e.message.split('\n')[0] : e}`;
+    }
+    if (Date.now() > deadline) {
+      const seen = last instanceof NotYet ? last.seen : last;
+      throw new Error(`timed out after ${timeout / 1000}s waiting for ${what}; last seen: ${show(seen)}`);
+    }
+    await sleep(250);
+  }
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const show = (v) => (typeof v === 'string' ? JSON.stringify(v.slice(0, 600)) : JSON.stringify(v));
+/** Text as the page renders it: U+00A0 (Monaco's spaces) as spaces. */
+const plain = (s) => (s ?? '').replace(/\u00a0/g, ' ');
+
+// ---------------------------------------------------------------------------------------
+// code-server
+
+function writeJson(file, value) {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, JSON.stringify(value, null, 2) + '\n');
+}
+
+function prepare() {
+  for (const d of [DATA, EXTENSIONS, WORKSPACE, ARTIFACTS]) fs.mkdirSync(d, { recursive: true });
+  // The corpus files without their `//>` and `//!` expectations (for check_corpus.py; the
+  // inlay hints and diagnostics show the same), so lines and columns are unchanged.
+  for (const f of WORKSPACE_FILES) {
+    const text = fs.readFileSync(path.join(CORPUS, f), 'utf8').replace(/[ \t]*\/\/[>!].*$/gm, '');
+    fs.writeFileSync(path.join(WORKSPACE, f), text);
+  }
+  // A remote window (code-server is one) reads the machine-overridable `pir.server.path`
+  // from the Machine settings (or the workspace's), never from User settings.
+  writeJson(path.join(DATA, 'Machine/settings.json'), { 'pir.server.path': PIR_BIN });
+  writeJson(path.join(DATA, 'User/settings.json'), {
+    'workbench.colorTheme': 'Default Dark Modern',
+    'workbench.startupEditor': 'none',
+    'workbench.tips.enabled': false,
+    'workbench.enableExperiments': false,
+    'workbench.secondarySideBar.defaultVisibility': 'hidden',
+    'chat.disableAIFeatures': true,
+    'telemetry.telemetryLevel': 'off',
+    'update.mode': 'none',
+    'extensions.autoCheckUpdates': false,
+    'extensions.autoUpdate': false,
+    'extensions.ignoreRecommendations': true,
+    'security.workspace.trust.enabled': false,
+    'window.restoreWindows': 'none',
+    'editor.minimap.enabled': false,
+    'editor.fontSize': 14,
+    // The colours checked are the TextMate grammar's, not the server's semantic tokens.
+    'editor.semanticHighlighting.enabled': false,
+    'editor.inlayHints.enabled': 'on',
+    'editor.hover.delay': 300,
+    // Completion is not checked here; a suggestion popping up while the test types would
+    // only get in the way.
+    'editor.quickSuggestions': { other: 'off', comments: 'off', strings: 'off' },
+    'editor.suggestOnTriggerCharacters': false,
+    'files.autoSave': 'off',
+  });
+}
+
+/** The environment of code-server: its state in the scratch directory, never in ~. */
+function serverEnv() {
+  return {
+    ...process.env,
+    XDG_CONFIG_HOME: path.join(SCRATCH, 'xdg/config'),
+    XDG_DATA_HOME: path.join(SCRATCH, 'xdg/data'),
+    XDG_CACHE_HOME: path.join(SCRATCH, 'xdg/cache'),
+    XDG_STATE_HOME: path.join(SCRATCH, 'xdg/state'),
+  };
+}
+
+function installExtension() {
+  const out = execFileSync(
+    process.execPath,
+    [CODE_SERVER, '--user-data-dir', DATA, '--extensions-dir', EXTENSIONS, '--install-extension', VSIX],
+    { env: serverEnv(), encoding: 'utf8', timeout: SLOW_MS, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  log(`install: ${out.trim().split('\n').pop()}`);
+  if (!/successfully installed/i.test(out)) throw new Error(`the .vsix did not install:\n${out}`);
+}
+
+/** Starts code-server in its own process group; resolves to its port. */
+function startCodeServer() {
+  const logFile = fs.openSync(path.join(ARTIFACTS, 'code-server.log'), 'w');
+  const child = spawn(
+    process.execPath,
+    [
+      CODE_SERVER,
+      '--auth', 'none',
+      '--bind-addr', '127.0.0.1:0',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--disable-getting-started-override',
+      '--user-data-dir', DATA,
+      '--extensions-dir', EXTENSIONS,
+      WORKSPACE,
+    ],
+    { env: serverEnv(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  codeServer = child;
+  codeServerPid = child.pid;
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`code-server did not listen within ${SLOW_MS / 1000}s:\n${seen}`)), SLOW_MS);
+    const onData = (chunk) => {
+      fs.writeSync(logFile, chunk);
+      seen += chunk.toString();
+      const m = seen.match(/HTTP server listening on http:\/\/127\.0\.0\.1:(\d+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`code-server exited (${code ?? signal}):\n${seen}`));
+    });
+  });
+}
+
+let codeServer;
+/** code-server's pid, kept after it is stopped. */
+let codeServerPid;
+/** Ends code-server's process group: SIGTERM, then SIGKILL for what is left after 3 s. */
+async function stopCodeServer() {
+  if (!codeServer) return;
+  const group = -codeServer.pid;
+  codeServer = undefined;
+  const signal = (s) => {
+    try {
+      process.kill(group, s);
+      return true;
+    } catch {
+      return false; // the group is gone
+    }
+  };
+  if (!signal('SIGTERM')) return;
+  for (let i = 0; i < 30 && signal(0); i++) await sleep(100);
+  signal('SIGKILL');
+}
+
+// ---------------------------------------------------------------------------------------
+// The workbench
+
+/** The text of the page. */
+const pageText = (page) => page.evaluate(() => document.body.innerText);
+
+/** The CSS selector of the source editor (of FILE) and of its Show BIR editor. */
+const SOURCE = `.monaco-editor[data-uri$="/${FILE}"]:not([data-uri^="pir-bir:"])`;
+const BIR = '.monaco-editor[data-uri^="pir-bir:"]';
+
+/** The rendered text of an editor's visible lines (inlay hints included), one per line;
+ *  null when there is no such editor. */
+async function viewLines(page, selector) {
+  return page.evaluate((selector) => {
+    const editor = document.querySelector(selector);
+    if (!editor) return null;
+    const lines = [...editor.querySelectorAll('.view-lines .view-line')];
+    lines.sort((a, b) => parseFloat(a.style.top) - parseFloat(b.style.top));
+    return lines.map((l) => l.textContent.replace(/\u00a0/g, ' '));
+  }, selector);
+}
+
+/** Searches the Show BIR editor (the second editor group) for `text` with its find widget
+ *  (which sees the whole document, not only the lines in the DOM); how many matches it
+ *  counts. The source editor has the focus again afterwards. */
+async function countInBir(page, text) {
+  const selector = BIR;
+  await focusTab(page, `${FILE}.bir.json`);
+  await page.keyboard.press('Control+F');
+  const input = page.locator(`${selector} .find-widget .find-part .input`).first();
+  await input.waitFor({ state: 'visible', timeout: STEP_MS });
+  await input.fill(text);
+  const count = await waitFor(`the find widget's count of ${text}`, async () => {
+    const t = plain(await page.locator(`${selector} .find-widget .matchesCount`).first().textContent({ timeout: 1000 })).trim();
+    return /^No results$|of \d+$/.test(t) ? t : notYet(t);
+  });
+  await page.keyboard.press('Escape');
+  await focusEditor(page);
+  return count === 'No results' ? 0 : Number(count.match(/of (\d+)$/)[1]);
+}
+
+/** Opens the quick input with `key` (F1, Control+P, Control+G), pressing it again if the
+ *  workbench did not react (it may still be starting); the input box. */
+async function openQuickInput(page, key) {
+  const input = page.locator('.quick-input-widget .quick-input-box input');
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press(key);
+    try {
+      await input.waitFor({ state: 'visible', timeout: attempt < 4 ? 5000 : STEP_MS });
+      return input;
+    } catch (e) {
+      if (attempt === 4) throw e;
+      await page.keyboard.press('Escape');
+    }
+  }
+}
+
+/** Runs a command by its palette title (F1, type, Enter on the matching row). */
+async function runCommand(page, title) {
+  const input = await openQuickInput(page, 'F1');
+  await input.fill(`>${title}`);
+  await waitFor(`the palette to offer "${title}"`, async () => {
+    const label = await page
+      .locator('.quick-input-widget .monaco-list-row.focused .label-name')
+      .first()
+      .textContent({ timeout: 1000 });
+    return plain(label).trim() === title ? label : notYet(label);
+  });
+  await page.keyboard.press('Enter');
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: STEP_MS });
+}
+
+/** Moves the cursor to 1-based `line`, `column` (Go to Line) and checks the status bar. */
+async function goTo(page, line, column) {
+  const input = await openQuickInput(page, 'Control+G');
+  await input.fill(`:${line}:${column}`);
+  await sleep(200);
+  await page.keyboard.press('Enter');
+  await waitFor(`the cursor at Ln ${line}, Col ${column}`, async () => {
+    const text = plain(await page.locator('[id="status.editor.selection"]').first().textContent({ timeout: 1000 }));
+    return text.includes(`Ln ${line}, Col ${column}`) ? text : notYet(text);
+  });
+}
+
+/** The rows of the Problems panel (opened if need be) as text. */
+async function problems(page) {
+  const panel = page.locator('.markers-panel');
+  if (!(await panel.isVisible())) {
+    await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+    await panel.waitFor({ state: 'visible', timeout: STEP_MS });
+    await focusEditor(page);
+  }
+  return page.evaluate(() => {
+    const rows = [...document.querySelectorAll('.markers-panel .monaco-list-row')];
+    return rows.map((r) => (r.innerText || '').replace(/\u00a0/g, ' ').replace(/\s+/g, ' ').trim());
+  });
+}
+
+/** The Problems panel's rows for a diagnostic (not the file rows). */
+const markerRows = (rows) => rows.filter((r) => /\[Ln \d+, Col \d+\]/.test(r));
+
+/** Gives the editor of the tab labelled `name` the keyboard focus (a click on its tab). */
+async function focusTab(page, name) {
+  await page.locator(`.tabs-container .tab[data-resource-name="${name}"]`).first().click({ timeout: STEP_MS });
+  await waitFor(`the focus in the editor of ${name}`, () =>
+    page.evaluate(() => !!document.activeElement?.closest('.monaco-editor')),
+  );
+}
+
+/** Gives the source editor the keyboard focus. */
+async function focusEditor(page) {
+  await focusTab(page, FILE);
+}
+
+async function squiggles(page) {
+  return page.locator(`${SOURCE} .squiggly-error`).count();
+}
+
+/** The computed colour of the first token of the source editor whose text is `text`. */
+async function tokenColour(page, text) {
+  return page.evaluate(
+    ({ selector, text }) => {
+      const span = [...(document.querySelector(selector)?.querySelectorAll('.view-line span span') ?? [])].find(
+        (s) => s.textContent.replace(/\u00a0/g, ' ').trim() === text,
+      );
+      return span ? getComputedStyle(span).color : null;
+    },
+    { selector: SOURCE, text },
+  );
+}
+
+/** The client's output channel ("Penguin IR"), read from code-server's log folder. */
+function outputChannel() {
+  const found = [];
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/Penguin IR\.log$/.test(e.name)) found.push(p);
+    }
+  };
+  walk(path.join(DATA, 'logs'));
+  return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+/** The command lines of the running processes of PIR_BIN that code-server started (from
+ *  /proc; another test may run the same binary meanwhile). */
+function serverCommandLines() {
+  const parent = (pid) => {
+    // /proc/PID/stat: "pid (comm) state ppid …"; comm may hold spaces and parentheses.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  };
+  const underCodeServer = (pid) => {
+    for (let p = pid, depth = 0; p > 1 && depth < 20; p = parent(p), depth++) {
+      if (p === codeServerPid) return true;
+    }
+    return false;
+  };
+  const found = [];
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+      if (argv[0] === PIR_BIN && underCodeServer(Number(pid))) found.push(argv);
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return found;
+}
+
+// ---------------------------------------------------------------------------------------
+// The checks, in order; each gets the page and may leave state to the next.
+
+const hintsOf = (lines) => (lines ?? []).filter((l) => l.includes('→'));
+
+const CHECKS = [
+  [
+    'the .pir file opens in language mode Penguin IR',
+    async (page) => {
+      const input = await openQuickInput(page, 'Control+P');
+      await input.fill(FILE);
+      await waitFor(`Quick Open to offer ${FILE}`, async () => {
+        const label = await page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first().textContent({ timeout: 1000 });
+        return plain(label).trim() === FILE;
+      });
+      await page.keyboard.press('Enter');
+      await page.locator(SOURCE).first().waitFor({ state: 'visible', timeout: STEP_MS });
+      const mode = await waitFor('the status bar language "Penguin IR"', async () => {
+        const t = plain(await page.locator('[id="status.editor.mode"]').first().textContent({ timeout: 1000 })).trim();
+        return t === 'Penguin IR' ? t : notYet(t);
+      });
+      log(`language mode: ${mode}`);
+    },
+  ],
+  [
+    'the TextMate grammar colours comments, keywords, ops and tensors',
+    async (page) => {
+      // Default Dark Modern: comments #6A9955; the other scopes only need to differ from the
+      // plain foreground and from each other.
+      const colours = await waitFor('coloured tokens', async () => {
+        const c = {
+          comment: await tokenColour(page, '// K1: matmul, basic (64 x 128 x 512).'),
+          kernel: await tokenColour(page, 'kernel'),
+          op: await tokenColour(page, 'MatMulOp'),
+          tensor: await tokenColour(page, '%lhs_tile'),
+          plain: await tokenColour(page, '='),
+        };
+        return Object.values(c).every(Boolean) ? c : notYet(c);
+      });
+      log(`colours: ${JSON.stringify(colours)}`);
+      if (colours.comment !== 'rgb(106, 153, 85)') throw new Error(`comment colour ${colours.comment}`);
+      const distinct = new Set([colours.kernel, colours.op, colours.tensor, colours.plain]);
+      if (distinct.size < 3 || colours.kernel === colours.plain || colours.op === colours.plain) {
+        throw new Error(`the grammar's scopes are not coloured apart: ${JSON.stringify(colours)}`);
+      }
+    },
+  ],
+  [
+    'the server starts: inlay hints name each op\'s BIR opcode',
+    async (page) => {
+      const hints = await waitFor(
+        'inlay hints → Matmult, DMACopy, TensorCopy',
+        async () => {
+          const h = hintsOf(await viewLines(page, SOURCE));
+          const all = h.join('\n');
+          return ['Matmult', 'DMACopy', 'TensorCopy'].every((o) => all.includes(`→ ${o}`)) ? h : notYet(h);
+        },
+        SLOW_MS,
+      );
+      log(`inlay hints:\n  ${hints.map((l) => l.trim()).join('\n  ')}`);
+      // The client runs the command as configured: `pir lsp`, no transport flag appended.
+      const servers = serverCommandLines();
+      log(`server processes: ${JSON.stringify(servers)}`);
+      if (servers.length !== 1 || servers[0].join(' ') !== `${PIR_BIN} lsp`) {
+        throw new Error(`expected one \`${PIR_BIN} lsp\` process: ${JSON.stringify(servers)}`);
+      }
+    },
+  ],
+  [
+    'no error notification, and the output channel is clean',
+    async (page) => {
+      await runCommand(page, 'Notifications: Show Notifications');
+      await sleep(500);
+      const centre = plain(await page.locator('.notifications-center').first().innerText({ timeout: STEP_MS }));
+      await page.keyboard.press('Escape');
+      const toasts = plain(await page.evaluate(() => [...document.querySelectorAll('.notification-toast')].map((t) => t.innerText).join('\n')));
+      const notes = `${centre}\n${toasts}`;
+      if (/\bpir\b|Penguin IR|language server|crash/i.test(notes)) throw new Error(`a notification about the server: ${notes}`);
+      const channel = await waitFor('the output channel "Penguin IR"', async () => outputChannel());
+      log(`output channel:\n  ${channel.trim().split('\n').join('\n  ')}`);
+      if (!channel.includes(`Starting ${PIR_BIN} lsp`)) throw new Error('the channel does not say the server started');
+      const bad = channel.split('\n').filter((l) => /\[(error|warning)\]|crash|exited|Error:|panicked/i.test(l));
+      if (bad.length) throw new Error(`the output channel has errors:\n${bad.join('\n')}`);
+      const rows = markerRows(await problems(page));
+      if (rows.length) throw new Error(`the corpus file has problems: ${rows.join(' | ')}`);
+      if (await squiggles(page)) throw new Error('the corpus file has squiggles');
+    },
+  ],
+  [
+    'hover on an op shows its BIR opcode',
+    async (page) => {
+      await focusEditor(page);
+      await goTo(page, 20, 5); // MatMulOp
+      await runCommand(page, 'Show or Focus Hover');
+      const hover = await waitFor('a hover naming Matmult', async () => {
+        const t = plain(await page.locator('.monaco-hover:not(.hidden)').first().innerText({ timeout: 1000 }));
+        return t.includes('Matmult') ? t : notYet(t);
+      });
+      log(`hover: ${hover.slice(0, 200).replace(/\n/g, ' ⏎ ')}…`);
+      if (!hover.includes('MatMulOp')) throw new Error(`the hover does not name the op: ${hover}`);
+      await page.keyboard.press('Escape');
+    },
+  ],
+  [
+    'a misspelt field gives a squiggle and one P203 at its line and column; undo clears it',
+    async (page) => {
+      await typeMisspeltField(page);
+      // The picture for editors/screenshots/: the squiggle, the Problems panel, inlay hints,
+      // and the hover of the first DmaCopyOp (above it, leaving the rest of the file in view).
+      await goTo(page, 17, 5);
+      await page.mouse.move(150, 600); // off the tabs and their tooltips (the Explorer's blank)
+      await runCommand(page, 'Show or Focus Hover');
+      await waitFor('the hover', () => page.locator('.monaco-hover:not(.hidden)').first().isVisible());
+      await sleep(500);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-e2e.png') });
+      await page.keyboard.press('Escape');
+      await goTo(page, 24, 17);
+      // Undo until the file is as saved (typing and the new line may be separate undo stops).
+      const dirty = page.locator(`.tabs-container .tab.dirty[data-resource-name="${FILE}"]`);
+      for (let undos = 0; (await dirty.count()) > 0; undos++) {
+        if (undos === 4) throw new Error('four undos did not restore the file');
+        await page.keyboard.press('Control+Z');
+        await sleep(300);
+      }
+      const lines = await viewLines(page, SOURCE);
+      if (lines.some((l) => l.includes('is_acumulate'))) throw new Error('undo left the misspelt field');
+      await waitFor('no squiggle and no problem after undo', async () => {
+        const rows = markerRows(await problems(page));
+        const n = await squiggles(page);
+        return (rows.length === 0 && n === 0) || notYet({ rows, squiggles: n });
+      });
+    },
+  ],
+  [
+    'Penguin IR: Show BIR opens the op\'s BIR JSON beside the source',
+    async (page) => {
+      await goTo(page, 20, 5);
+      await runCommand(page, 'Penguin IR: Show BIR');
+      const json = await waitFor('the BIR JSON of MatMulOp', async () => {
+        const text = (await viewLines(page, BIR))?.join('\n') ?? '';
+        return text.includes('"op": "MatMulOp"') && text.includes('"opcode": "Matmult"') ? text : notYet(text);
+      });
+      log(`BIR: ${json.slice(0, 160).replace(/\s+/g, ' ')}…`);
+      const falses = await countInBir(page, '"is_accumulate": false');
+      if (falses !== 1) throw new Error(`"is_accumulate": false found ${falses} times in the BIR`);
+    },
+  ],
+  [
+    'a quick fix applies (did you mean `is_accumulate`) and the BIR follows the edit',
+    async (page) => {
+      await focusEditor(page);
+      await typeMisspeltField(page);
+      await goTo(page, 24, 6);
+      await page.keyboard.press('Control+.');
+      const fix = 'Replace with `is_accumulate`';
+      await waitFor(`the quick fix "${fix}"`, async () => {
+        const t = plain(await page.locator('.action-widget').first().innerText({ timeout: 1000 }));
+        return t.includes(fix) ? t : notYet(t);
+      });
+      await page.locator('.action-widget .monaco-list-row', { hasText: fix }).first().click();
+      await waitFor('the fixed line and no problem', async () => {
+        const lines = await viewLines(page, SOURCE);
+        const fixed = lines.some((l) => /^\s+is_accumulate = true/.test(l));
+        const rows = markerRows(await problems(page));
+        const n = await squiggles(page);
+        return (fixed && rows.length === 0 && n === 0) || notYet({ lines, rows, squiggles: n });
+      });
+      // The BIR document refreshes 300 ms after an edit.
+      await waitFor('the BIR JSON to follow the edit ("is_accumulate": true)', async () => {
+        const trues = await countInBir(page, '"is_accumulate": true');
+        return trues === 1 || notYet(`${trues} matches`);
+      });
+    },
+  ],
+  [
+    'a missing server binary gives an error naming pir.server.path and the remote settings',
+    async (page) => {
+      // The extension restarts the server when the setting changes (here: the Machine
+      // settings file, as a user would edit it).
+      const missing = path.join(SCRATCH, 'no-such-dir/pir');
+      writeJson(path.join(DATA, 'Machine/settings.json'), { 'pir.server.path': missing });
+      const message = await waitFor('the error notification', async () => {
+        await runCommand(page, 'Notifications: Show Notifications');
+        const t = plain(await page.locator('.notifications-center').first().innerText({ timeout: 1000 }));
+        await page.keyboard.press('Escape');
+        return t.includes('pir.server.path') ? t : notYet(t);
+      });
+      log(`notification: ${message.replace(/\s+/g, ' ').slice(0, 400)}`);
+      for (const part of [missing, 'was not found', 'Remote settings', '.vscode/settings.json', 'Open Settings']) {
+        if (!message.includes(part)) throw new Error(`the notification does not say "${part}": ${message}`);
+      }
+      const channel = await waitFor('the error in the output channel', async () => {
+        const c = outputChannel();
+        return /\[error\].*pir\.server\.path/.test(c) ? c : notYet(c);
+      });
+      await waitFor('the old server to end', () => serverCommandLines().length === 0 || notYet(serverCommandLines()));
+      log(`output channel: ${channel.trim().split('\n').pop().slice(0, 200)}`);
+    },
+  ],
+];
+
+/** Types a new line `is_acumulate = true` after `moving = …` (line 23) and checks P203. */
+async function typeMisspeltField(page) {
+  await goTo(page, 23, 23);
+  await page.keyboard.press('End');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('is_acumulate = true', { delay: 20 });
+  await waitFor('a squiggle under is_acumulate', async () => (await squiggles(page)) > 0);
+  const rows = await waitFor('one P203 in the Problems panel', async () => {
+    const r = markerRows(await problems(page));
+    return r.length === 1 && r[0].includes('P203') ? r : notYet(r);
+  });
+  log(`problem: ${rows[0]}`);
+  if (!rows[0].includes('[Ln 24, Col 5]')) throw new Error(`P203 not at Ln 24, Col 5: ${rows[0]}`);
+  if (!rows[0].includes('did you mean `is_accumulate`')) throw new Error(`no did-you-mean: ${rows[0]}`);
+}
+
+// ---------------------------------------------------------------------------------------
+
+async function saveArtifacts(page, name) {
+  try {
+    await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) });
+    fs.writeFileSync(path.join(ARTIFACTS, `${name}.txt`), await pageText(page));
+    fs.writeFileSync(path.join(ARTIFACTS, `${name}.html`), await page.content());
+  } catch (e) {
+    log(`could not save the page: ${e}`);
+  }
+}
+
+async function main() {
+  const hardStop = setTimeout(() => {
+    console.error(`FAILED: the run took longer than ${RUN_LIMIT_MS / 1000}s\nartifacts: ${ARTIFACTS}`);
+    void stopCodeServer().finally(() => process.exit(1));
+  }, RUN_LIMIT_MS);
+  prepare();
+  installExtension();
+  const port = await startCodeServer();
+  log(`code-server on port ${port}`);
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  let failed = null;
+  const page = await browser.newPage({ viewport: { width: 1280, height: 960 } });
+  const consoleLines = [];
+  page.on('console', (m) => consoleLines.push(`[${m.type()}] ${m.text()}`));
+  try {
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(WORKSPACE)}`, { timeout: SLOW_MS });
+    await page.locator('.monaco-workbench').waitFor({ state: 'visible', timeout: SLOW_MS });
+    await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: SLOW_MS });
+    log('workbench loaded');
+    for (const [name, check] of CHECKS) {
+      const t = Date.now();
+      try {
+        await check(page);
+        log(`ok: ${name} (${((Date.now() - t) / 1000).toFixed(1)}s)`);
+      } catch (e) {
+        failed = `${name}: ${e instanceof Error ? e.message : e}`;
+        await saveArtifacts(page, 'failure');
+        break;
+      }
+    }
+  } catch (e) {
+    failed = `loading the workbench: ${e instanceof Error ? e.message : e}`;
+    await saveArtifacts(page, 'failure');
+  } finally {
+    fs.writeFileSync(path.join(ARTIFACTS, 'browser-console.txt'), consoleLines.join('\n'));
+    try {
+      fs.writeFileSync(path.join(ARTIFACTS, 'output-penguin-ir.log'), outputChannel());
+    } catch {}
+    await browser.close().catch(() => {});
+    await stopCodeServer();
+    clearTimeout(hardStop);
+  }
+  if (failed) {
+    console.error(`FAILED: ${failed}\nartifacts: ${ARTIFACTS}`);
+    process.exit(1);
+  }
+  log(`all ${CHECKS.length} checks passed`);
+}
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, () => void stopCodeServer().finally(() => process.exit(1)));
+}
+main().catch((e) => {
+  console.error(`FAILED: ${e instanceof Error ? e.stack : e}\nartifacts: ${ARTIFACTS}`);
+  void stopCodeServer().finally(() => process.exit(1));
+});
