@@ -12,16 +12,19 @@ use pir_lsp::convert::{self, Encoding};
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::Position;
 
-/// How long any single wait may take before the test fails.
+/// How long any single wait may take before the test fails (see [`Server::timeout`]).
 const TIMEOUT: Duration = Duration::from_secs(20);
 
-/// A running `pir lsp` and the messages it sent that no one consumed yet.
+/// A running `pir lsp` (or another language server over stdio) and the messages it sent
+/// that no one consumed yet.
 pub struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     incoming: Receiver<Value>,
     backlog: Vec<Value>,
     next_id: i64,
+    /// How long one wait may take before it panics (20 s unless changed).
+    pub timeout: Duration,
     /// The encoding the server announced.
     pub encoding: Encoding,
 }
@@ -68,21 +71,30 @@ impl Server {
     /// Starts `pir` with `args` (e.g. `["lsp", "--stdio"]`) without initializing it.
     pub fn spawn_args(args: &[&str], envs: &[(&str, &str)]) -> Server {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pir"));
-        command
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        command.args(args);
         for (k, v) in envs {
             command.env(k, v);
         }
-        let mut child = command.spawn().expect("pir lsp starts");
+        Server::spawn_command(command, "pir lsp")
+    }
+
+    /// Starts `command`, any language server speaking LSP over stdio, without initializing
+    /// it; its stderr lines are shown prefixed with `[name]`.
+    pub fn spawn_command(mut command: Command, name: &str) -> Server {
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("{name} starts: {e}"));
         let stdout = child.stdout.take().expect("stdout");
         let stderr = child.stderr.take().expect("stderr");
+        let name = name.to_string();
         std::thread::spawn(move || {
             // Keep stderr drained (the server logs there) and visible in test output.
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                eprintln!("[pir lsp] {line}");
+                eprintln!("[{name}] {line}");
             }
         });
         let (tx, rx) = mpsc::channel();
@@ -100,8 +112,18 @@ impl Server {
             incoming: rx,
             backlog: Vec::new(),
             next_id: 1,
+            timeout: TIMEOUT,
             encoding: Encoding::Utf16,
         }
+    }
+
+    /// The server's process id.
+    #[allow(
+        dead_code,
+        reason = "used by benches/scale.rs, not by the protocol tests"
+    )]
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Starts and initializes `pir lsp`, offering `encodings` (e.g. `["utf-8", "utf-16"]`).
@@ -117,10 +139,10 @@ impl Server {
     }
 
     /// Sends `initialize` (offering `encodings`, with initialization `options`) and
-    /// `initialized`, and keeps the position encoding the server chose.
-    pub fn initialize(&mut self, encodings: &[&str], options: Value) {
-        let server = self;
-        let result = server.request(
+    /// `initialized`, and keeps the position encoding the server chose; returns the
+    /// server's capabilities.
+    pub fn initialize(&mut self, encodings: &[&str], options: Value) -> Value {
+        let result = self.request(
             "initialize",
             json!({
                 "processId": null,
@@ -129,13 +151,14 @@ impl Server {
                 "initializationOptions": options,
             }),
         );
-        let encoding = &result["result"]["capabilities"]["positionEncoding"];
-        server.encoding = if encoding == "utf-8" {
+        let capabilities = result["result"]["capabilities"].clone();
+        self.encoding = if capabilities["positionEncoding"] == "utf-8" {
             Encoding::Utf8
         } else {
             Encoding::Utf16
         };
-        server.notify("initialized", json!({}));
+        self.notify("initialized", json!({}));
+        capabilities
     }
 
     /// Sends a notification.
@@ -171,7 +194,7 @@ impl Server {
         if let Some(i) = self.backlog.iter().position(&pred) {
             return self.backlog.remove(i);
         }
-        let deadline = Instant::now() + TIMEOUT;
+        let deadline = Instant::now() + self.timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.incoming.recv_timeout(left) {
@@ -181,7 +204,10 @@ impl Server {
                     panic!("timed out; unconsumed: {:#?}", self.backlog)
                 }
                 Err(RecvTimeoutError::Disconnected) => {
-                    panic!("pir lsp closed its output; unconsumed: {:#?}", self.backlog)
+                    panic!(
+                        "the server closed its output; unconsumed: {:#?}",
+                        self.backlog
+                    )
                 }
             }
         }
@@ -226,12 +252,12 @@ impl Server {
 
     /// Waits for the process to end.
     pub fn wait_exit(mut self) -> ExitStatus {
-        let deadline = Instant::now() + TIMEOUT;
+        let deadline = Instant::now() + self.timeout;
         loop {
             if let Some(status) = self.child.try_wait().expect("try_wait") {
                 return status;
             }
-            assert!(Instant::now() < deadline, "pir lsp did not exit");
+            assert!(Instant::now() < deadline, "the server did not exit");
             std::thread::sleep(Duration::from_millis(20));
         }
     }

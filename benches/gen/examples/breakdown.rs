@@ -1,0 +1,118 @@
+//! Where the time of one keystroke goes, query by query, on the salsa database directly
+//! (no server, no JSON): a cold check of a generated file, then the misspelt-field edit of
+//! `scale.rs` and its undo, each timed per analysis query.
+//!
+//! ```sh
+//! cargo run --release -p pir-gen --example breakdown -- 100000 [--kernel-ops N]
+//! ```
+//!
+//! Prints, in ms of this thread's CPU time: `parse` (lexing and parsing the whole text), `resolve` (`file_items`:
+//! name resolution into position-free ops), `lookups` (`op_lowering` of every op: interning
+//! each resolved op and fetching its memoized lowering; the lowering itself when it is not
+//! memoized), `diagnostics` (the `diagnostics` query once the three above are cached: the
+//! dataflow warnings, sorting and collecting), `line index`, and `set text` (handing the
+//! new text to salsa, which drops the old one).
+
+use std::time::Duration;
+
+use analysis::{RootDatabase, SourceFile};
+use salsa::Setter;
+
+/// A clock of this thread's CPU time (`/proc/thread-self/schedstat`, ns), so that a
+/// loaded machine does not inflate the figures; salsa runs the queries on this thread.
+#[derive(Clone, Copy)]
+struct Instant(Duration);
+
+impl Instant {
+    fn now() -> Instant {
+        let ns = std::fs::read_to_string("/proc/thread-self/schedstat")
+            .ok()
+            .and_then(|s| s.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0);
+        Instant(Duration::from_nanos(ns))
+    }
+
+    fn elapsed(self) -> Duration {
+        Instant::now().0.saturating_sub(self.0)
+    }
+}
+
+fn ms(began: Instant) -> String {
+    format!("{:8.1}", began.elapsed().as_secs_f64() * 1e3)
+}
+
+/// Runs every query on `file`, printing the time of each.
+fn queries(db: &RootDatabase, file: SourceFile, label: &str) {
+    let t = Instant::now();
+    let parse = analysis::parse(db, file);
+    let parse_ms = ms(t);
+    let t = Instant::now();
+    let items = analysis::file_items(db, file);
+    let resolve_ms = ms(t);
+    let t = Instant::now();
+    let mut ops = 0;
+    for kernel in &items.kernels {
+        analysis::for_each_op(&kernel.body, &mut |op| {
+            std::hint::black_box(analysis::op_lowering(db, op));
+            ops += 1;
+        });
+    }
+    let lookups_ms = ms(t);
+    let t = Instant::now();
+    let diagnostics = analysis::diagnostics(db, file).len();
+    let diagnostics_ms = ms(t);
+    let t = Instant::now();
+    std::hint::black_box(analysis::line_index(db, file));
+    let index_ms = ms(t);
+    println!(
+        "{label:<22} parse {parse_ms}  resolve {resolve_ms}  lookups {lookups_ms}  diagnostics {diagnostics_ms}  line index {index_ms}   ({ops} ops, {} syntax errors, {diagnostics} diagnostics)",
+        parse.errors.len()
+    );
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut ops = 100_000;
+    let mut kernel_ops = pir_gen::pir::DEFAULT_KERNEL_OPS;
+    while let Some(arg) = args.next() {
+        let number = |s: Option<String>| -> usize {
+            s.and_then(|s| s.replace('_', "").parse().ok())
+                .unwrap_or_else(|| {
+                    eprintln!("usage: breakdown [OPS] [--kernel-ops N]");
+                    std::process::exit(2)
+                })
+        };
+        if arg == "--kernel-ops" {
+            kernel_ops = number(args.next());
+        } else {
+            ops = number(Some(arg));
+        }
+    }
+    let generated = pir_gen::pir::generate(ops.max(pir_gen::pir::MIN_OPS), kernel_ops);
+    let edit = generated
+        .edits
+        .iter()
+        .find(|e| e.kind == pir_gen::EditKind::MisspellField)
+        .expect("a misspelt field edit");
+    let edited = edit.apply(&generated.text);
+    println!(
+        "{} ops, {:.1} MB, kernels of about {kernel_ops} ops; CPU times in ms",
+        generated.ops,
+        generated.text.len() as f64 / 1e6
+    );
+    let mut db = RootDatabase::default();
+    let file = SourceFile::new(&db, generated.text.clone());
+    queries(&db, file, "cold");
+    for (label, text) in [
+        ("misspelt field", &edited),
+        ("undo", &generated.text),
+        ("misspelt field again", &edited),
+        ("undo again", &generated.text),
+    ] {
+        let t = Instant::now();
+        file.set_text(&mut db).to(text.clone());
+        let set_ms = ms(t);
+        queries(&db, file, label);
+        println!("{:<22} set text {set_ms}", "");
+    }
+}
