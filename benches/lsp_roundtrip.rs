@@ -13,10 +13,7 @@ use serde_json::json;
 use support::{Server, position_of, uri};
 
 fn corpus(name: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/corpus")
-        .join(name);
-    std::fs::read_to_string(path).expect("corpus file")
+    std::fs::read_to_string(test_utils::corpus_dir().join(name)).expect("corpus file")
 }
 
 /// Measures the round trip on `file`, editing the number after the first `needle`.

@@ -5,16 +5,9 @@ use analysis::{RootDatabase, SourceFile, TextSize};
 use proptest::prelude::*;
 
 fn corpus() -> Vec<String> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .expect("tests/corpus")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "pir"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|p| std::fs::read_to_string(p).expect("corpus file"))
+    test_utils::corpus_files()
+        .into_iter()
+        .map(|(_, text)| text)
         .collect()
 }
 

@@ -24,7 +24,7 @@ fn open(
 
 #[test]
 fn definition_references_highlight_and_rename() {
-    let (mut server, u, marks, _) = open(&KERNEL.replacen("src = %t", "src = %$0t", 1));
+    let (mut server, u, marks, _) = open(&KERNEL.replacen("src = %t", "src = %<|>t", 1));
     let at = json!({"textDocument": {"uri": u}, "position": marks[0]});
     let def = server.request("textDocument/definition", at.clone());
     assert_eq!(
@@ -57,7 +57,7 @@ fn definition_references_highlight_and_rename() {
 
 #[test]
 fn symbols_folding_and_selection() {
-    let (mut server, u, marks, _) = open(&KERNEL.replacen("dst = %y", "dst = %$0y", 1));
+    let (mut server, u, marks, _) = open(&KERNEL.replacen("dst = %y", "dst = %<|>y", 1));
     let doc = json!({"textDocument": {"uri": u}});
     let symbols = server.request("textDocument/documentSymbol", doc.clone());
     let kernel = &symbols["result"][0];
@@ -100,7 +100,7 @@ fn symbols_folding_and_selection() {
 #[test]
 fn completion_of_fields_and_enum_values() {
     let (mut server, u, marks, _) = open(
-        "kernel @k() {\n  tensor %p : psum f32[128, 512]\n  MatMulOp { dst = %p, $0 }\n  MatMulOp { perf_mode = $0 }\n}\n",
+        "kernel @k() {\n  tensor %p : psum f32[128, 512]\n  MatMulOp { dst = %p, <|> }\n  MatMulOp { perf_mode = <|> }\n}\n",
     );
     let fields = server.request(
         "textDocument/completion",
@@ -132,7 +132,7 @@ fn completion_of_fields_and_enum_values() {
 
 #[test]
 fn semantic_tokens_decode_to_the_right_words() {
-    let (mut server, u, _, text) = open(&format!("{KERNEL}$0"));
+    let (mut server, u, _, text) = open(&format!("{KERNEL}<|>"));
     let tokens = server.request(
         "textDocument/semanticTokens/full",
         json!({"textDocument": {"uri": u}}),
@@ -164,7 +164,7 @@ fn semantic_tokens_decode_to_the_right_words() {
 #[test]
 fn quick_fix_and_formatting() {
     let (mut server, u, _, text) = open(&format!(
-        "{}$0",
+        "{}<|>",
         KERNEL.replacen("DmaCopyOp { dst = %y", "DmaCopyOpp { dst = %y", 1)
     ));
     let end = crate::support::position_of(&text, text.len(), server.encoding);

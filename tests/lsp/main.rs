@@ -8,10 +8,7 @@ use serde_json::{Value, json};
 use support::{Server, cursors, position_of, uri};
 
 fn corpus(name: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/corpus")
-        .join(name);
-    std::fs::read_to_string(path).expect("corpus file")
+    std::fs::read_to_string(test_utils::corpus_dir().join(name)).expect("corpus file")
 }
 
 fn errors(diagnostics: &[Value]) -> Vec<&Value> {
@@ -89,7 +86,7 @@ fn an_error_is_reported_on_its_line_and_cleared_when_fixed() {
     assert!(server.diagnostics(&u, 1).is_empty());
     // Break the second DMA's source: `%t` → `%q` (undefined).
     let (_, marks) = cursors(
-        &SMALL.replacen("src = %t", "src = $0%t$0", 1),
+        &SMALL.replacen("src = %t", "src = <|>%t<|>", 1),
         server.encoding,
     );
     server.notify(
@@ -167,7 +164,7 @@ fn an_error_is_reported_on_its_line_and_cleared_when_fixed() {
 /// encodings.
 fn edit_after_wide_text(encodings: &[&str]) {
     let mut server = Server::start(encodings, json!({}));
-    let marked = "// 注意: 😀 wide text 漢字\nkernel @k(%x: hbm f32[128, 512]) { // 🚀\n  tensor %t : sbuf f32[128, 512]\n  DmaCopyOp { dst = %t, src = %x } // ☃ $0%x$0\n}\n";
+    let marked = "// 注意: 😀 wide text 漢字\nkernel @k(%x: hbm f32[128, 512]) { // 🚀\n  tensor %t : sbuf f32[128, 512]\n  DmaCopyOp { dst = %t, src = %x } // ☃ <|>%x<|>\n}\n";
     let (text, marks) = cursors(marked, server.encoding);
     let u = uri("wide.pir");
     server.open(&u, &text);
@@ -181,7 +178,7 @@ fn edit_after_wide_text(encodings: &[&str]) {
     // Now break the real source operand, found by a marker on the edited text.
     let edited = text.replacen("// ☃ %x", "// ☃ ✓", 1);
     let (_, marks) = cursors(
-        &edited.replacen("src = %x", "src = $0%x", 1),
+        &edited.replacen("src = %x", "src = <|>%x", 1),
         server.encoding,
     );
     server.notify(
@@ -220,7 +217,7 @@ fn crlf_document() {
     let mut server = Server::start(&["utf-16"], json!({}));
     let marked = SMALL
         .replace('\n', "\r\n")
-        .replacen("src = %t", "src = $0%t", 1);
+        .replacen("src = %t", "src = <|>%t", 1);
     let (text, marks) = cursors(&marked, server.encoding);
     let u = uri("crlf.pir");
     server.open(&u, &text);
@@ -246,7 +243,7 @@ fn several_changes_in_one_notification_apply_in_order() {
     server.open(&u, SMALL);
     server.diagnostics(&u, 1);
     let (_, marks) = cursors(
-        &SMALL.replacen("DmaCopyOp { dst = %y", "$0DmaCopyOp { dst = %y", 1),
+        &SMALL.replacen("DmaCopyOp { dst = %y", "<|>DmaCopyOp { dst = %y", 1),
         server.encoding,
     );
     // First insert a line before the second DMA, then (in the shifted text) rename its class.
@@ -280,7 +277,7 @@ fn an_edit_past_the_last_line_ends_at_the_end() {
     server.diagnostics(&u, 1);
     // Replace from the second DMA to "line 999" with a closing brace: the second DMA goes.
     let (_, marks) = cursors(
-        &SMALL.replacen("  DmaCopyOp { dst = %y", "$0  DmaCopyOp { dst = %y", 1),
+        &SMALL.replacen("  DmaCopyOp { dst = %y", "<|>  DmaCopyOp { dst = %y", 1),
         server.encoding,
     );
     server.notify(
@@ -340,7 +337,7 @@ fn requests_at_end_of_file_and_on_an_empty_document() {
 fn show_bir_of_one_op_and_as_a_command() {
     let mut server = Server::start(&["utf-16"], json!({}));
     let (text, marks) = cursors(
-        &SMALL.replacen("DmaCopyOp { dst = %y", "DmaCopyOp { d$0st = %y", 1),
+        &SMALL.replacen("DmaCopyOp { dst = %y", "DmaCopyOp { d<|>st = %y", 1),
         server.encoding,
     );
     let u = uri("bir.pir");

@@ -1,5 +1,6 @@
 //! A minimal LSP client for protocol tests: spawns the real `pir lsp`, frames JSON-RPC
-//! over its stdio, and turns `$0` cursor markers into positions with the server's own
+//! over its stdio, and turns `<|>` cursor markers (`test_utils::CURSOR`) into positions
+//! with the server's own
 //! conversion code (never counted by hand).
 
 use std::io::{BufRead, BufReader, Write};
@@ -29,16 +30,9 @@ pub struct Server {
     pub encoding: Encoding,
 }
 
-/// Text with `$0` markers removed, and the markers' positions in `encoding`.
+/// Text with its `<|>` cursor markers removed, and the markers' positions in `encoding`.
 pub fn cursors(marked: &str, encoding: Encoding) -> (String, Vec<Position>) {
-    let mut text = String::new();
-    let mut offsets = Vec::new();
-    for (i, part) in marked.split("$0").enumerate() {
-        if i > 0 {
-            offsets.push(TextSize::of(text.as_str()));
-        }
-        text.push_str(part);
-    }
+    let (text, offsets) = test_utils::cursors(marked);
     let index = LineIndex::new(&text);
     let positions = offsets
         .into_iter()

@@ -604,7 +604,7 @@ mod tests {
 
     #[test]
     fn op_classes_at_a_statement_start() {
-        let got = labels(&format!("{HEAD}  Mat$0\n}}\n"));
+        let got = labels(&format!("{HEAD}  Mat<|>\n}}\n"));
         assert!(
             got.contains(&"MatMulOp".to_string()) && got.contains(&"tensor".to_string()),
             "{got:?}"
@@ -613,13 +613,13 @@ mod tests {
 
     #[test]
     fn remaining_fields_in_an_op_body() {
-        let got = labels(&format!("{HEAD}  MatMulOp {{ dst = %p, $0 }}\n}}\n"));
+        let got = labels(&format!("{HEAD}  MatMulOp {{ dst = %p, <|> }}\n}}\n"));
         assert!(
             got.contains(&"stationary".to_string()) && !got.contains(&"dst".to_string()),
             "{got:?}"
         );
         let got = labels(&format!(
-            "{HEAD}  MatMulOp {{\n    dst = %p\n    mov$0\n  }}\n}}\n"
+            "{HEAD}  MatMulOp {{\n    dst = %p\n    mov<|>\n  }}\n}}\n"
         ));
         assert!(got.contains(&"moving".to_string()), "{got:?}");
     }
@@ -633,7 +633,7 @@ mod tests {
             ("TensorScalarPtrOp", "reverse_pred"),
             ("DropoutMaskInst", "is_keep_rate"),
         ] {
-            let got = labels(&format!("{HEAD}  {op} {{ dst = %t, $0 }}\n}}\n"));
+            let got = labels(&format!("{HEAD}  {op} {{ dst = %t, <|> }}\n}}\n"));
             assert!(got.contains(&field.to_string()), "{op}: {got:?}");
         }
     }
@@ -641,15 +641,15 @@ mod tests {
     #[test]
     fn enum_values_and_tensors_after_equals() {
         let got = labels(&format!(
-            "{HEAD}  MatMulOp {{ dst = %$0, moving = %t }}\n}}\n"
+            "{HEAD}  MatMulOp {{ dst = %<|>, moving = %t }}\n}}\n"
         ));
         assert_eq!(got, ["%x", "%t", "%p"]);
-        assert!(labels(&format!("{HEAD}  NoOp {{}} // Mat$0\n}}\n")).is_empty());
-        let got = labels(&format!("{HEAD}  MatMulOp {{ perf_mode = $0 }}\n}}\n"));
+        assert!(labels(&format!("{HEAD}  NoOp {{}} // Mat<|>\n}}\n")).is_empty());
+        let got = labels(&format!("{HEAD}  MatMulOp {{ perf_mode = <|> }}\n}}\n"));
         assert_eq!(got, ["none", "double_row"]);
-        let got = labels(&format!("{HEAD}  ActivationOp {{ func = ex$0 }}\n}}\n"));
+        let got = labels(&format!("{HEAD}  ActivationOp {{ func = ex<|> }}\n}}\n"));
         assert!(got.contains(&"exp".to_string()), "{got:?}");
-        let (db, file, offset) = with_cursor(&format!("{HEAD}  MatMulOp {{ dst = $0 }}\n}}\n"));
+        let (db, file, offset) = with_cursor(&format!("{HEAD}  MatMulOp {{ dst = <|> }}\n}}\n"));
         let items = super::completions(&db, file, offset);
         let preferred: Vec<&str> = items
             .iter()
@@ -663,21 +663,21 @@ mod tests {
     #[test]
     fn list_values_and_indices() {
         let got = labels(&format!(
-            "{HEAD}  ActivationOp {{ func_outs = [%p, $0] }}\n}}\n"
+            "{HEAD}  ActivationOp {{ func_outs = [%p, <|>] }}\n}}\n"
         ));
         assert!(got.contains(&"%t".to_string()), "{got:?}");
         let got = labels(&format!(
-            "{HEAD}  for %i in 0..2 {{\n    DmaCopyOp {{ dst = %t, src = %x[$0] }}\n  }}\n}}\n"
+            "{HEAD}  for %i in 0..2 {{\n    DmaCopyOp {{ dst = %t, src = %x[<|>] }}\n  }}\n}}\n"
         ));
         assert_eq!(got, ["%i"]);
     }
 
     #[test]
     fn memory_and_dtype_in_types() {
-        let got = labels("kernel @k(%x: hbm f32[4]) {\n  tensor %t : $0\n}\n");
+        let got = labels("kernel @k(%x: hbm f32[4]) {\n  tensor %t : <|>\n}\n");
         assert_eq!(got, ["hbm", "sbuf", "psum"]);
-        let got = labels("kernel @k(%x: hbm f32[4]) {\n  tensor %t : sbuf b$0\n}\n");
+        let got = labels("kernel @k(%x: hbm f32[4]) {\n  tensor %t : sbuf b<|>\n}\n");
         assert!(got.contains(&"bf16".to_string()), "{got:?}");
-        assert_eq!(labels("$0"), ["kernel"]);
+        assert_eq!(labels("<|>"), ["kernel"]);
     }
 }

@@ -446,7 +446,7 @@ mod tests {
     #[test]
     fn tensor_use_shows_declaration_and_bytes() {
         check(
-            &KERNEL.replace("dst = %t", "dst = %$0t"),
+            &KERNEL.replace("dst = %t", "dst = %<|>t"),
             expect![[r#"
                 [%t]
                 tensor `%t` : sbuf f32[128, 512]
@@ -458,7 +458,7 @@ mod tests {
     #[test]
     fn dtype_in_a_declaration() {
         check(
-            &KERNEL.replace("sbuf f32", "sbuf f$032"),
+            &KERNEL.replace("sbuf f32", "sbuf f<|>32"),
             expect![[r#"
                 [f32]
                 `f32`: float, 4 byte(s) per element, BIR `float32`"#]],
@@ -472,7 +472,7 @@ mod tests {
     #[test]
     fn op_shows_doc_method_and_compact_bir() {
         check(
-            &ACT.replace("ActivationOp {", "Activation$0Op {"),
+            &ACT.replace("ActivationOp {", "Activation<|>Op {"),
             expect![[r#"
                 [ActivationOp]
                 **ActivationOp** #1 → `Activation | ActivationAccumulationOp`
@@ -533,13 +533,13 @@ mod tests {
     #[test]
     fn enum_value_names_its_bir_spelling_once() {
         check(
-            &ACT.replace("op = multiply", "op = multi$0ply"),
+            &ACT.replace("op = multiply", "op = multi<|>ply"),
             expect![[r#"
             [multiply]
             `multiply` (alu): a × b (BIR `mult`)"#]],
         );
         check(
-            &ACT.replace("func = exp", "func = e$0xp"),
+            &ACT.replace("func = exp", "func = e<|>xp"),
             expect![[r#"
             [exp]
             `exp` (act_func): e^x — BIR `Exp`"#]],
@@ -549,7 +549,7 @@ mod tests {
     #[test]
     fn required_field_says_required() {
         check(
-            &ACT.replace("func = exp", "fu$0nc = exp"),
+            &ACT.replace("func = exp", "fu<|>nc = exp"),
             expect![[r#"
             [func]
             **ActivationOp**.`func`: enum act_func{identity, copy, relu, gelu, gelu_apprx_tanh, silu, sigmoid, tanh, exp, log, sqrt, rsqrt, square, reciprocal, softplus, mish, erf, sin, abs, sign}
@@ -563,7 +563,7 @@ mod tests {
     #[test]
     fn loop_variable_shows_its_values() {
         check(
-            &ACT.replace("for %i", "for %$0i"),
+            &ACT.replace("for %i", "for %<|>i"),
             expect![[r#"
             [%i]
             loop variable `%i` in `0..8` step 2
@@ -575,7 +575,7 @@ mod tests {
     #[test]
     fn kernel_shows_its_signature_and_body() {
         check(
-            &ACT.replace("@k(", "@$0k("),
+            &ACT.replace("@k(", "@<|>k("),
             expect![[r#"
             [@k]
             kernel `@k` (a BIR function)
@@ -592,7 +592,7 @@ mod tests {
     fn pir_spec_2_fields_come_from_the_catalog() {
         // pir-spec/2 §6.7: `is_keep_rate` is a DropoutMaskInst field, with its BIR field.
         check(
-            "kernel @k(%a: sbuf f32[128, 4]) -> (%o: sbuf f32[128, 4]) {\n  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.5, is_k$0eep_rate = false }\n}\n",
+            "kernel @k(%a: sbuf f32[128, 4]) -> (%o: sbuf f32[128, 4]) {\n  DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.5, is_k<|>eep_rate = false }\n}\n",
             expect![[r#"
                 [is_keep_rate]
                 **DropoutMaskInst**.`is_keep_rate`: bool
@@ -605,6 +605,6 @@ mod tests {
 
     #[test]
     fn nothing_outside_ops_and_names() {
-        check(&format!("$0{KERNEL}"), expect!["no hover"]);
+        check(&format!("<|>{KERNEL}"), expect!["no hover"]);
     }
 }

@@ -59,13 +59,13 @@ pub(crate) mod fixture {
 
     use crate::db::{RootDatabase, SourceFile};
 
-    /// A database holding `text` with its `$0` cursor marker removed, and the marker's
-    /// offset (UTF-8 bytes).
+    /// A database holding `text` with its cursor marker (`<|>`, see [`test_utils::CURSOR`])
+    /// removed, and the marker's offset (UTF-8 bytes).
+    #[track_caller]
     pub fn with_cursor(text: &str) -> (RootDatabase, SourceFile, TextSize) {
-        let offset = text.find("$0").expect("fixture has a $0 cursor");
-        let clean = text.replacen("$0", "", 1);
+        let (clean, offset) = test_utils::cursor(text);
         let db = RootDatabase::default();
         let file = SourceFile::new(&db, clean);
-        (db, file, TextSize::from(offset as u32))
+        (db, file, offset)
     }
 }

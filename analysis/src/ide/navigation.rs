@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn definition_of_a_use() {
-        let (db, file, offset) = with_cursor(&KERNEL.replacen("src = %t", "src = %$0t", 1));
+        let (db, file, offset) = with_cursor(&KERNEL.replacen("src = %t", "src = %<|>t", 1));
         let range = definition(&db, file, offset).expect("a definition");
         assert_eq!(covered(file.text(&db), range), "%t");
         assert_eq!(usize::from(range.start()), KERNEL.find("%t :").unwrap());
@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn references_and_rename() {
-        let (db, file, offset) = with_cursor(&KERNEL.replacen("tensor %t", "tensor %$0t", 1));
+        let (db, file, offset) = with_cursor(&KERNEL.replacen("tensor %t", "tensor %<|>t", 1));
         let refs = references(&db, file, offset, true);
         assert_eq!(refs.len(), 3);
         assert!(refs[0].is_definition);
@@ -205,7 +205,7 @@ mod tests {
 
     #[test]
     fn nothing_to_rename_on_an_op() {
-        let (db, file, offset) = with_cursor(&KERNEL.replacen("DmaCopyOp", "Dma$0CopyOp", 1));
+        let (db, file, offset) = with_cursor(&KERNEL.replacen("DmaCopyOp", "Dma<|>CopyOp", 1));
         assert!(prepare_rename(&db, file, offset).is_none());
         assert!(rename(&db, file, offset, "y").is_err());
     }

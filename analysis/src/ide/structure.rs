@@ -233,7 +233,7 @@ mod tests {
     #[test]
     fn folds_blocks_ops_and_comment_runs() {
         let (db, file, _) =
-            with_cursor("$0// one\n// two\nkernel @k(%x: hbm f32[4]) {\n  NoOp {\n  }\n}\n");
+            with_cursor("<|>// one\n// two\nkernel @k(%x: hbm f32[4]) {\n  NoOp {\n  }\n}\n");
         let folds = super::folding_ranges(&db, file);
         let kinds: Vec<_> = folds.iter().map(|f| f.kind).collect();
         assert_eq!(
@@ -248,8 +248,9 @@ mod tests {
 
     #[test]
     fn a_kernel_folds_from_its_first_line() {
-        let (db, file, _) =
-            with_cursor("$0kernel @k(%x: hbm f32[4],\n          %y: hbm f32[4]) {\n  NoOp {}\n}\n");
+        let (db, file, _) = with_cursor(
+            "<|>kernel @k(%x: hbm f32[4],\n          %y: hbm f32[4]) {\n  NoOp {}\n}\n",
+        );
         let text = file.text(&db);
         let folds = super::folding_ranges(&db, file);
         let kernel = folds.first().expect("a fold");
@@ -262,7 +263,7 @@ mod tests {
 
     #[test]
     fn selection_grows_from_the_token_to_the_file() {
-        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOp { dst = %t[0:6$04, :], src = %x }\n}\n";
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOp { dst = %t[0:6<|>4, :], src = %x }\n}\n";
         let (db, file, offset) = with_cursor(text);
         let clean = file.text(&db);
         let chain: Vec<&str> = super::selection_ranges(&db, file, offset)

@@ -308,26 +308,7 @@ fn expr_ranges(e: &Expr, out: &mut Vec<TextRange>) {
     }
 }
 
-/// The corpus of real kernels as `(file name, text)`, sorted by name: the workspace's copy
-/// (`tests/corpus`), else the shared original.
+/// The corpus of real kernels as `(file name, text)`, sorted by name.
 pub fn corpus_files() -> Vec<(String, String)> {
-    let manifest = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let dir = [
-        manifest.join("../tests/corpus"),
-        manifest.join("../../shared/corpus"),
-    ]
-    .into_iter()
-    .find(|d| d.is_dir())
-    .expect("no corpus: expected tests/corpus/ in the workspace");
-    let mut files: Vec<(String, String)> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "pir"))
-        .map(|p| {
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            (name, std::fs::read_to_string(&p).unwrap())
-        })
-        .collect();
-    files.sort();
-    files
+    test_utils::corpus_files()
 }

@@ -1,0 +1,95 @@
+//! Test helpers shared by every crate of `pir` (a dev-dependency only): fixtures with
+//! cursor markers, and the one way to find the corpus of real kernels.
+//!
+//! The cursor marker is [`CURSOR`], `<|>`, not rust-analyzer's `$0`: `$0` is the IR's own
+//! dim variable (SPEC §2), while `|` is no token of the IR, so `<|>` never stands in a
+//! fixture for anything else.
+
+use std::path::PathBuf;
+
+use text_size::TextSize;
+
+/// The cursor marker of fixtures.
+pub const CURSOR: &str = "<|>";
+
+/// `fixture` without its cursor markers, and the markers' offsets (UTF-8 bytes into the
+/// returned text), in order: one for a position, two for a range.
+pub fn cursors(fixture: &str) -> (String, Vec<TextSize>) {
+    let mut text = String::with_capacity(fixture.len());
+    let mut offsets = Vec::new();
+    for (i, part) in fixture.split(CURSOR).enumerate() {
+        if i > 0 {
+            offsets.push(TextSize::of(text.as_str()));
+        }
+        text.push_str(part);
+    }
+    (text, offsets)
+}
+
+/// `fixture` without its one cursor marker, and the marker's offset (UTF-8 bytes).
+///
+/// Panics (a broken test) when the fixture has no marker or more than one.
+#[track_caller]
+pub fn cursor(fixture: &str) -> (String, TextSize) {
+    let (text, offsets) = cursors(fixture);
+    match offsets[..] {
+        [offset] => (text, offset),
+        _ => panic!(
+            "the fixture needs exactly one {CURSOR} cursor, found {}",
+            offsets.len()
+        ),
+    }
+}
+
+/// The corpus folder: the shared original (`../shared/corpus` beside the repository)
+/// when it exists, else the repository's copy (`tests/corpus`).
+pub fn corpus_dir() -> PathBuf {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let shared = root.join("../shared/corpus");
+    if shared.is_dir() {
+        shared
+    } else {
+        root.join("tests/corpus")
+    }
+}
+
+/// Every corpus file as `(file name, text)`, sorted by name.
+pub fn corpus_files() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir(corpus_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|e| e == "pir"))
+        .filter_map(|path| {
+            let name = path.file_name()?.to_string_lossy().into_owned();
+            Some((name, std::fs::read_to_string(&path).ok()?))
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursor_markers_never_clash_with_dim_variables() {
+        let (text, at) = cursor("P { p = $0 >= <|>1 }");
+        assert_eq!(text, "P { p = $0 >= 1 }");
+        assert_eq!(at, TextSize::from(14));
+        let (text, range) = cursors("a <|>bc<|> d");
+        assert_eq!(text, "a bc d");
+        assert_eq!(range, [TextSize::from(2), TextSize::from(4)]);
+    }
+
+    #[test]
+    fn the_corpus_is_found() {
+        let files = corpus_files();
+        assert!(
+            files.iter().any(|(name, _)| name == "rmsnorm.pir"),
+            "{files:?}"
+        );
+    }
+}
