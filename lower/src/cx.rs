@@ -4,10 +4,12 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Value as Json, json};
 
 use crate::Lowered;
 use crate::access::{self, Operand};
+pub use crate::bir::Inst;
+use crate::bir::{Arg, Opcode, Role};
 use crate::catalog::{self, Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
 use crate::diag::{Anchor, Code, Diag, Severity, ValuePath, did_you_mean};
 use crate::model::{Access, ResolvedOp, Target, Value};
@@ -22,43 +24,6 @@ enum Slot {
     Bad,
     /// Written and of the right kind: field index in the op.
     Good(usize),
-}
-
-/// One BIR instruction being built.
-#[derive(Clone, Debug)]
-pub struct Inst {
-    /// The BIR opcode.
-    pub opcode: String,
-    /// The BIR engine.
-    pub engine: Engine,
-    /// Read arguments.
-    pub ins: Vec<Json>,
-    /// Written arguments.
-    pub outs: Vec<Json>,
-    /// The opcode's fields, in emission order.
-    pub fields: Map<String, Json>,
-}
-
-impl Inst {
-    /// Sets an opcode field (appended in call order; a second set replaces the value).
-    pub fn set(&mut self, key: &str, value: impl Into<Json>) -> &mut Inst {
-        self.fields.insert(key.to_string(), value.into());
-        self
-    }
-
-    /// Sets a float field: a JSON number, or `"inf"`, `"-inf"`, `"nan"` (SPEC §8).
-    pub fn set_float(&mut self, key: &str, value: f64) -> &mut Inst {
-        self.set(key, float_json(value))
-    }
-
-    /// Sets a list-of-floats field, each a JSON number or `"inf"`, `"-inf"`, `"nan"` (SPEC
-    /// §8; never `null`, SPEC §6.2/§6.6 [2]).
-    pub fn set_floats(&mut self, key: &str, values: &[f64]) -> &mut Inst {
-        self.set(
-            key,
-            Json::Array(values.iter().copied().map(float_json).collect()),
-        )
-    }
 }
 
 /// A float as SPEC §8 writes it: the shortest round-trip number, or `"inf"`, `"-inf"`,
@@ -675,27 +640,21 @@ impl<'a> Cx<'a> {
     // ----- emitting ----------------------------------------------------------------
 
     /// Starts a new instruction on the op's engine.
-    pub fn inst(&mut self, opcode: &str) -> &mut Inst {
-        self.insts.push(Inst {
-            opcode: opcode.to_string(),
-            engine: self.engine,
-            ins: Vec::new(),
-            outs: Vec::new(),
-            fields: Map::new(),
-        });
+    pub fn inst(&mut self, opcode: Opcode) -> &mut Inst {
+        self.insts.push(Inst::new(opcode, self.engine));
         self.insts.last_mut().expect("just pushed")
     }
 
     /// The argument of access field `name` (`role` = the field name), if it could be
     /// evaluated.
-    pub fn arg(&self, name: &str) -> Option<Json> {
-        self.any_operand(name).map(|o| o.to_json(name))
+    pub fn arg(&self, name: &'static str) -> Option<Arg> {
+        self.any_operand(name).map(|o| o.to_arg(Role::field(name)))
     }
 
     /// The arguments of every access-valued field in table order (SPEC §8 "Which operands
     /// are arguments"): `acc` fields by direction, `imm` fields written as accesses in
     /// `ins`, list elements with roles `name[i]`. Returns `(ins, outs)`.
-    pub fn standard_args(&self) -> (Vec<Json>, Vec<Json>) {
+    pub fn standard_args(&self) -> (Vec<Arg>, Vec<Arg>) {
         let mut ins = Vec::new();
         let mut outs = Vec::new();
         for field in self.spec.fields {
@@ -720,7 +679,7 @@ impl<'a> Cx<'a> {
                         .get(&element)
                         .or_else(|| self.operands.get(&element.element(0)));
                     if let Some(o) = operand {
-                        target.push(o.to_json(&format!("{}[{k}]", field.name)));
+                        target.push(o.to_arg(Role::element(field.name, k)));
                     }
                 }
             } else if let Some(o) = self
@@ -728,14 +687,14 @@ impl<'a> Cx<'a> {
                 .get(&path)
                 .or_else(|| self.operands.get(&path.element(0)))
             {
-                target.push(o.to_json(field.name));
+                target.push(o.to_arg(Role::field(field.name)));
             }
         }
         (ins, outs)
     }
 
     /// One instruction of `opcode` with the standard arguments: the common case.
-    pub fn inst_with_args(&mut self, opcode: &str) -> &mut Inst {
+    pub fn inst_with_args(&mut self, opcode: Opcode) -> &mut Inst {
         let (ins, outs) = self.standard_args();
         let inst = self.inst(opcode);
         inst.ins = ins;
@@ -743,24 +702,11 @@ impl<'a> Cx<'a> {
         inst
     }
 
-    /// Finishes: the instructions as §8 JSON without what depends on where the op stands
-    /// (`name`, `debuginfo`: see [`crate::stamp_instruction`]) and the diagnostics.
+    /// Finishes: the instructions without what depends on where the op stands (`name`,
+    /// `debuginfo`: see [`crate::stamp_instruction`]) and the diagnostics.
     pub(crate) fn finish(self) -> Lowered {
-        let instructions = self
-            .insts
-            .into_iter()
-            .map(|inst| {
-                let mut obj = Map::new();
-                obj.insert("opcode".into(), json!(inst.opcode));
-                obj.insert("engine".into(), json!(inst.engine.bir_name()));
-                obj.insert("ins".into(), Json::Array(inst.ins));
-                obj.insert("outs".into(), Json::Array(inst.outs));
-                obj.extend(inst.fields);
-                Json::Object(obj)
-            })
-            .collect();
         Lowered {
-            instructions,
+            instructions: self.insts,
             diagnostics: self.diags,
             reads: self.reads,
             writes: self.writes,

@@ -8,6 +8,7 @@
 //! Architecture Invariant: this crate knows no text positions, no salsa and no LSP.
 
 pub mod access;
+pub mod bir;
 pub mod catalog;
 pub mod cx;
 pub mod diag;
@@ -25,9 +26,9 @@ pub use ops::reads_tkg_threshold;
 /// The result of lowering one op.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Lowered {
-    /// The BIR instructions (SPEC §8), in order, without `name` and `debuginfo`, which
-    /// [`stamp_instruction`] adds for whoever knows the op's id and position.
-    pub instructions: Vec<Json>,
+    /// The BIR instructions (SPEC §8), typed, in order, without `name` and `debuginfo`,
+    /// which [`stamp_instruction`] adds for whoever knows the op's id and position.
+    pub instructions: Vec<bir::Inst>,
     /// The op's diagnostics, position-free.
     pub diagnostics: Vec<Diag>,
     /// Tensors the op reads (P501), in field order.
@@ -56,29 +57,19 @@ pub struct Stamp<'a> {
 
 /// The §8 JSON of the `k`-th instruction (0-based) of `op`, from its lowering `inst`: the
 /// name `I-<op id>-<k>` after `opcode`, and `debuginfo` last.
-pub fn stamp_instruction(inst: &Json, k: usize, op: &ResolvedOp, stamp: &Stamp<'_>) -> Json {
-    let mut obj = serde_json::Map::new();
-    let fields = inst.as_object().into_iter().flatten();
-    for (n, (key, value)) in fields.enumerate() {
-        obj.insert(key.clone(), value.clone());
-        if n == 0 {
-            obj.insert("name".into(), json!(format!("I-{}-{k}", stamp.op_id)));
-        }
-    }
+pub fn stamp_instruction(inst: &bir::Inst, k: usize, op: &ResolvedOp, stamp: &Stamp<'_>) -> Json {
     let spec = lookup(&op.class);
-    obj.insert(
-        "debuginfo".into(),
-        json!({
-            "op": op.class,
-            "op_id": stamp.op_id,
-            "codegen": spec.map(OpSpec::codegen),
-            "instruction_type": spec.and_then(|s| s.instruction_type),
-            "line": stamp.line,
-            "column": stamp.column,
-            "errors": stamp.errors,
-        }),
-    );
-    Json::Object(obj)
+    let debuginfo = json!({
+        "op": op.class,
+        "op_id": stamp.op_id,
+        "codegen": spec.map(OpSpec::codegen),
+        "instruction_type": spec.and_then(|s| s.instruction_type),
+        "line": stamp.line,
+        "column": stamp.column,
+        "errors": stamp.errors,
+    });
+    let name = format!("I-{}-{k}", stamp.op_id);
+    serde_json::to_value(inst.json(Some(&name), Some(&debuginfo))).unwrap_or(Json::Null)
 }
 
 /// Checks and lowers one op (SPEC §6): the catalog's generic checks, then the op's own

@@ -6,6 +6,7 @@ use super::common::{
     check_imm_pointer, check_pointer_shape, check_same_partitions_and_free, check_start_partition,
     dst, src,
 };
+use crate::bir::{Field as F, Opcode};
 use crate::catalog::{
     ACT_FUNC, ALU, Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems,
     OpSpec,
@@ -285,37 +286,37 @@ fn lower_activation(cx: &mut Cx<'_>) {
         None => "Idle",
     };
     let reduce_op = cx.ident("reduce_op").map(|op| alu_bir(op).to_string());
-    let imms: Vec<(&str, Option<f64>)> = ["imm0", "imm1"]
+    let imms: Vec<(F, Option<f64>)> = [("imm0", F::Imm0), ("imm1", F::Imm1)]
         .into_iter()
-        .map(|f| (f, cx.value(f).and_then(Value::as_number)))
+        .map(|(f, key)| (key, cx.value(f).and_then(Value::as_number)))
         .collect();
     let accumulate = cx.bool("is_accumulate");
     let opcode = if accumulate {
-        "ActivationAccumulationOp"
+        Opcode::ActivationAccumulationOp
     } else {
-        "Activation"
+        Opcode::Activation
     };
     let inst = cx.inst_with_args(opcode);
     if let Some(func) = func {
-        inst.set("func", func);
+        inst.set(F::Func, func);
     }
     if activate2 {
-        inst.set("is_activate2", true);
+        inst.set(F::IsActivate2, true);
         if let Some(f2) = func2 {
-            inst.set("func2", f2);
+            inst.set(F::Func2, f2);
         }
     }
     if !func_args.is_empty() {
-        inst.set_floats("func_args", &func_args);
+        inst.set_floats(F::FuncArgs, &func_args);
     }
-    inst.set_float("scale", scale).set("acc", acc);
+    inst.set_float(F::Scale, scale).set(F::Acc, acc);
     if let Some(op) = reduce_op {
-        inst.set("reduce_op", op);
+        inst.set(F::ReduceOp, op);
     }
     for (name, value) in imms {
         if let Some(v) = value {
             inst.set_float(name, v);
         }
     }
-    inst.set("is_accumulate", accumulate);
+    inst.set(F::IsAccumulate, accumulate);
 }

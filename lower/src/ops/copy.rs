@@ -2,6 +2,7 @@
 //! `TensorCopy`, or an identity `Activation` on `engine = act` (SPEC §6.7).
 
 use super::common::{check_same_elements, check_start_partition, dst, src};
+use crate::bir::{Field as F, Opcode};
 use crate::catalog::{Default, ENGINE, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
 use crate::cx::Cx;
 
@@ -27,7 +28,7 @@ pub static DMA_COPY_OP: OpSpec = OpSpec {
 
 fn lower_dma_copy(cx: &mut Cx<'_>) {
     check_same_elements(cx, "dst", "src");
-    cx.inst_with_args("DMACopy").set("mode", "Copy");
+    cx.inst_with_args(Opcode::DmaCopy).set(F::Mode, "Copy");
 }
 
 /// TensorCopyOp: an on-chip copy on a compute engine.
@@ -68,12 +69,12 @@ fn lower_tensor_copy(cx: &mut Cx<'_>) {
     if cx.ident("engine") == Some("act") {
         // Seed 000 §3 `generateCopyAct`: a copy on the Activation engine is an identity
         // activation, with the Activation key order (SPEC §6.7 [2]).
-        cx.inst_with_args("Activation")
-            .set("func", "Copy")
-            .set_float("scale", 1.0)
-            .set("acc", "Idle")
-            .set("is_accumulate", false);
+        cx.inst_with_args(Opcode::Activation)
+            .set(F::Func, "Copy")
+            .set_float(F::Scale, 1.0)
+            .set(F::Acc, "Idle")
+            .set(F::IsAccumulate, false);
     } else {
-        cx.inst_with_args("TensorCopy");
+        cx.inst_with_args(Opcode::TensorCopy);
     }
 }

@@ -5,6 +5,7 @@
 use super::common::{
     check_pointer_shape, check_same_partitions_and_free, dst, input, later_anchor, src,
 };
+use crate::bir::{Arg, ArgKind, Field as F, Opcode};
 use crate::catalog::{Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
 use crate::cx::Cx;
 use crate::diag::Code;
@@ -213,10 +214,13 @@ fn index_dtype(cx: &mut Cx<'_>, field: &str) -> Option<Dtype> {
 }
 
 /// Rewrites the dtype of the `outs` argument with role `role`.
-fn reinterpret(outs: &mut [serde_json::Value], role: &str, dtype: Dtype) {
-    for arg in outs.iter_mut().filter(|a| a["role"] == role) {
-        if let Some(obj) = arg.as_object_mut() {
-            obj.insert("dtype".into(), dtype.bir_name().into());
+fn reinterpret(outs: &mut [Arg], role: &str, dtype: Dtype) {
+    for arg in outs
+        .iter_mut()
+        .filter(|a| a.role.field == role && a.role.index.is_none())
+    {
+        if let ArgKind::Tensor { dtype: d, .. } = &mut arg.kind {
+            *d = dtype;
         }
     }
 }
@@ -263,7 +267,7 @@ fn imm_value(cx: &mut Cx<'_>) -> Option<f64> {
 fn lower_max8(cx: &mut Cx<'_>) {
     check_src_size(cx);
     check_lanes(cx, "dst");
-    cx.inst_with_args("Max");
+    cx.inst_with_args(Opcode::Max);
 }
 
 fn lower_max_index8(cx: &mut Cx<'_>) {
@@ -271,7 +275,7 @@ fn lower_max_index8(cx: &mut Cx<'_>) {
     check_lanes(cx, "dst");
     check_lanes(cx, "max_vals");
     let dtype = index_dtype(cx, "dst");
-    let inst = cx.inst_with_args("MaxIndex");
+    let inst = cx.inst_with_args(Opcode::MaxIndex);
     if let Some(d) = dtype {
         reinterpret(&mut inst.outs, "dst", d);
     }
@@ -282,8 +286,8 @@ fn lower_match_replace8(cx: &mut Cx<'_>) {
     check_same_partitions_and_free(cx, "src", "dst");
     check_lanes(cx, "vals");
     let imm = imm_value(cx);
-    cx.inst_with_args("MatchReplace")
-        .set_float("imm_value", imm.unwrap_or(0.0));
+    cx.inst_with_args(Opcode::MatchReplace)
+        .set_float(F::ImmValue, imm.unwrap_or(0.0));
 }
 
 fn lower_max_index_and_match_replace(cx: &mut Cx<'_>) {
@@ -293,9 +297,9 @@ fn lower_max_index_and_match_replace(cx: &mut Cx<'_>) {
     check_lanes(cx, "vals");
     let dtype = index_dtype(cx, "dst_idx");
     let imm = imm_value(cx);
-    let inst = cx.inst_with_args("MaxIndexAndMatchReplace");
+    let inst = cx.inst_with_args(Opcode::MaxIndexAndMatchReplace);
     if let Some(d) = dtype {
         reinterpret(&mut inst.outs, "dst_idx", d);
     }
-    inst.set_float("imm_value", imm.unwrap_or(0.0));
+    inst.set_float(F::ImmValue, imm.unwrap_or(0.0));
 }

@@ -1,7 +1,7 @@
 //! Memset, the offloaded FMA on the DMA queues, register loads and sequence bounds
 //! (SPEC §6.6; seed 000 §7.1–§7.4). DmaCopyOp, the plain copy, lives in `copy.rs`.
 
-use serde_json::{Value as Json, json};
+use crate::bir::{Arg, Field as F, Opcode, Role, Value as BirValue};
 
 use super::common::{dst, later_anchor, src};
 use crate::access::{Affine, Operand};
@@ -12,14 +12,6 @@ use crate::cx::Cx;
 use crate::diag::{Anchor, Code, ValuePath};
 use crate::model::{Target, Value};
 use crate::types::{self, Dtype};
-
-/// `arg` with the access kind `"access": kind` (SPEC §8 extra key; §6.4, §6.6).
-pub fn with_access(mut arg: Json, kind: &str) -> Json {
-    if let Some(obj) = arg.as_object_mut() {
-        obj.insert("access".into(), json!(kind));
-    }
-    arg
-}
 
 // ----- MemsetOp ---------------------------------------------------------------------
 
@@ -117,9 +109,9 @@ fn lower_memset(cx: &mut Cx<'_>) {
         );
     }
     let mode = if random { "Random" } else { "Const" };
-    cx.inst_with_args("Memset")
-        .set("mode", mode)
-        .set("constant", constant);
+    cx.inst_with_args(Opcode::Memset)
+        .set(F::Mode, mode)
+        .set(F::Constant, constant);
 }
 
 // ----- OffloadedFMA / TiledOffloadedFMA --------------------------------------------
@@ -388,27 +380,28 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
                 Some(o.clone())
             }
         };
-        let ins: Vec<Json> = srcs
+        let ins: Vec<Arg> = srcs
             .iter()
             .filter_map(|(k, o)| {
-                Some(with_access(
-                    part(o.as_ref()?)?.to_json(&format!("srcs[{k}]")),
-                    access,
-                ))
+                Some(
+                    part(o.as_ref()?)?
+                        .to_arg(Role::element("srcs", *k))
+                        .with_access(access),
+                )
             })
             .collect();
-        let outs: Vec<Json> = dst_op
+        let outs: Vec<Arg> = dst_op
             .as_ref()
             .and_then(part)
-            .map(|o| with_access(o.to_json("dst"), "ap"))
+            .map(|o| o.to_arg(Role::field("dst")).with_access("ap"))
             .into_iter()
             .collect();
-        let inst = cx.inst("DMACopy");
+        let inst = cx.inst(Opcode::DmaCopy);
         inst.ins = ins;
         inst.outs = outs;
-        inst.set("mode", "CCE")
-            .set_floats("constants", &constants)
-            .set("cce_op", cce_op.as_str());
+        inst.set(F::Mode, "CCE")
+            .set_floats(F::Constants, &constants)
+            .set(F::CceOp, cce_op.as_str());
     }
 }
 
@@ -462,7 +455,10 @@ fn lower_load_to_register(cx: &mut Cx<'_>) {
                     format!("register `%{}` is {}; TensorLoad writes 32-bit integer registers (i32, u32)", reg.name, reg.dtype.name()),
                 );
             }
-            registers.push(json!({"name": reg.name, "result_index": k}));
+            registers.push(BirValue::Record(vec![
+                ("name".into(), reg.name.as_str().into()),
+                ("result_index".into(), k.into()),
+            ]));
         }
         if let Some(source) = cx.operand("src") {
             let (n, m) = (source.elements(), cx.list("dst_registers").len() as u64);
@@ -477,14 +473,12 @@ fn lower_load_to_register(cx: &mut Cx<'_>) {
         }
     }
     let src_arg = cx.arg("src").map(|mut a| {
-        if let Some(obj) = a.as_object_mut() {
-            obj.insert("argument".into(), json!(true));
-        }
+        a.argument = true;
         a
     });
-    let inst = cx.inst("TensorLoad");
+    let inst = cx.inst(Opcode::TensorLoad);
     inst.ins.extend(src_arg);
-    inst.set("registers", Json::Array(registers));
+    inst.set(F::Registers, BirValue::List(registers));
 }
 
 // ----- GetSequenceBounds -------------------------------------------------------------
@@ -568,5 +562,5 @@ fn lower_sequence_bounds(cx: &mut Cx<'_>) {
             ),
         );
     }
-    cx.inst_with_args("GetSequenceBounds");
+    cx.inst_with_args(Opcode::GetSequenceBounds);
 }

@@ -1,14 +1,14 @@
 //! The small lowerings of SPEC §6.7 (seed 000 §7.5–§7.6): inline assembly, dropout, iota,
 //! stream shuffle, the no-op and tensor-tensor arithmetic. TensorCopyOp lives in `copy.rs`.
 
-use serde_json::{Map, Value as Json, json};
+use crate::bir::{Field as F, Opcode, Role, Value as BirValue};
 
 use super::common::{check_same_partitions_and_free, dst, input, later_anchor, src};
 use crate::catalog::{
     ALU, Default, Dir, ENGINE, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems,
     OpSpec,
 };
-use crate::cx::{Cx, alu_bir, float_json};
+use crate::cx::{Cx, alu_bir};
 use crate::diag::{Anchor, Code, ValuePath};
 use crate::model::{Target, Value};
 use crate::types::{self, Memory, limits};
@@ -146,27 +146,34 @@ pub static INLINE_ASM_BYTES_INST: OpSpec = OpSpec {
 
 /// A record value as JSON (InlineASM's `asm_attrs`): numbers, strings, bools, identifiers
 /// as strings, bytes as hex, accesses as `%name`, lists and records nested.
-fn value_json(value: &Value) -> Json {
-    match value {
-        Value::Int(i) | Value::HexInt(i) => json!(i),
-        Value::Float(f) => float_json(f.0),
-        Value::Bool(b) => json!(b),
-        Value::Str(s) | Value::Ident(s) => json!(s),
-        Value::Bytes(b) => json!(hex(b)),
-        Value::Access(a) => json!(format!("%{}", a.name)),
-        Value::List(items) => Json::Array(items.iter().map(value_json).collect()),
+fn value_json(value: &Value) -> Option<BirValue> {
+    Some(match value {
+        Value::Int(i) | Value::HexInt(i) => (*i).into(),
+        Value::Float(f) => f.0.into(),
+        Value::Bool(b) => (*b).into(),
+        Value::Str(s) | Value::Ident(s) => s.into(),
+        Value::Bytes(b) => hex(b).into(),
+        Value::Access(a) => format!("%{}", a.name).into(),
+        Value::List(items) => BirValue::List(
+            items
+                .iter()
+                .map(|v| value_json(v).unwrap_or(BirValue::Null))
+                .collect(),
+        ),
         Value::Record(fields) => record_json(fields),
-        Value::Call { name, .. } => json!(name),
-        Value::Pred(_) | Value::Error => Json::Null,
-    }
+        Value::Call { name, .. } => name.into(),
+        Value::Pred(_) | Value::Error => return None,
+    })
 }
 
-fn record_json(fields: &[crate::model::Field]) -> Json {
-    let mut obj = Map::new();
-    for field in fields {
-        obj.insert(field.name.clone(), value_json(&field.value));
-    }
-    Json::Object(obj)
+/// A record as a JSON object; a key written twice keeps its first place and last value.
+fn record_json(fields: &[crate::model::Field]) -> BirValue {
+    BirValue::record(fields.iter().map(|field| {
+        (
+            field.name.clone().into(),
+            value_json(&field.value).unwrap_or(BirValue::Null),
+        )
+    }))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -212,7 +219,7 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
             let Some(operand) = cx.operand_at(&path.element(k)) else {
                 continue;
             };
-            let arg = operand.to_json(&format!("operands[{k}]"));
+            let arg = operand.to_arg(Role::element("operands", k));
             if k < num_inputs {
                 ins.push(arg);
             } else {
@@ -257,26 +264,26 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
         let sync = cx
             .ident("sync_type")
             .map_or("DataPathType", |s| SYNC_TYPE.bir(s));
-        let inst = cx.inst("InlineASMBytes");
+        let inst = cx.inst(Opcode::InlineAsmBytes);
         inst.ins = ins;
         inst.outs = outs;
-        inst.set("asm_bytes", asm)
-            .set("sync_type", sync)
-            .set("latency_estimate", latency.unwrap_or(0).max(0))
-            .set("num_inputs", num_inputs);
+        inst.set(F::AsmBytes, asm)
+            .set(F::SyncType, sync)
+            .set(F::LatencyEstimate, latency.unwrap_or(0).max(0))
+            .set(F::NumInputs, num_inputs);
     } else {
         let opcode = cx.string("opcode").map(str::to_string);
         let attrs = match cx.value("asm_attrs") {
             Some(Value::Record(fields)) => record_json(fields),
-            _ => json!({}),
+            _ => BirValue::Record(Vec::new()),
         };
-        let inst = cx.inst("InlineASM");
+        let inst = cx.inst(Opcode::InlineAsm);
         inst.ins = ins;
         inst.outs = outs;
         if let Some(opcode) = opcode {
-            inst.set("asm_opcode", opcode);
+            inst.set(F::AsmOpcode, opcode);
         }
-        inst.set("asm_attrs", attrs).set("num_inputs", num_inputs);
+        inst.set(F::AsmAttrs, attrs).set(F::NumInputs, num_inputs);
     }
 }
 
@@ -336,11 +343,11 @@ fn lower_dropout(cx: &mut Cx<'_>) {
         );
     }
     let is_keep_rate = cx.bool("is_keep_rate");
-    let inst = cx.inst_with_args("Dropout");
+    let inst = cx.inst_with_args(Opcode::Dropout);
     if let Some(k) = keep {
-        inst.set_float("keep_rate", k);
+        inst.set_float(F::KeepRate, k);
     }
-    inst.set("is_keep_threshold", is_keep_rate);
+    inst.set(F::IsKeepThreshold, is_keep_rate);
 }
 
 // ----- IndexValueInst -------------------------------------------------------------
@@ -431,16 +438,19 @@ fn lower_iota(cx: &mut Cx<'_>) {
         }
     }
     let num = shape.map(|(_, f, _)| f);
-    let inst = cx.inst_with_args("Iota");
+    let inst = cx.inst_with_args(Opcode::Iota);
     if let Some(b) = base {
-        inst.set("base", b);
+        inst.set(F::Base, b);
     }
     // An unknown step or count (a faulty field) is written as the public APPair's
     // default, 1, since the schema requires both.
-    let pair = json!({"step": step.unwrap_or(1), "num": num.unwrap_or(1)});
-    inst.set("pattern", json!([pair]));
+    let pair = BirValue::Record(vec![
+        ("step".into(), step.unwrap_or(1).into()),
+        ("num".into(), num.unwrap_or(1).into()),
+    ]);
+    inst.set(F::Pattern, BirValue::List(vec![pair]));
     if let Some(c) = cm {
-        inst.set("channel_multiplier", c);
+        inst.set(F::ChannelMultiplier, c);
     }
 }
 
@@ -540,9 +550,9 @@ fn lower_stream_shuffle(cx: &mut Cx<'_>) {
             check_mask_entries(cx, mask, &path, partitions);
         }
     }
-    let inst = cx.inst_with_args("StreamShuffle");
+    let inst = cx.inst_with_args(Opcode::StreamShuffle);
     if let Some(mask) = mask {
-        inst.set("mask", json!(mask));
+        inst.set(F::Mask, mask);
     }
 }
 
@@ -663,9 +673,9 @@ fn lower_tensor_tensor(cx: &mut Cx<'_>) {
         cx.error(Code::P301, anchor, "src0 and src1 cannot both be in PSUM");
     }
     let op = cx.ident("op").map(|o| alu_bir(o).to_string());
-    let inst = cx.inst_with_args("TensorTensor");
+    let inst = cx.inst_with_args(Opcode::TensorTensor);
     if let Some(op) = op {
-        inst.set("op", op);
+        inst.set(F::Op, op);
     }
-    inst.set("acc", "Idle");
+    inst.set(F::Acc, "Idle");
 }

@@ -1,10 +1,9 @@
 //! The reduce pair (SPEC §6.4; seed 000 §5): LocalReduceOp → one `Reduce` on Pool, and
 //! NeuronReduceMacro → a chain of `TensorReduce` on DVE, one instruction per reduced axis.
 
-use serde_json::json;
+use crate::bir::{Field as F, Opcode};
 
 use super::common::{dst, later_anchor, src};
-use super::memset_dma::with_access;
 use crate::catalog::{
     ALU, Default, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems, OpSpec,
 };
@@ -102,17 +101,17 @@ fn lower_local_reduce(cx: &mut Cx<'_>) {
     let op = cx.ident("op").map(|o| alu_bir(o).to_string());
     let kind = cx.ident("kind").unwrap_or("all_reduce").to_string();
     let (ins, outs) = cx.standard_args();
-    let inst = cx.inst("Reduce");
-    inst.ins = ins.into_iter().map(|a| with_access(a, "nd_dma")).collect();
-    inst.outs = outs.into_iter().map(|a| with_access(a, "nd_dma")).collect();
+    let inst = cx.inst(Opcode::Reduce);
+    inst.ins = ins.into_iter().map(|a| a.with_access("nd_dma")).collect();
+    inst.outs = outs.into_iter().map(|a| a.with_access("nd_dma")).collect();
     if let Some(op) = op {
-        inst.set("op", op);
+        inst.set(F::Op, op);
     }
-    inst.set("kind", kind);
+    inst.set(F::Kind, kind);
     if let Some(groups) = groups {
-        inst.set("replica_groups", json!(groups));
+        inst.set(F::ReplicaGroups, groups);
     }
-    inst.set("local", true);
+    inst.set(F::Local, true);
 }
 
 /// NeuronReduceMacro → `TensorReduce` × len(reduce_axes) (engine DVE).
@@ -251,18 +250,18 @@ fn lower_reduce_macro(cx: &mut Cx<'_>) {
         } else {
             dst_arg.clone()
         };
-        let inst = cx.inst("TensorReduce");
+        let inst = cx.inst(Opcode::TensorReduce);
         inst.ins.extend(input);
         inst.outs.extend(dst_arg.clone());
         if let Some(op) = &op {
-            inst.set("op", op.as_str());
+            inst.set(F::Op, op.as_str());
         }
-        inst.set("axis", "X")
-            .set("negate", false)
-            .set("apply_transpose", false);
+        inst.set(F::Axis, "X")
+            .set(F::Negate, false)
+            .set(F::ApplyTranspose, false);
         if let Some(axes) = &axes {
-            inst.set("reduce_axes", json!(axes));
+            inst.set(F::ReduceAxes, axes.clone());
         }
-        inst.set("is_first_reduce", k == 0);
+        inst.set(F::IsFirstReduce, k == 0);
     }
 }

@@ -12,7 +12,7 @@
 //! [2]). The public schema requires `op0`,
 //! `reverse0`, `op1` and `reverse1`, so they are always written.
 
-use serde_json::{Value as Json, json};
+use crate::bir::{Arg, ArgKind, Field as F, Opcode, Role, Value as BirValue};
 
 use super::common::{
     check_imm_pointer, check_pointer_shape, check_same_partitions_and_free, check_start_partition,
@@ -541,20 +541,20 @@ impl TspFields {
 
     fn emit(&self, inst: &mut Inst) {
         if let Some(op0) = &self.op0 {
-            inst.set("op0", op0.as_str());
+            inst.set(F::Op0, op0.as_str());
         }
         if let Some(v) = self.operand0 {
-            inst.set_float("operand0", v);
+            inst.set_float(F::Operand0, v);
         }
-        inst.set("reverse0", self.reverse0)
-            .set("op1", self.op1.as_str());
+        inst.set(F::Reverse0, self.reverse0)
+            .set(F::Op1, self.op1.as_str());
         if let Some(v) = self.operand1 {
-            inst.set_float("operand1", v);
+            inst.set_float(F::Operand1, v);
         }
-        inst.set("reverse1", self.reverse1)
-            .set("is_tensor_scalar_addr", self.addr)
-            .set("is_scalar_tensor_tensor", self.stt)
-            .set("acc", "Idle");
+        inst.set(F::Reverse1, self.reverse1)
+            .set(F::IsTensorScalarAddr, self.addr)
+            .set(F::IsScalarTensorTensor, self.stt)
+            .set(F::Acc, "Idle");
     }
 }
 
@@ -634,13 +634,13 @@ fn lower_tensor_scalar_ptr(cx: &mut Cx<'_>) {
     // SPEC §6.3 [2]: emitted only when written, after the shared keys.
     let fill = cx.value("fill_value").and_then(Value::as_number);
     let reverse_pred = cx.value("reverse_pred").map(|_| cx.bool("reverse_pred"));
-    let inst = cx.inst_with_args("TensorScalarPtr");
+    let inst = cx.inst_with_args(Opcode::TensorScalarPtr);
     fields.emit(inst);
     if let Some(f) = fill {
-        inst.set_float("fill_value", f);
+        inst.set_float(F::FillValue, f);
     }
     if let Some(r) = reverse_pred {
-        inst.set("reverse_pred", r);
+        inst.set(F::ReversePred, r);
     }
 }
 
@@ -649,7 +649,7 @@ fn lower_tensor_scalar_ptr(cx: &mut Cx<'_>) {
 /// Normalises the predicates of `field` to `Σ c·$d + k CMP 0` over the dims of the dst
 /// access (`rank` of them; none are emitted when the dst is unusable): P303 for a loop
 /// variable or a non-affine term, P300 for a `$d` beyond the rank.
-fn predicates(cx: &mut Cx<'_>, field: &str, rank: Option<usize>) -> Vec<Json> {
+fn predicates(cx: &mut Cx<'_>, field: &str, rank: Option<usize>) -> Vec<BirValue> {
     let Some(path) = cx.path(field).filter(|_| cx.index(field).is_some()) else {
         return Vec::new();
     };
@@ -713,7 +713,11 @@ fn predicates(cx: &mut Cx<'_>, field: &str, rank: Option<usize>) -> Vec<Json> {
                 *slot = c;
             }
         }
-        out.push(json!({"coeffs": coeffs, "const": affine.c, "cmp": pred.cmp.as_str()}));
+        out.push(BirValue::Record(vec![
+            ("coeffs".into(), coeffs.into()),
+            ("const".into(), affine.c.into()),
+            ("cmp".into(), pred.cmp.as_str().into()),
+        ]));
     }
     out
 }
@@ -735,13 +739,13 @@ fn lower_aff_sel(cx: &mut Cx<'_>) {
     let fill = cx.float("fill_value");
 
     let fields = TspFields::read(cx);
-    let inst = cx.inst_with_args("TensorScalarPtr");
+    let inst = cx.inst_with_args(Opcode::TensorScalarPtr);
     fields.emit(inst);
     if !preds.is_empty() {
-        inst.set("predicates", Json::Array(preds));
+        inst.set(F::Predicates, BirValue::List(preds));
     }
     if let Some(f) = fill {
-        inst.set_float("fill_value", f);
+        inst.set_float(F::FillValue, f);
     }
 }
 
@@ -761,19 +765,24 @@ fn lower_gep(cx: &mut Cx<'_>) {
                     format!("an index is a natural number; got {i}"),
                 );
             }
-            index_arg = Some(
-                json!({"kind": "imm_value", "dtype": Dtype::I32.bir_name(), "value": i, "role": "index"}),
-            );
+            index_arg = Some(Arg::new(
+                ArgKind::Imm {
+                    dtype: Dtype::I32,
+                    value: *i,
+                },
+                Role::field("index"),
+            ));
         }
         Some(Value::Access(access)) => {
             let dtype = match &access.target {
                 Target::Register(reg) => {
-                    index_arg = Some(json!({
-                        "kind": "register_access",
-                        "dtype": reg.dtype.bir_name(),
-                        "regref": reg.name,
-                        "role": "index",
-                    }));
+                    index_arg = Some(Arg::new(
+                        ArgKind::Register {
+                            dtype: reg.dtype,
+                            regref: reg.name.clone(),
+                        },
+                        Role::field("index"),
+                    ));
                     Some(reg.dtype)
                 }
                 Target::Tensor(_) => cx.operand("index").map(|o| o.tensor.dtype),
@@ -810,7 +819,7 @@ fn lower_gep(cx: &mut Cx<'_>) {
     }
     let mut fields = TspFields::read(cx);
     fields.addr = true;
-    let inst = cx.inst_with_args("TensorScalarPtr");
+    let inst = cx.inst_with_args(Opcode::TensorScalarPtr);
     if let Some(arg) = index_arg {
         inst.ins.push(arg);
     }
@@ -854,18 +863,18 @@ fn lower_range_select(cx: &mut Cx<'_>) {
     let base = cx.int("range_start").unwrap_or(0);
     let cmp0 = cx.ident("comp_op0").map(|o| alu_bir(o).to_string());
     let cmp1 = cx.ident("comp_op1").map(|o| alu_bir(o).to_string());
-    let bounds: Vec<(&str, Option<f64>)> = ["bound0", "bound1"]
+    let bounds: Vec<(F, Option<f64>)> = [("bound0", F::Bound0), ("bound1", F::Bound1)]
         .into_iter()
-        .map(|b| (b, imm_number(cx, b)))
+        .map(|(b, key)| (key, imm_number(cx, b)))
         .collect();
     let channels = cx.any_operand("dst").map_or(0, |d| d.partitions());
-    let inst = cx.inst_with_args("RangeSelect");
-    inst.set("base", base);
+    let inst = cx.inst_with_args(Opcode::RangeSelect);
+    inst.set(F::Base, base);
     if let Some(c) = cmp0 {
-        inst.set("compare_op0", c);
+        inst.set(F::CompareOp0, c);
     }
     if let Some(c) = cmp1 {
-        inst.set("compare_op1", c);
+        inst.set(F::CompareOp1, c);
     }
     for (name, value) in bounds {
         if let Some(v) = value {
@@ -873,10 +882,10 @@ fn lower_range_select(cx: &mut Cx<'_>) {
         }
     }
     if let Some(op) = reduce_op {
-        inst.set("reduce_op", alu_bir(op));
+        inst.set(F::ReduceOp, alu_bir(op));
     }
-    inst.set_float("fill_value", fill.unwrap_or(FP32_MIN))
-        .set("num_active_channels", channels);
+    inst.set_float(F::FillValue, fill.unwrap_or(FP32_MIN))
+        .set(F::NumActiveChannels, channels);
 }
 
 // ----- TensorSelect, SelectReduce ------------------------------------------------------
@@ -898,12 +907,12 @@ fn lower_select(cx: &mut Cx<'_>) {
     } else {
         None
     };
-    let inst = cx.inst_with_args("Select");
+    let inst = cx.inst_with_args(Opcode::Select);
     if let Some(v) = on_false {
-        inst.set_float("on_false", v);
+        inst.set_float(F::OnFalse, v);
     }
     if let Some(op) = reduce_op {
-        inst.set("reduce_op", op);
+        inst.set(F::ReduceOp, op);
     }
 }
 
@@ -913,6 +922,6 @@ fn lower_copy_predicated(cx: &mut Cx<'_>) {
     check_src_dst(cx);
     check_same_partitions_and_free(cx, "dst", "predicate");
     let reverse = cx.bool("reverse_pred");
-    cx.inst_with_args("CopyPredicated")
-        .set("reverse_pred", reverse);
+    cx.inst_with_args(Opcode::CopyPredicated)
+        .set(F::ReversePred, reverse);
 }

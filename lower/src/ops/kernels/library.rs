@@ -296,8 +296,8 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
             continue;
         }
         if let Some(operand) = cx.any_operand(bias) {
-            ins.push(with_access(operand.to_json(bias), mode.access()));
-            srcs_shape.push(json!(operand.shape()));
+            ins.push(operand.to_arg(Role::field(bias)).with_access(mode.access()));
+            srcs_shape.push(operand.shape().into());
         }
     }
 
@@ -311,7 +311,7 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
             _ => attr_string(value),
         };
         if let Some(text) = text {
-            attrs.push(json!([name, text]));
+            attrs.push(BirValue::from(vec![name.to_string(), text]));
         }
     }
     if let (Some(shape), Some(key)) = (first_src, library.tkg) {
@@ -322,7 +322,10 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
             0 => limits::DEFAULT_TKG_SEQLEN_THRESHOLD,
             t => t,
         };
-        attrs.push(json!([key, (tokens < threshold).to_string()]));
+        attrs.push(BirValue::from(vec![
+            key.to_string(),
+            (tokens < threshold).to_string(),
+        ]));
     }
 
     let has = |cx: &Cx<'_>, name: &str| cx.spec.field(name).is_some();
@@ -344,23 +347,23 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
         0.0
     };
 
-    let inst = cx.inst("BIRKernel");
+    let inst = cx.inst(Opcode::BirKernel);
     inst.ins = ins;
     inst.outs = outs;
-    inst.set("kernel_name", library.kernel_name)
-        .set("srcs_shape", srcs_shape)
-        .set("dsts_shape", dsts_shape)
-        .set("kernel_attrs", attrs)
-        .set("sb_buf_shape", sb_buf_json(None))
-        .set("psum_buf_shape", psum_buf_json(None))
-        .set("auto_cast", "none")
-        .set("auto_cast_type", "")
-        .set("is_causal", is_causal)
-        .set("fused_rmsnorm", fused_rmsnorm)
-        .set("norm_type", norm_type)
-        .set_float("lower_bound", lower_bound)
-        .set("store_add", store_add)
-        .set("quant_kernel", quant_kernel);
+    inst.set(F::KernelName, library.kernel_name)
+        .set(F::SrcsShape, srcs_shape)
+        .set(F::DstsShape, dsts_shape)
+        .set(F::KernelAttrs, attrs)
+        .set(F::SbBufShape, sb_buf_json(None))
+        .set(F::PsumBufShape, psum_buf_json(None))
+        .set(F::AutoCast, "none")
+        .set(F::AutoCastType, "")
+        .set(F::IsCausal, is_causal)
+        .set(F::FusedRmsnorm, fused_rmsnorm)
+        .set(F::NormType, norm_type)
+        .set_float(F::LowerBound, lower_bound)
+        .set(F::StoreAdd, store_add)
+        .set(F::QuantKernel, quant_kernel);
 }
 
 /// P300 on each operand of an untiled bespoke op that is not a whole tensor (SPEC §6.8

@@ -7,6 +7,7 @@
 //! `NKIKLIRKernel` (IT 56). Every kernel node runs on `Unassigned` (the opaque "Cust"
 //! band), so the quadrant rule does not apply to their operands.
 
+use crate::bir::{Arg, Field as F, Opcode, Role, Value as BirValue};
 use serde_json::{Map, Value as Json, json};
 
 use crate::access::Operand;
@@ -338,21 +339,21 @@ fn lower_bir_kernel(cx: &mut Cx<'_>) {
         .ident("auto_cast_type")
         .and_then(Dtype::from_name)
         .map_or("", |d| d.bir_name());
-    let inst = cx.inst("BIRKernel");
+    let inst = cx.inst(Opcode::BirKernel);
     inst.ins = ins;
     inst.outs = outs;
     if let Some(name) = kernel_name {
-        inst.set("kernel_name", name);
+        inst.set(F::KernelName, name);
     }
-    inst.set("srcs_shape", srcs_shape)
-        .set("dsts_shape", dsts_shape)
-        .set("kernel_attrs", kernel_attrs)
-        .set("sb_buf_shape", sb)
-        .set("psum_buf_shape", psum);
+    inst.set(F::SrcsShape, srcs_shape)
+        .set(F::DstsShape, dsts_shape)
+        .set(F::KernelAttrs, kernel_attrs)
+        .set(F::SbBufShape, sb)
+        .set(F::PsumBufShape, psum);
     if let Some(auto_cast) = auto_cast {
-        inst.set("auto_cast", auto_cast);
+        inst.set(F::AutoCast, auto_cast);
     }
-    inst.set("auto_cast_type", auto_cast_type);
+    inst.set(F::AutoCastType, auto_cast_type);
 }
 
 mod library;

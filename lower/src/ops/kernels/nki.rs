@@ -100,22 +100,22 @@ fn lower_internal_nki(cx: &mut Cx<'_>) {
     let sb = buf_shape(cx, "sb_buf_shape", 2);
     let psum = buf_shape(cx, "psum_buf_shape", 3);
 
-    let inst = cx.inst("NKIKLIRKernel");
+    let inst = cx.inst(Opcode::NkiKlirKernel);
     inst.ins = ins;
     inst.outs = outs;
     if let Some(binary) = klir_binary {
-        inst.set("klir_binary", binary);
+        inst.set(F::KlirBinary, binary);
     }
-    inst.set("kernel_format", if beta3 { "bir" } else { "klir" });
+    inst.set(F::KernelFormat, if beta3 { "bir" } else { "klir" });
     if let Some(version) = version {
-        inst.set("nki_binary_version_identifier", version);
+        inst.set(F::NkiBinaryVersionIdentifier, version);
     }
-    inst.set("func_args", func_args).set("func_outs", func_outs);
+    inst.set(F::FuncArgs, func_args).set(F::FuncOuts, func_outs);
     if let Some(sb) = sb {
-        inst.set("sb_buf_shape", sb_buf_json(Some(&sb)));
+        inst.set(F::SbBufShape, sb_buf_json(Some(&sb)));
     }
     if let Some(psum) = psum {
-        inst.set("psum_buf_shape", psum_buf_json(Some(&psum)));
+        inst.set(F::PsumBufShape, psum_buf_json(Some(&psum)));
     }
 }
 
@@ -202,16 +202,16 @@ fn lower_external_nki(cx: &mut Cx<'_>) {
     let func_outs = operand_names(cx, "func_outs");
     let sb = sb_buf_json(buf_shape(cx, "sb_buf_shape", 2).as_deref());
     let psum = psum_buf_json(buf_shape(cx, "psum_buf_shape", 3).as_deref());
-    let inst = cx.inst("NKIKernel");
+    let inst = cx.inst(Opcode::NkiKernel);
     inst.ins = ins;
     inst.outs = outs;
     if let Some(func) = func {
-        inst.set("func", func);
+        inst.set(F::Func, func);
     }
-    inst.set("func_args", func_args)
-        .set("func_outs", func_outs)
-        .set("sb_buf_shape", sb)
-        .set("psum_buf_shape", psum);
+    inst.set(F::FuncArgs, func_args)
+        .set(F::FuncOuts, func_outs)
+        .set(F::SbBufShape, sb)
+        .set(F::PsumBufShape, psum);
 }
 
 /// ExternalNativeNkiKlirKernel → `NKIKLIRKernel` (IT 56), the external KLIR-path twin
@@ -267,15 +267,15 @@ fn lower_external_klir(cx: &mut Cx<'_>) {
         .collect();
     let ins = operand_args(cx, "srcs", AccessMode::Written, &mut Vec::new());
     let outs = operand_args(cx, "dsts", AccessMode::Written, &mut Vec::new());
-    let inst = cx.inst("NKIKLIRKernel");
+    let inst = cx.inst(Opcode::NkiKlirKernel);
     inst.ins = ins;
     inst.outs = outs;
     if let Some(func) = func {
-        inst.set("func", func);
+        inst.set(F::Func, func);
     }
     if let Some(binary) = klir_binary {
-        inst.set("klir_binary", binary);
+        inst.set(F::KlirBinary, binary);
     }
-    inst.set("kernel_format", "klir")
-        .set("klir_input_names", input_names);
+    inst.set(F::KernelFormat, "klir")
+        .set(F::KlirInputNames, input_names);
 }

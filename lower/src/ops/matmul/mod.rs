@@ -10,7 +10,7 @@
 //! P409 the `pe_tile_size` for a bad size or a K/M larger than the tile, otherwise the
 //! `pe_tile_position` (or the class name when it is absent); P304 (one bank) the `dst`.
 
-use serde_json::json;
+use crate::bir::{Field as F, Opcode};
 
 use super::common::{check_pointer_shape, dst, input, later_anchor, src};
 use crate::access::{Operand, describe_iteration};
@@ -561,8 +561,8 @@ fn check_sizes(
 
 /// The fields every matmul-family instruction starts with.
 fn set_calc_flags(inst: &mut Inst, accumulate: bool) {
-    inst.set("start_tensor_calc", !accumulate)
-        .set("stop_tensor_calc", false);
+    inst.set(F::StartTensorCalc, !accumulate)
+        .set(F::StopTensorCalc, false);
 }
 
 fn lower_matmul(cx: &mut Cx<'_>) {
@@ -619,25 +619,25 @@ fn lower_matmul(cx: &mut Cx<'_>) {
     let weight_onezero = cx.bool("isStationaryOneZero");
     let fmap_onezero = cx.bool("isMovingZero");
     let quant = cx.int("ifmap_quant_offset").unwrap_or(0);
-    let inst = cx.inst_with_args("Matmult");
+    let inst = cx.inst_with_args(Opcode::Matmult);
     set_calc_flags(inst, accumulate);
-    inst.set("is_transpose", transpose)
-        .set("is_fmap_onezero", fmap_onezero)
-        .set("is_weight_onezero", weight_onezero)
-        .set("tile_size", json!(tile.size))
-        .set("tile_position", json!(tile.position))
-        .set("perf_mode", if double_row { "DoubleRow" } else { "None" });
+    inst.set(F::IsTranspose, transpose)
+        .set(F::IsFmapOnezero, fmap_onezero)
+        .set(F::IsWeightOnezero, weight_onezero)
+        .set(F::TileSize, tile.size)
+        .set(F::TilePosition, tile.position)
+        .set(F::PerfMode, if double_row { "DoubleRow" } else { "None" });
     if double_row {
-        inst.set("replication_num_rows", 2);
+        inst.set(F::ReplicationNumRows, 2);
     }
-    inst.set("ifmap_quant_offset", quant.max(0));
+    inst.set(F::IfmapQuantOffset, quant.max(0));
     if let Some(c) = channels {
-        inst.set("num_active_channels", c.max(0));
+        inst.set(F::NumActiveChannels, c.max(0));
     }
     if let Some(p) = psum {
-        inst.set("psum_buf_shape", json!(p));
+        inst.set(F::PsumBufShape, p);
     }
-    inst.set("is_accumulate", accumulate);
+    inst.set(F::IsAccumulate, accumulate);
 }
 
 mod mx;

@@ -275,16 +275,16 @@ fn lower_matmul_mx(cx: &mut Cx<'_>) {
 
     let accumulate = cx.bool("is_accumulate");
     let psum = psum_buf_shape(cx);
-    let inst = cx.inst_with_args("MatmultMx");
+    let inst = cx.inst_with_args(Opcode::MatmultMx);
     set_calc_flags(inst, accumulate);
-    inst.set("tile_size", json!(tile.size))
-        .set("tile_position", json!(tile.position))
-        .set_float("scale", scale.unwrap_or(1.0));
+    inst.set(F::TileSize, tile.size)
+        .set(F::TilePosition, tile.position)
+        .set_float(F::Scale, scale.unwrap_or(1.0));
     if let Some(off) = offset_scale {
-        inst.set("offset_scale", off);
+        inst.set(F::OffsetScale, off);
     }
     if let Some(p) = psum {
-        inst.set("psum_buf_shape", json!(p));
+        inst.set(F::PsumBufShape, p);
     }
-    inst.set("is_accumulate", accumulate);
+    inst.set(F::IsAccumulate, accumulate);
 }

@@ -117,31 +117,31 @@ fn lower_matmul_sparse(cx: &mut Cx<'_>) {
 
     let accumulate = cx.bool("is_accumulate");
     let psum = psum_buf_shape(cx);
-    let replication: Vec<(&str, i64)> = [
-        "replication_resolution",
-        "replication_shift_amnt",
-        "replication_num_rows",
+    let replication: Vec<(F, i64)> = [
+        ("replication_resolution", F::ReplicationResolution),
+        ("replication_shift_amnt", F::ReplicationShiftAmnt),
+        ("replication_num_rows", F::ReplicationNumRows),
     ]
     .into_iter()
-    .map(|f| (f, cx.int(f).unwrap_or(0).max(0)))
+    .map(|(f, key)| (key, cx.int(f).unwrap_or(0).max(0)))
     .collect();
     let weight_onezero = cx.bool("isStationaryOneZero");
     let fmap_onezero = cx.bool("isMovingZero");
-    let inst = cx.inst_with_args("MatmultSparse");
+    let inst = cx.inst_with_args(Opcode::MatmultSparse);
     set_calc_flags(inst, accumulate);
     for (field, value) in replication {
         inst.set(field, value);
     }
-    inst.set("is_transpose", transpose)
-        .set("is_fmap_onezero", fmap_onezero)
-        .set("is_weight_onezero", weight_onezero)
-        .set("tile_size", json!(tile.size))
-        .set("tile_position", json!(tile.position));
+    inst.set(F::IsTranspose, transpose)
+        .set(F::IsFmapOnezero, fmap_onezero)
+        .set(F::IsWeightOnezero, weight_onezero)
+        .set(F::TileSize, tile.size)
+        .set(F::TilePosition, tile.position);
     if let Some(r) = ratio {
-        inst.set("compress_ratio", r);
+        inst.set(F::CompressRatio, r);
     }
     if let Some(p) = psum {
-        inst.set("psum_buf_shape", json!(p));
+        inst.set(F::PsumBufShape, p);
     }
-    inst.set("is_accumulate", accumulate);
+    inst.set(F::IsAccumulate, accumulate);
 }

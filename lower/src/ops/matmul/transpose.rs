@@ -103,21 +103,21 @@ fn lower_transpose(cx: &mut Cx<'_>) {
     let channels = cx.any_operand("src").map(|s| s.partitions());
     let psum = psum_buf_shape(cx);
     // `src` sits in the moving slot (SPEC §6.7); its role names the Penguin field (§8).
-    let inst = cx.inst_with_args("Matmult");
+    let inst = cx.inst_with_args(Opcode::Matmult);
     set_calc_flags(inst, false);
-    inst.set("is_transpose", true)
-        .set("identity", true)
-        .set("is_fmap_onezero", false)
-        .set("is_weight_onezero", false)
-        .set("tile_size", json!([128, 128]))
-        .set("tile_position", json!([0, 0]))
-        .set("perf_mode", "None")
-        .set("ifmap_quant_offset", 0);
+    inst.set(F::IsTranspose, true)
+        .set(F::Identity, true)
+        .set(F::IsFmapOnezero, false)
+        .set(F::IsWeightOnezero, false)
+        .set(F::TileSize, [128i64, 128])
+        .set(F::TilePosition, [0i64, 0])
+        .set(F::PerfMode, "None")
+        .set(F::IfmapQuantOffset, 0);
     if let Some(c) = channels {
-        inst.set("num_active_channels", c);
+        inst.set(F::NumActiveChannels, c);
     }
     if let Some(p) = psum {
-        inst.set("psum_buf_shape", json!(p));
+        inst.set(F::PsumBufShape, p);
     }
-    inst.set("is_accumulate", false);
+    inst.set(F::IsAccumulate, false);
 }
