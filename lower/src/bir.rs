@@ -293,7 +293,7 @@ opcodes! {
             when(F::FillValue, "AffSelTensorScalarOp; TensorScalarPtrOp and TensorScalarCacheCumulative when written"),
             when(F::ReversePred, "TensorScalarPtrOp and TensorScalarCacheCumulative, when written"),
         ],
-        note: "TensorScalarGEPOp: a number or register `index` is an `imm_value` or `register_access` argument last in `ins`",
+        note: "`op1` is `\"bypass\"` when absent, `acc` is `\"Idle\"`; TensorScalarGEPOp: a number or register `index` is an `imm_value` or `register_access` argument last in `ins`",
     }
     RangeSelect = "RangeSelect" {
         classes: "RangeSelect",

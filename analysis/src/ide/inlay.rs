@@ -91,4 +91,13 @@ mod tests {
         assert!(got[0].starts_with(&format!("{end}:")), "{got:?}");
         assert!(got[2].ends_with("→ no BIR"), "{got:?}");
     }
+
+    #[test]
+    fn a_kernel_shows_its_instruction_type() {
+        // SPEC §10: `→ BIRKernel (IT 54)`: kernels run on no engine.
+        let text = "kernel @k(%x: hbm f32[4, 64]) -> (%y: hbm f32[4, 64]) {\n  BIRKernel { kernel_name = \"RouterTopK\", srcs = [%x], dsts = [%y] }\n}\n";
+        let got = hints(text);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].ends_with("→ BIRKernel (IT 54)"), "{got:?}");
+    }
 }

@@ -82,7 +82,7 @@ pub static SUNDA_MAX_INDEX8: OpSpec = OpSpec {
 
 /// SundaMatchReplace8 → `MatchReplace` (IT 90).
 ///
-/// BIR field order: `imm_value`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static SUNDA_MATCH_REPLACE8: OpSpec = OpSpec {
     class: "SundaMatchReplace8",
     opcode: "MatchReplace",
@@ -106,7 +106,7 @@ pub static SUNDA_MATCH_REPLACE8: OpSpec = OpSpec {
 
 /// MaxIndexAndMatchReplace → `MaxIndexAndMatchReplace` (IT 91).
 ///
-/// BIR field order: `imm_value`. The index output is emitted with an unsigned dtype.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. The index output is emitted with an unsigned dtype.
 pub static MAX_INDEX_AND_MATCH_REPLACE: OpSpec = OpSpec {
     class: "MaxIndexAndMatchReplace",
     opcode: "MaxIndexAndMatchReplace",

@@ -33,7 +33,7 @@ static MEMSET_MODE: EnumSpec = EnumSpec {
 
 /// MemsetOp → `Memset` (engine pool by default, or dve).
 ///
-/// BIR field order: `mode`, `constant`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static MEMSET_OP: OpSpec = OpSpec {
     class: "MemsetOp",
     opcode: "Memset",
@@ -162,7 +162,7 @@ const FMA_CCE_OP: FieldSpec = FieldSpec {
 
 /// OffloadedFMA → `DMACopy` in CCE mode (engine DMA).
 ///
-/// BIR field order: `mode`, `constants`, `cce_op`. The srcs carry `"access": "seq"`, the dst
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. The srcs carry `"access": "seq"`, the dst
 /// `"access": "ap"`.
 pub static OFFLOADED_FMA: OpSpec = OpSpec {
     class: "OffloadedFMA",
@@ -180,7 +180,7 @@ pub static OFFLOADED_FMA: OpSpec = OpSpec {
 
 /// TiledOffloadedFMA → one `DMACopy` per tile (engine DMA).
 ///
-/// BIR field order: `mode`, `constants`, `cce_op`. Operands carry `"access": "ap"`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. Operands carry `"access": "ap"`.
 pub static TILED_OFFLOADED_FMA: OpSpec = OpSpec {
     class: "TiledOffloadedFMA",
     opcode: "DMACopy",
@@ -409,7 +409,7 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
 
 /// LoadTensorToRegister → `TensorLoad` (engine `ALL`).
 ///
-/// BIR field order: `registers`. The src argument carries `"argument": true`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. The src argument carries `"argument": true`.
 pub static LOAD_TENSOR_TO_REGISTER: OpSpec = OpSpec {
     class: "LoadTensorToRegister",
     opcode: "TensorLoad",

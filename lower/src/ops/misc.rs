@@ -42,7 +42,7 @@ const ASM_NUM_INPUTS: FieldSpec = FieldSpec {
 
 /// InlineASMInst → `InlineASM` (built with `addInlineASMInst`).
 ///
-/// BIR field order: `asm_opcode`, `asm_attrs`, `num_inputs`. The assembly opcode is
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. The assembly opcode is
 /// emitted as `asm_opcode` because `opcode` is the instruction's own key (SPEC §8).
 pub static INLINE_ASM_INST: OpSpec = OpSpec {
     class: "InlineASMInst",
@@ -102,7 +102,7 @@ static SYNC_TYPE: EnumSpec = EnumSpec {
 
 /// InlineASMBytesInst → `InlineASMBytes`.
 ///
-/// BIR field order: `asm_bytes`, `sync_type`, `latency_estimate`, `num_inputs`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static INLINE_ASM_BYTES_INST: OpSpec = OpSpec {
     class: "InlineASMBytesInst",
     opcode: "InlineASMBytes",
@@ -291,7 +291,7 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
 
 /// DropoutMaskInst → `Dropout` (engine DVE).
 ///
-/// BIR field order: `keep_rate`, `is_keep_threshold` (from `is_keep_rate`).
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
     class: "DropoutMaskInst",
     opcode: "Dropout",
@@ -354,7 +354,7 @@ fn lower_dropout(cx: &mut Cx<'_>) {
 
 /// IndexValueInst → `Iota` (engine Pool).
 ///
-/// BIR field order: `base`, `pattern`, `channel_multiplier`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static INDEX_VALUE_INST: OpSpec = OpSpec {
     class: "IndexValueInst",
     opcode: "Iota",
@@ -461,7 +461,7 @@ const SHUFFLE_KEEP: i64 = 255;
 
 /// StreamShuffleInst → `StreamShuffle` (engine DVE).
 ///
-/// BIR field order: `mask`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static STREAM_SHUFFLE_INST: OpSpec = OpSpec {
     class: "StreamShuffleInst",
     opcode: "StreamShuffle",
@@ -592,7 +592,7 @@ fn lower_no_op(_cx: &mut Cx<'_>) {}
 
 /// TensorTensorOp → `TensorTensor` (engine dve by default, or pool).
 ///
-/// BIR field order: `op`, `acc`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static TENSOR_TENSOR_OP: OpSpec = OpSpec {
     class: "TensorTensorOp",
     opcode: "TensorTensor",

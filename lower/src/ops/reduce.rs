@@ -42,7 +42,7 @@ const OP: FieldSpec = FieldSpec {
 
 /// LocalReduceOp → `Reduce` (engine Pool, SPEC §6.4 decision).
 ///
-/// BIR field order: `op`, `kind`, `replica_groups`, `local`. Operands carry
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. Operands carry
 /// `"access": "nd_dma"` (seed 000 §5.1 `codegenNdDMAAP`).
 pub static LOCAL_REDUCE_OP: OpSpec = OpSpec {
     class: "LocalReduceOp",
@@ -116,8 +116,7 @@ fn lower_local_reduce(cx: &mut Cx<'_>) {
 
 /// NeuronReduceMacro → `TensorReduce` × len(reduce_axes) (engine DVE).
 ///
-/// BIR field order of every instruction: `op`, `axis`, `negate`, `apply_transpose`,
-/// `reduce_axes`, `is_first_reduce`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static NEURON_REDUCE_MACRO: OpSpec = OpSpec {
     class: "NeuronReduceMacro",
     opcode: "TensorReduce",

@@ -4,12 +4,7 @@
 //! `RangeSelect`, TensorSelect and SelectReduce → `Select` (IT 51), TensorCopyPredicated →
 //! `CopyPredicated` (IT 52) run on DVE.
 //!
-//! `TensorScalarPtr` key order (every op of the family): `op0`, `operand0` (when a number),
-//! `reverse0`, `op1` (`"bypass"` when absent), `operand1` (when a number), `reverse1`,
-//! `is_tensor_scalar_addr`, `is_scalar_tensor_tensor`, `acc` (`"Idle"`), then
-//! AffSelTensorScalarOp's `predicates` and `fill_value`, or TensorScalarPtrOp's (and
-//! TensorScalarCacheCumulative's) `fill_value` and `reverse_pred` when written (SPEC §6.3
-//! [2]). The public schema requires `op0`,
+//! BIR keys: the opcode's row of `crate::bir::OPCODES`. The public schema requires `op0`,
 //! `reverse0`, `op1` and `reverse1`, so they are always written.
 
 use crate::bir::{Arg, ArgKind, Field as F, Opcode, Role, Value as BirValue};
@@ -297,9 +292,7 @@ pub static TENSOR_SCALAR_GEP_OP: OpSpec = OpSpec {
 
 /// RangeSelect → `RangeSelect`.
 ///
-/// Key order: `base`, `compare_op0`, `compare_op1`, `bound0`/`bound1` (when numbers),
-/// `reduce_op`, `fill_value`, `num_active_channels` (always written: the public schema
-/// requires it).
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static RANGE_SELECT: OpSpec = OpSpec {
     class: "RangeSelect",
     opcode: "RangeSelect",
@@ -405,7 +398,7 @@ const ON_FALSE: FieldSpec = FieldSpec {
 
 /// TensorSelect → `Select` (IT 51).
 ///
-/// Key order: `on_false` (when a number).
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static TENSOR_SELECT: OpSpec = OpSpec {
     class: "TensorSelect",
     opcode: "Select",
@@ -419,7 +412,7 @@ pub static TENSOR_SELECT: OpSpec = OpSpec {
 
 /// SelectReduce → `Select` (IT 51) with a fused reduce.
 ///
-/// Key order: `on_false` (when a number), `reduce_op`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static SELECT_REDUCE: OpSpec = OpSpec {
     class: "SelectReduce",
     opcode: "Select",
@@ -453,7 +446,7 @@ pub static SELECT_REDUCE: OpSpec = OpSpec {
 
 /// TensorCopyPredicated → `CopyPredicated` (IT 52).
 ///
-/// Key order: `reverse_pred`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static TENSOR_COPY_PREDICATED: OpSpec = OpSpec {
     class: "TensorCopyPredicated",
     opcode: "CopyPredicated",

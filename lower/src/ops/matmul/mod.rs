@@ -110,10 +110,7 @@ pub const IS_MOVING_ZERO: FieldSpec = FieldSpec {
 
 /// MatMulOp → `Matmult`.
 ///
-/// BIR key order: `start_tensor_calc`, `stop_tensor_calc`, `is_transpose`,
-/// `is_fmap_onezero`, `is_weight_onezero`, `tile_size`, `tile_position`, `perf_mode`
-/// (`replication_num_rows` after it under DoubleRow), `ifmap_quant_offset`,
-/// `num_active_channels`, `psum_buf_shape`, `is_accumulate` (the SPEC §8 example).
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static MATMUL_OP: OpSpec = OpSpec {
     class: "MatMulOp",
     opcode: "Matmult",

@@ -5,8 +5,7 @@ use super::*;
 
 /// MatMulMXOp → `MatmultMx`.
 ///
-/// BIR key order: `start_tensor_calc`, `stop_tensor_calc`, `tile_size`, `tile_position`,
-/// `scale`, `offset_scale` (when written), `psum_buf_shape`, `is_accumulate`. The `ins` are
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. The `ins` are
 /// stationary, moving, lhs_scale, rhs_scale, scale_ptr, then dst_scale (SPEC §6.1 [2]).
 pub static MATMUL_MX_OP: OpSpec = OpSpec {
     class: "MatMulMXOp",

@@ -4,10 +4,7 @@ use super::*;
 
 /// MatMulSparseOp → `MatmultSparse`.
 ///
-/// BIR key order: `start_tensor_calc`, `stop_tensor_calc`, `replication_resolution`,
-/// `replication_shift_amnt`, `replication_num_rows`, `is_transpose`, `is_fmap_onezero`,
-/// `is_weight_onezero`, `tile_size`, `tile_position`, `compress_ratio`, `psum_buf_shape`,
-/// `is_accumulate`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static MATMUL_SPARSE_OP: OpSpec = OpSpec {
     class: "MatMulSparseOp",
     opcode: "MatmultSparse",

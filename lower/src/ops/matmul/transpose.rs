@@ -5,10 +5,7 @@ use super::*;
 /// TransposeOp → `Matmult` with `is_transpose: true` and `identity: true`.
 ///
 /// The `src` sits in the moving slot (its argument's role is `src`, the Penguin field,
-/// SPEC §8); the implied identity stationary is not an argument. BIR key order: `start_tensor_calc`, `stop_tensor_calc`,
-/// `is_transpose`, `identity`, `is_fmap_onezero`, `is_weight_onezero`, `tile_size`,
-/// `tile_position`, `perf_mode`, `ifmap_quant_offset`, `num_active_channels`,
-/// `psum_buf_shape`, `is_accumulate` (MatMulOp's, with `identity` after `is_transpose`).
+/// SPEC §8); the implied identity stationary is not an argument. BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static TRANSPOSE_OP: OpSpec = OpSpec {
     class: "TransposeOp",
     opcode: "Matmult",
