@@ -70,3 +70,23 @@ fn rust_sources_are_tidy() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Quick fixes come from the diagnostics' `FixHint`s, set where each diagnostic is made;
+/// `fixes.rs` never reads a message (a reworded message cannot break a fix).
+#[test]
+fn fixes_never_read_a_message() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../analysis/src/ide/fixes.rs");
+    let text = std::fs::read_to_string(&path).expect("fixes.rs");
+    let reads: Vec<String> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim_start().starts_with("//"))
+        .filter(|(_, line)| line.contains(".message") || line.contains("did you mean"))
+        .map(|(i, line)| format!("analysis/src/ide/fixes.rs:{}: {}", i + 1, line.trim()))
+        .collect();
+    assert!(
+        reads.is_empty(),
+        "a fix reads a message; carry the suggestion as a FixHint instead:\n{}",
+        reads.join("\n")
+    );
+}

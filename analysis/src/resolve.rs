@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use lower::diag::Code;
+use lower::diag::{Code, FixHint};
 use lower::model::{self, LoopVar, OpSettings, Register, ResolvedOp, Target, Tensor, TensorKind};
 use lower::types::{Dtype, Memory};
 use syntax::ast::{self, TextRange};
@@ -274,14 +274,14 @@ impl KernelResolver<'_> {
                     .iter()
                     .filter(|m| **m != Memory::Reg)
                     .map(|m| m.name());
-                self.out.diagnostics.push(Diagnostic::new(
-                    Code::P207,
-                    ty.memory.range,
-                    suggest(
+                self.out.diagnostics.push(suggest(
+                    Diagnostic::new(
+                        Code::P207,
+                        ty.memory.range,
                         format!("unknown memory space `{}`", ty.memory.text),
-                        &ty.memory.text,
-                        names,
                     ),
+                    &ty.memory.text,
+                    names,
                 ));
                 return None;
             }
@@ -315,10 +315,14 @@ impl KernelResolver<'_> {
             Some(d) => Some(d),
             None => {
                 let names = Dtype::ALL.iter().map(|d| d.name());
-                self.out.diagnostics.push(Diagnostic::new(
-                    Code::P207,
-                    name.range,
-                    suggest(format!("unknown dtype `{}`", name.text), &name.text, names),
+                self.out.diagnostics.push(suggest(
+                    Diagnostic::new(
+                        Code::P207,
+                        name.range,
+                        format!("unknown dtype `{}`", name.text),
+                    ),
+                    &name.text,
+                    names,
                 ));
                 None
             }
@@ -532,15 +536,19 @@ impl KernelResolver<'_> {
                     .flatten()
                     .map(|(n, _, _)| n.as_str())
                     .collect();
-                let message = match lower::diag::did_you_mean(&name.text, visible) {
+                let suggestion = lower::diag::did_you_mean(&name.text, visible);
+                let message = match suggestion {
                     Some(s) => {
                         format!("`%{}` is not defined here; did you mean `%{s}`?", name.text)
                     }
                     None => format!("`%{}` is not defined here", name.text),
                 };
+                let fix = suggestion.map(|s| FixHint::Replace {
+                    with: format!("%{s}"),
+                });
                 self.out
                     .diagnostics
-                    .push(Diagnostic::new(Code::P200, name.range, message));
+                    .push(Diagnostic::new(Code::P200, name.range, message).with_fix(fix));
                 None
             }
         }
@@ -656,13 +664,16 @@ pub fn const_eval(expr: &ast::Expr) -> Option<i64> {
     }
 }
 
+/// `diagnostic` with "; did you mean `X`?" and the fix replacing its range by `X`, when
+/// one of `candidates` is close to `name`.
 fn suggest<'a>(
-    message: String,
+    mut diagnostic: Diagnostic,
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
-) -> String {
-    match lower::diag::did_you_mean(name, candidates) {
-        Some(s) => format!("{message}; did you mean `{s}`?"),
-        None => message,
+) -> Diagnostic {
+    let suggestion = lower::diag::did_you_mean(name, candidates);
+    if let Some(s) = suggestion {
+        diagnostic.message = format!("{}; did you mean `{s}`?", diagnostic.message);
     }
+    diagnostic.with_fix(FixHint::replace(suggestion))
 }

@@ -11,7 +11,7 @@ use crate::access::{self, Operand};
 pub use crate::bir::Inst;
 use crate::bir::{Arg, Opcode, Role};
 use crate::catalog::{self, Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
-use crate::diag::{Anchor, Code, Diag, Severity, ValuePath, did_you_mean};
+use crate::diag::{Anchor, Code, Diag, FixHint, Severity, ValuePath, did_you_mean};
 use crate::model::{Access, ResolvedOp, Target, Value};
 use crate::types::{Dtype, Memory, limits};
 
@@ -100,8 +100,10 @@ impl<'a> Cx<'a> {
                     ),
                     None => format!("{} has no field `{}`", spec.class, field.name),
                 };
-                cx.diags
-                    .push(Diag::new(Code::P203, Anchor::FieldName(i), message));
+                cx.diags.push(
+                    Diag::new(Code::P203, Anchor::FieldName(i), message)
+                        .with_fix(FixHint::replace(suggestion)),
+                );
                 continue;
             };
             if repeated {
@@ -133,11 +135,17 @@ impl<'a> Cx<'a> {
                 && cx.slots[slot] == Slot::Absent
                 && !suggested.contains(&field.name)
             {
-                cx.diags.push(Diag::new(
-                    Code::P204,
-                    Anchor::Class,
-                    format!("{} needs the field `{}`", spec.class, field.name),
-                ));
+                cx.diags.push(
+                    Diag::new(
+                        Code::P204,
+                        Anchor::Class,
+                        format!("{} needs the field `{}`", spec.class, field.name),
+                    )
+                    .with_fix(Some(FixHint::InsertField {
+                        name: field.name.to_string(),
+                        value: None,
+                    })),
+                );
             }
         }
         cx.engine = match spec.engine {
@@ -214,11 +222,14 @@ impl<'a> Cx<'a> {
                     return true;
                 }
                 let suggestion = did_you_mean(name, Dtype::ALL.iter().map(|d| d.name()));
-                self.diags.push(Diag::new(
-                    Code::P207,
-                    anchor,
-                    with_suggestion(format!("unknown dtype `{name}`"), suggestion),
-                ));
+                self.diags.push(
+                    Diag::new(
+                        Code::P207,
+                        anchor,
+                        with_suggestion(format!("unknown dtype `{name}`"), suggestion),
+                    )
+                    .with_fix(FixHint::replace(suggestion)),
+                );
                 false
             }
             (Kind::Enum(spec), Value::Ident(name)) => {
@@ -235,7 +246,9 @@ impl<'a> Cx<'a> {
                         values.join(", ")
                     ),
                 };
-                self.diags.push(Diag::new(Code::P207, anchor, message));
+                self.diags.push(
+                    Diag::new(Code::P207, anchor, message).with_fix(FixHint::replace(suggestion)),
+                );
                 false
             }
             (Kind::List(inner), Value::List(items)) => {
@@ -257,14 +270,18 @@ impl<'a> Cx<'a> {
             (Kind::KernelOperand(_), Value::Call { name, args }) => {
                 if !ACCESS_KINDS.iter().any(|(n, _)| n == name) {
                     let names = ACCESS_KINDS.iter().map(|(n, _)| *n);
-                    self.diags.push(Diag::new(
-                        Code::P207,
-                        anchor,
-                        with_suggestion(
-                            format!("unknown access kind `{name}`; expected full, subtensor, tile or opaque"),
-                            did_you_mean(name, names),
-                        ),
-                    ));
+                    let suggestion = did_you_mean(name, names);
+                    self.diags.push(
+                        Diag::new(
+                            Code::P207,
+                            anchor,
+                            with_suggestion(
+                                format!("unknown access kind `{name}`; expected full, subtensor, tile or opaque"),
+                                suggestion,
+                            ),
+                        )
+                        .with_fix(FixHint::replace(suggestion)),
+                    );
                     return false;
                 }
                 match args.as_slice() {

@@ -19,7 +19,7 @@ pub mod types;
 use serde_json::{Value as Json, json};
 
 pub use catalog::{CATALOG, OpSpec, lookup};
-pub use diag::{Anchor, Code, Diag, Severity};
+pub use diag::{Anchor, Code, Diag, FixHint, Severity};
 pub use model::ResolvedOp;
 pub use ops::reads_tkg_threshold;
 
@@ -78,12 +78,15 @@ pub fn stamp_instruction(inst: &bir::Inst, k: usize, op: &ResolvedOp, stamp: &St
 pub fn lower_op(op: &ResolvedOp) -> Lowered {
     let Some(spec) = lookup(&op.class) else {
         let classes = CATALOG.iter().map(|s| s.class);
-        let message = match diag::did_you_mean(&op.class, classes) {
+        let suggestion = diag::did_you_mean(&op.class, classes);
+        let message = match suggestion {
             Some(s) => format!("unknown op class `{}`; did you mean `{s}`?", op.class),
             None => format!("unknown op class `{}`", op.class),
         };
+        let diag = Diag::new(Code::P202, Anchor::Class, message)
+            .with_fix(diag::FixHint::replace(suggestion));
         return Lowered {
-            diagnostics: vec![Diag::new(Code::P202, Anchor::Class, message)],
+            diagnostics: vec![diag],
             ..Lowered::default()
         };
     };

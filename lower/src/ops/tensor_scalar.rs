@@ -19,7 +19,7 @@ use crate::catalog::{
     OpSpec,
 };
 use crate::cx::{Cx, Inst, alu_bir};
-use crate::diag::{Anchor, Code, Diag};
+use crate::diag::{Anchor, Code, Diag, FixHint};
 use crate::model::{Target, Value};
 use crate::types::{self, Dtype};
 
@@ -615,10 +615,16 @@ fn lower_tensor_scalar_ptr(cx: &mut Cx<'_>) {
     // TSC mode: operand1 written (always, for the cumulative op) needs op1 (seed 000 §4).
     if (cumulative || cx.written("operand1")) && !cx.written("op1") {
         let anchor = cx.anchor("operand1");
-        cx.error(
-            Code::P404,
-            anchor,
-            "LOGIC FAULT, TSC mode must have op1 set!",
+        cx.report(
+            Diag::new(
+                Code::P404,
+                anchor,
+                "LOGIC FAULT, TSC mode must have op1 set!",
+            )
+            .with_fix(Some(FixHint::InsertField {
+                name: "op1".into(),
+                value: Some("add".into()),
+            })),
         );
     }
     check_op_classes(cx);

@@ -15,7 +15,7 @@ use crate::catalog::{
     ACT_FUNC, Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems, OpSpec,
 };
 use crate::cx::{ACCESS_KINDS, Cx, float_json};
-use crate::diag::{Anchor, Code, Diag, ValuePath, closest, did_you_mean};
+use crate::diag::{Anchor, Code, Diag, FixHint, ValuePath, closest, did_you_mean};
 use crate::model::{Access, Target, Value};
 use crate::types::{Dtype, limits};
 

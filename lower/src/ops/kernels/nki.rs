@@ -127,13 +127,15 @@ fn check_registry(cx: &mut Cx<'_>, name: &str) {
     }
     let keys = INTERNAL_KERNEL_REGISTRY.iter().copied();
     let mut message = format!("`{name}` is not in the internal kernel registry");
-    if let Some(key) = did_you_mean(name, keys.clone()) {
+    let suggestion = did_you_mean(name, keys.clone());
+    if let Some(key) = suggestion {
         message.push_str(&format!("; did you mean `{key}`?"));
     } else if let Some(key) = closest(name, keys) {
         message.push_str(&format!(" (the closest key is `{key}`)"));
     }
     let anchor = cx.anchor("func_name");
-    let mut diag = Diag::new(Code::P408, anchor.clone(), message);
+    let mut diag =
+        Diag::new(Code::P408, anchor.clone(), message).with_fix(FixHint::replace(suggestion));
     let library = LIBRARY_KERNELS
         .iter()
         .find(|(kernel, _)| kernel.eq_ignore_ascii_case(name));

@@ -18,7 +18,7 @@ use crate::catalog::{
     Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems, OpSpec,
 };
 use crate::cx::{Cx, Inst};
-use crate::diag::{Code, Diag};
+use crate::diag::{Code, Diag, FixHint};
 use crate::types::{Dtype, limits};
 
 static PERF_MODE: EnumSpec = EnumSpec {

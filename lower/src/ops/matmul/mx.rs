@@ -249,6 +249,7 @@ fn lower_matmul_mx(cx: &mut Cx<'_>) {
                 anchor,
                 "Scale should be 1.0 if scale_ptr is specified",
             )
+            .with_fix(Some(FixHint::Replace { with: "1.0".into() }))
             .with_related(
                 cx.anchor("scale_ptr"),
                 format!("`scale` is {s} and `scale_ptr` is given here"),
