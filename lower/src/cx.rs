@@ -1,7 +1,12 @@
 //! The lowering context of one op: the catalog's generic checks (P203–P207, P301, the
 //! access checks of §5), typed field getters for the op's own rules, and the builder of
 //! the BIR instructions it emits.
+//!
+//! Getters take a field name from [`crate::catalog::fname`] (`cx.ident(fname::op0)`), the
+//! one place a field name is written; a name the op's row does not declare is a bug in
+//! the lowering function (a test-build panic).
 
+use crate::catalog::fname;
 use std::collections::HashMap;
 
 use serde_json::{Value as Json, json};
@@ -150,14 +155,14 @@ impl<'a> Cx<'a> {
         }
         cx.engine = match spec.engine {
             EngineSpec::Fixed(engine) => engine,
-            EngineSpec::Field { default, allowed } => match cx.ident("engine") {
+            EngineSpec::Field { default, allowed } => match cx.ident(fname::engine) {
                 Some(name) => match Engine::from_field_name(name) {
                     Some(e) if allowed.contains(&e) => e,
                     _ => {
                         let names: Vec<&str> =
                             allowed.iter().filter_map(|e| e.field_name()).collect();
-                        let anchor = cx.anchor("engine");
-                        cx.slot_bad("engine");
+                        let anchor = cx.anchor(fname::engine);
+                        cx.slot_bad(fname::engine);
                         cx.error(
                             Code::P207,
                             anchor,
@@ -443,8 +448,16 @@ impl<'a> Cx<'a> {
 
     // ----- reading fields ------------------------------------------------------------
 
+    /// The slot of field `name`. Reading a field the op's row does not declare is a bug
+    /// in its lowering function (test builds panic; see `catalog::fname`).
     fn slot_index(&self, name: &str) -> Option<usize> {
-        self.spec.fields.iter().position(|f| f.name == name)
+        let slot = self.spec.fields.iter().position(|f| f.name == name);
+        debug_assert!(
+            slot.is_some(),
+            "{} reads `{name}`, which its catalog row does not declare",
+            self.spec.class
+        );
+        slot
     }
 
     fn slot_bad(&mut self, name: &str) {

@@ -2,6 +2,7 @@
 //! stream shuffle, the no-op and tensor-tensor arithmetic. TensorCopyOp lives in `copy.rs`.
 
 use crate::bir::{Field as F, Opcode, Role, Value as BirValue};
+use crate::catalog::fname;
 
 use super::common::{check_same_partitions_and_free, dst, input, later_anchor, src};
 use crate::catalog::{
@@ -19,21 +20,21 @@ use crate::types::{self, Memory, limits};
 const ALL_ENGINES: &[Engine] = Engine::NAMEABLE;
 
 const ASM_ENGINE: FieldSpec = FieldSpec {
-    name: "engine",
+    name: fname::engine,
     kind: Kind::Enum(&ENGINE),
     default: Default::Required,
     bir: "the instruction's `engine`",
     doc: "the engine that runs the raw instruction: pe, act, dve, pool, sp or dma",
 };
 const ASM_OPERANDS: FieldSpec = FieldSpec {
-    name: "operands",
+    name: fname::operands,
     kind: Kind::List(&Kind::Acc(Mems::ANY, Dir::In)),
     default: Default::EmptyList,
     bir: "the first `num_inputs` in `ins` (roles `operands[i]`), the rest in `outs`",
     doc: "the instruction's operands: inputs first, then outputs",
 };
 const ASM_NUM_INPUTS: FieldSpec = FieldSpec {
-    name: "num_inputs",
+    name: fname::num_inputs,
     kind: Kind::Int,
     default: Default::Computed("len(operands) − 1"),
     bir: "num_inputs",
@@ -60,14 +61,14 @@ pub static INLINE_ASM_INST: OpSpec = OpSpec {
     fields: &[
         ASM_ENGINE,
         FieldSpec {
-            name: "opcode",
+            name: fname::opcode,
             kind: Kind::Str,
             default: Default::Required,
             bir: "asm_opcode",
             doc: "the ISA opcode of the raw instruction",
         },
         FieldSpec {
-            name: "asm_attrs",
+            name: fname::asm_attrs,
             kind: Kind::Record,
             default: Default::Computed("{}"),
             bir: "asm_attrs (a JSON object)",
@@ -80,7 +81,7 @@ pub static INLINE_ASM_INST: OpSpec = OpSpec {
 };
 
 static SYNC_TYPE: EnumSpec = EnumSpec {
-    name: "sync_type",
+    name: fname::sync_type,
     values: &[
         EnumValue {
             text: "data_path",
@@ -118,21 +119,21 @@ pub static INLINE_ASM_BYTES_INST: OpSpec = OpSpec {
     fields: &[
         ASM_ENGINE,
         FieldSpec {
-            name: "asm_bytes",
+            name: fname::asm_bytes,
             kind: Kind::Bytes,
             default: Default::Required,
             bir: "asm_bytes (lower-case hex)",
             doc: "the encoded instruction, non-empty",
         },
         FieldSpec {
-            name: "sync_type",
+            name: fname::sync_type,
             kind: Kind::Enum(&SYNC_TYPE),
             default: Default::Required,
             bir: "sync_type: DataPathType | SequencerType | DMAType",
             doc: "how the scheduler synchronises the instruction",
         },
         FieldSpec {
-            name: "latency_estimate",
+            name: fname::latency_estimate,
             kind: Kind::Int,
             default: Default::Required,
             bir: "latency_estimate",
@@ -182,11 +183,11 @@ fn hex(bytes: &[u8]) -> String {
 
 fn lower_inline_asm(cx: &mut Cx<'_>) {
     let bytes_form = cx.spec.class == "InlineASMBytesInst";
-    let count = cx.list("operands").len();
+    let count = cx.list(fname::operands).len();
     let default_inputs = count.saturating_sub(1);
-    let num_inputs = match cx.int("num_inputs") {
+    let num_inputs = match cx.int(fname::num_inputs) {
         Some(n) if n < 0 => {
-            let anchor = cx.anchor("num_inputs");
+            let anchor = cx.anchor(fname::num_inputs);
             cx.error(
                 Code::P414,
                 anchor,
@@ -195,7 +196,7 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
             default_inputs
         }
         Some(n) if n as u64 > count as u64 => {
-            let anchor = cx.anchor("num_inputs");
+            let anchor = cx.anchor(fname::num_inputs);
             cx.error(
                 Code::P305,
                 anchor,
@@ -212,14 +213,14 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
     let mut outs = Vec::new();
     let mut written = Vec::new();
     if let Some(path) = cx
-        .path("operands")
-        .filter(|_| cx.index("operands").is_some())
+        .path(fname::operands)
+        .filter(|_| cx.index(fname::operands).is_some())
     {
-        for (k, value) in cx.list("operands").iter().enumerate() {
+        for (k, value) in cx.list(fname::operands).iter().enumerate() {
             let Some(operand) = cx.operand_at(&path.element(k)) else {
                 continue;
             };
-            let arg = operand.to_arg(Role::element("operands", k));
+            let arg = operand.to_arg(Role::element(fname::operands, k));
             if k < num_inputs {
                 ins.push(arg);
             } else {
@@ -229,7 +230,7 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
                 }
             }
         }
-        let read: Vec<String> = cx.list("operands")[..num_inputs.min(count)]
+        let read: Vec<String> = cx.list(fname::operands)[..num_inputs.min(count)]
             .iter()
             .filter_map(|v| match v {
                 Value::Access(a) if matches!(a.target, Target::Tensor(_)) => Some(a.name.clone()),
@@ -243,18 +244,18 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
     }
 
     if bytes_form {
-        let asm = match cx.value("asm_bytes") {
+        let asm = match cx.value(fname::asm_bytes) {
             Some(Value::Bytes(b)) if b.is_empty() => {
-                let anchor = cx.anchor("asm_bytes");
+                let anchor = cx.anchor(fname::asm_bytes);
                 cx.error(Code::P414, anchor, "asm_bytes is empty");
                 String::new()
             }
             Some(Value::Bytes(b)) => hex(b),
             _ => String::new(),
         };
-        let latency = cx.int("latency_estimate");
+        let latency = cx.int(fname::latency_estimate);
         if let Some(n) = latency.filter(|n| *n < 0) {
-            let anchor = cx.anchor("latency_estimate");
+            let anchor = cx.anchor(fname::latency_estimate);
             cx.error(
                 Code::P414,
                 anchor,
@@ -262,7 +263,7 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
             );
         }
         let sync = cx
-            .ident("sync_type")
+            .ident(fname::sync_type)
             .map_or("DataPathType", |s| SYNC_TYPE.bir(s));
         let inst = cx.inst(Opcode::InlineAsmBytes);
         inst.ins = ins;
@@ -272,8 +273,8 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
             .set(F::LatencyEstimate, latency.unwrap_or(0).max(0))
             .set(F::NumInputs, num_inputs);
     } else {
-        let opcode = cx.string("opcode").map(str::to_string);
-        let attrs = match cx.value("asm_attrs") {
+        let opcode = cx.string(fname::opcode).map(str::to_string);
+        let attrs = match cx.value(fname::asm_attrs) {
             Some(Value::Record(fields)) => record_json(fields),
             _ => BirValue::Record(Vec::new()),
         };
@@ -309,7 +310,7 @@ pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
         ),
         src(Mems::ON_CHIP, "the input"),
         FieldSpec {
-            name: "keep_rate",
+            name: fname::keep_rate,
             kind: Kind::Float,
             default: Default::Required,
             bir: "keep_rate",
@@ -317,7 +318,7 @@ pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
                   or of dropping it",
         },
         FieldSpec {
-            name: "is_keep_rate",
+            name: fname::is_keep_rate,
             kind: Kind::Bool,
             default: Default::Bool(true),
             bir: "is_keep_threshold",
@@ -329,10 +330,10 @@ pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
 };
 
 fn lower_dropout(cx: &mut Cx<'_>) {
-    check_same_partitions_and_free(cx, "src", "dst");
-    let keep = cx.float("keep_rate");
+    check_same_partitions_and_free(cx, fname::src, fname::dst);
+    let keep = cx.float(fname::keep_rate);
     if let Some(k) = keep.filter(|k| !(*k > 0.0 && *k <= 1.0)) {
-        let anchor = cx.anchor("keep_rate");
+        let anchor = cx.anchor(fname::keep_rate);
         cx.error(
             Code::P414,
             anchor,
@@ -342,7 +343,7 @@ fn lower_dropout(cx: &mut Cx<'_>) {
             ),
         );
     }
-    let is_keep_rate = cx.bool("is_keep_rate");
+    let is_keep_rate = cx.bool(fname::is_keep_rate);
     let inst = cx.inst_with_args(Opcode::Dropout);
     if let Some(k) = keep {
         inst.set_float(F::KeepRate, k);
@@ -368,21 +369,21 @@ pub static INDEX_VALUE_INST: OpSpec = OpSpec {
     fields: &[
         dst(Mems::SBUF, "the output, in sbuf"),
         FieldSpec {
-            name: "base",
+            name: fname::base,
             kind: Kind::Int,
             default: Default::Int(0),
             bir: "base",
             doc: "the value of element (0, 0)",
         },
         FieldSpec {
-            name: "step",
+            name: fname::step,
             kind: Kind::Int,
             default: Default::Int(1),
             bir: "pattern [{\"step\": step, \"num\": dst free size}]",
             doc: "the increment along the flattened free dims",
         },
         FieldSpec {
-            name: "channel_multiplier",
+            name: fname::channel_multiplier,
             kind: Kind::Int,
             default: Default::Int(0),
             bir: "channel_multiplier",
@@ -393,9 +394,13 @@ pub static INDEX_VALUE_INST: OpSpec = OpSpec {
 };
 
 fn lower_iota(cx: &mut Cx<'_>) {
-    let (base, step, cm) = (cx.int("base"), cx.int("step"), cx.int("channel_multiplier"));
+    let (base, step, cm) = (
+        cx.int(fname::base),
+        cx.int(fname::step),
+        cx.int(fname::channel_multiplier),
+    );
     let shape = cx
-        .any_operand("dst")
+        .any_operand(fname::dst)
         .map(|d| (d.partitions(), d.free_size(), d.tensor.dtype));
     // P412: the extreme values over every element (an affine function of p and f reaches
     // them at the corners).
@@ -420,10 +425,10 @@ fn lower_iota(cx: &mut Cx<'_>) {
         if let Some(value) = outside(&[sf, cp]) {
             // SPEC §7 [2]: the `step` value when written and non-zero, else the `base`
             // value when written, else the op class name.
-            let anchor = if cx.written("step") && step != Some(0) {
-                cx.anchor("step")
-            } else if cx.written("base") {
-                cx.anchor("base")
+            let anchor = if cx.written(fname::step) && step != Some(0) {
+                cx.anchor(fname::step)
+            } else if cx.written(fname::base) {
+                cx.anchor(fname::base)
             } else {
                 Anchor::Class
             };
@@ -445,7 +450,7 @@ fn lower_iota(cx: &mut Cx<'_>) {
     // An unknown step or count (a faulty field) is written as the public APPair's
     // default, 1, since the schema requires both.
     let pair = BirValue::Record(vec![
-        ("step".into(), step.unwrap_or(1).into()),
+        (fname::step.into(), step.unwrap_or(1).into()),
         ("num".into(), num.unwrap_or(1).into()),
     ]);
     inst.set(F::Pattern, BirValue::List(vec![pair]));
@@ -478,7 +483,7 @@ pub static STREAM_SHUFFLE_INST: OpSpec = OpSpec {
         ),
         src(Mems::ON_CHIP, "the input, inside one quadrant"),
         FieldSpec {
-            name: "shuffle_mask",
+            name: fname::shuffle_mask,
             kind: Kind::List(&Kind::Int),
             default: Default::Required,
             bir: "mask",
@@ -489,10 +494,10 @@ pub static STREAM_SHUFFLE_INST: OpSpec = OpSpec {
 };
 
 fn lower_stream_shuffle(cx: &mut Cx<'_>) {
-    if let (Some(a), Some(b)) = (cx.operand("src"), cx.operand("dst")) {
+    if let (Some(a), Some(b)) = (cx.operand(fname::src), cx.operand(fname::dst)) {
         let (ad, bd, af, bf) = (a.tensor.dtype, b.tensor.dtype, a.free_size(), b.free_size());
         if ad != bd || af != bf {
-            let anchor = later_anchor(cx, "src", "dst");
+            let anchor = later_anchor(cx, fname::src, fname::dst);
             cx.error(
                 Code::P305,
                 anchor,
@@ -508,7 +513,7 @@ fn lower_stream_shuffle(cx: &mut Cx<'_>) {
     // stays in its quadrant iff it spans at most 32 partitions. A stepped partition slice is
     // P415 (SPEC §6.7 [2] decision: seed 000 §2.3 gives the literal and its owner, the
     // stream-shuffle mask surface).
-    for field in ["dst", "src"] {
+    for field in [fname::dst, fname::src] {
         let Some(o) = cx.operand(field) else { continue };
         let Some(d0) = o.dims.first().filter(|_| o.on_chip()) else {
             continue;
@@ -533,10 +538,10 @@ fn lower_stream_shuffle(cx: &mut Cx<'_>) {
         }
     }
     let mask = cx
-        .int_list("shuffle_mask")
-        .filter(|_| cx.index("shuffle_mask").is_some());
-    if let (Some(mask), Some(path)) = (&mask, cx.path("shuffle_mask")) {
-        let partitions = cx.operand("src").map(|s| s.partitions());
+        .int_list(fname::shuffle_mask)
+        .filter(|_| cx.index(fname::shuffle_mask).is_some());
+    if let (Some(mask), Some(path)) = (&mask, cx.path(fname::shuffle_mask)) {
+        let partitions = cx.operand(fname::src).map(|s| s.partitions());
         if mask.len() as u64 != limits::QUADRANT {
             cx.error(
                 Code::P414,
@@ -608,26 +613,26 @@ pub static TENSOR_TENSOR_OP: OpSpec = OpSpec {
     fields: &[
         dst(Mems::ON_CHIP, "the result"),
         input(
-            "src0",
+            fname::src0,
             Mems::ON_CHIP,
             "operand `src0` (ins)",
             "the left operand",
         ),
         input(
-            "src1",
+            fname::src1,
             Mems::ON_CHIP,
             "operand `src1` (ins)",
             "the right operand; not in PSUM when src0 is",
         ),
         FieldSpec {
-            name: "op",
+            name: fname::op,
             kind: Kind::Enum(&ALU),
             default: Default::Required,
             bir: "op (public ALU spelling: multiply → mult)",
             doc: "the elementwise ALU operation",
         },
         FieldSpec {
-            name: "engine",
+            name: fname::engine,
             kind: Kind::Enum(&ENGINE),
             default: Default::Ident("dve"),
             bir: "the instruction's `engine`",
@@ -640,7 +645,7 @@ pub static TENSOR_TENSOR_OP: OpSpec = OpSpec {
 fn lower_tensor_tensor(cx: &mut Cx<'_>) {
     // One P305 at most: the first operand, in the order written, that disagrees with an
     // earlier one.
-    let mut written: Vec<(usize, &str)> = ["dst", "src0", "src1"]
+    let mut written: Vec<(usize, &str)> = [fname::dst, fname::src0, fname::src1]
         .into_iter()
         .filter_map(|f| Some((cx.index(f)?, f)))
         .collect();
@@ -668,11 +673,11 @@ fn lower_tensor_tensor(cx: &mut Cx<'_>) {
         cx.any_operand(f)
             .is_some_and(|o| o.tensor.memory == Memory::Psum)
     };
-    if cx.engine != Engine::Pool && in_psum(cx, "src0") && in_psum(cx, "src1") {
-        let anchor = cx.anchor("src1");
+    if cx.engine != Engine::Pool && in_psum(cx, fname::src0) && in_psum(cx, fname::src1) {
+        let anchor = cx.anchor(fname::src1);
         cx.error(Code::P301, anchor, "src0 and src1 cannot both be in PSUM");
     }
-    let op = cx.ident("op").map(|o| alu_bir(o).to_string());
+    let op = cx.ident(fname::op).map(|o| alu_bir(o).to_string());
     let inst = cx.inst_with_args(Opcode::TensorTensor);
     if let Some(op) = op {
         inst.set(F::Op, op);

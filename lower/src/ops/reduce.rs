@@ -2,6 +2,7 @@
 //! NeuronReduceMacro → a chain of `TensorReduce` on DVE, one instruction per reduced axis.
 
 use crate::bir::{Field as F, Opcode};
+use crate::catalog::fname;
 
 use super::common::{dst, later_anchor, src};
 use crate::catalog::{
@@ -33,7 +34,7 @@ static REDUCE_KIND: EnumSpec = EnumSpec {
 };
 
 const OP: FieldSpec = FieldSpec {
-    name: "op",
+    name: fname::op,
     kind: Kind::Enum(&ALU),
     default: Default::Required,
     bir: "op (public ALU spelling: multiply → mult)",
@@ -58,14 +59,14 @@ pub static LOCAL_REDUCE_OP: OpSpec = OpSpec {
         src(Mems::ANY, "the input (an N-d DMA access)"),
         OP,
         FieldSpec {
-            name: "kind",
+            name: fname::kind,
             kind: Kind::Enum(&REDUCE_KIND),
             default: Default::Ident("all_reduce"),
             bir: "kind (the same lower-case string)",
             doc: "all_reduce, reduce_scatter or all_gather",
         },
         FieldSpec {
-            name: "groups",
+            name: fname::groups,
             kind: Kind::List(&Kind::List(&Kind::Int)),
             default: Default::Computed("[[0]]"),
             bir: "replica_groups",
@@ -77,12 +78,12 @@ pub static LOCAL_REDUCE_OP: OpSpec = OpSpec {
 
 fn lower_local_reduce(cx: &mut Cx<'_>) {
     // Replica ids are naturals (the public `replica_groups: List (List Nat)`).
-    let groups: Option<Vec<Vec<i64>>> = match cx.path("groups") {
+    let groups: Option<Vec<Vec<i64>>> = match cx.path(fname::groups) {
         None => Some(vec![vec![0]]),
-        Some(_) if cx.is_bad("groups") => None,
+        Some(_) if cx.is_bad(fname::groups) => None,
         Some(path) => {
             let mut rows = Vec::new();
-            for (g, group) in cx.list("groups").iter().enumerate() {
+            for (g, group) in cx.list(fname::groups).iter().enumerate() {
                 let Value::List(ids) = group else { continue };
                 let mut row = Vec::new();
                 for (k, id) in ids.iter().enumerate() {
@@ -98,8 +99,8 @@ fn lower_local_reduce(cx: &mut Cx<'_>) {
             Some(rows)
         }
     };
-    let op = cx.ident("op").map(|o| alu_bir(o).to_string());
-    let kind = cx.ident("kind").unwrap_or("all_reduce").to_string();
+    let op = cx.ident(fname::op).map(|o| alu_bir(o).to_string());
+    let kind = cx.ident(fname::kind).unwrap_or("all_reduce").to_string();
     let (ins, outs) = cx.standard_args();
     let inst = cx.inst(Opcode::Reduce);
     inst.ins = ins.into_iter().map(|a| a.with_access("nd_dma")).collect();
@@ -136,7 +137,7 @@ pub static NEURON_REDUCE_MACRO: OpSpec = OpSpec {
         src(Mems::ON_CHIP, "the input access"),
         OP,
         FieldSpec {
-            name: "reduce_axes",
+            name: fname::reduce_axes,
             kind: Kind::List(&Kind::Int),
             default: Default::Required,
             bir: "reduce_axes (the whole list on every instruction); one instruction per entry",
@@ -149,7 +150,7 @@ pub static NEURON_REDUCE_MACRO: OpSpec = OpSpec {
 /// Checks `reduce_axes` (P414) against the src access. Returns whether the axes and the src
 /// are usable for the dst rule.
 fn check_reduce_axes(cx: &mut Cx<'_>, axes: &[i64]) -> bool {
-    let Some(path) = cx.path("reduce_axes") else {
+    let Some(path) = cx.path(fname::reduce_axes) else {
         return false;
     };
     if axes.is_empty() {
@@ -160,7 +161,7 @@ fn check_reduce_axes(cx: &mut Cx<'_>, axes: &[i64]) -> bool {
         );
         return false;
     }
-    let rank = cx.operand("src").map(|s| s.rank() as i64);
+    let rank = cx.operand(fname::src).map(|s| s.rank() as i64);
     let mut ok = true;
     for (k, &axis) in axes.iter().enumerate() {
         let anchor = Anchor::Value(path.element(k));
@@ -206,15 +207,18 @@ fn check_reduce_axes(cx: &mut Cx<'_>, axes: &[i64]) -> bool {
 
 fn lower_reduce_macro(cx: &mut Cx<'_>) {
     let axes = cx
-        .int_list("reduce_axes")
-        .filter(|_| cx.index("reduce_axes").is_some());
+        .int_list(fname::reduce_axes)
+        .filter(|_| cx.index(fname::reduce_axes).is_some());
     let axes_ok = match &axes {
         Some(axes) => check_reduce_axes(cx, axes),
         None => false,
     };
-    if let (true, Some(axes), Some(source), Some(out)) =
-        (axes_ok, &axes, cx.operand("src"), cx.operand("dst"))
-    {
+    if let (true, Some(axes), Some(source), Some(out)) = (
+        axes_ok,
+        &axes,
+        cx.operand(fname::src),
+        cx.operand(fname::dst),
+    ) {
         let shape = source.shape();
         let kept: u64 = shape
             .iter()
@@ -224,7 +228,7 @@ fn lower_reduce_macro(cx: &mut Cx<'_>) {
             .fold(1, |acc, (_, n)| acc.saturating_mul(*n));
         let (sp, dp, df) = (source.partitions(), out.partitions(), out.free_size());
         if sp != dp || kept != df {
-            let anchor = later_anchor(cx, "src", "dst");
+            let anchor = later_anchor(cx, fname::src, fname::dst);
             cx.error(
                 Code::P305,
                 anchor,
@@ -241,8 +245,8 @@ fn lower_reduce_macro(cx: &mut Cx<'_>) {
     let mut order: Vec<i64> = axes.clone().unwrap_or_default();
     order.sort_unstable_by(|a, b| b.cmp(a));
     let steps = order.len().max(1);
-    let op = cx.ident("op").map(|o| alu_bir(o).to_string());
-    let (src_arg, dst_arg) = (cx.arg("src"), cx.arg("dst"));
+    let op = cx.ident(fname::op).map(|o| alu_bir(o).to_string());
+    let (src_arg, dst_arg) = (cx.arg(fname::src), cx.arg(fname::dst));
     for k in 0..steps {
         let input = if k == 0 {
             src_arg.clone()

@@ -49,25 +49,25 @@ const ATTENTION_FIELDS: &[FieldSpec] = &[LIB_SRCS, LIB_DSTS, SCALE, IS_CAUSAL];
 const MLP: Library = Library {
     kernel_name: "MLP",
     tiled: false,
-    attrs: &["skip_gate", "act_fn", "eps"],
+    attrs: &[fname::skip_gate, fname::act_fn, fname::eps],
     tkg: Some("is_tkg"),
 };
 const QKV: Library = Library {
     kernel_name: "QKV",
     tiled: false,
-    attrs: &["eps"],
+    attrs: &[fname::eps],
     tkg: Some("useTkgQKVKernel"),
 };
 const RMSNORM_QUANT: Library = Library {
     kernel_name: "RMSNormQuant",
     tiled: false,
-    attrs: &["quant_dtype", "eps"],
+    attrs: &[fname::quant_dtype, fname::eps],
     tkg: None,
 };
 const ATTENTION: Library = Library {
     kernel_name: "Attention",
     tiled: false,
-    attrs: &["scale"],
+    attrs: &[fname::scale],
     tkg: None,
 };
 const BACKWARDS_ATTENTION: Library = Library {
@@ -288,10 +288,10 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
     };
     let mut srcs_shape = Vec::new();
     let mut dsts_shape = Vec::new();
-    let first_src = first_operand_shape(cx, "srcs");
-    let mut ins = operand_args(cx, "srcs", mode, &mut srcs_shape);
-    let outs = operand_args(cx, "dsts", mode, &mut dsts_shape);
-    for bias in ["up_bias", "down_bias"] {
+    let first_src = first_operand_shape(cx, fname::srcs);
+    let mut ins = operand_args(cx, fname::srcs, mode, &mut srcs_shape);
+    let outs = operand_args(cx, fname::dsts, mode, &mut dsts_shape);
+    for bias in [fname::up_bias, fname::down_bias] {
         if cx.spec.field(bias).is_none() {
             continue;
         }
@@ -330,19 +330,19 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
 
     let has = |cx: &Cx<'_>, name: &str| cx.spec.field(name).is_some();
     let flag = |cx: &Cx<'_>, name: &str| has(cx, name) && cx.bool(name);
-    let is_causal = flag(cx, "is_causal");
-    let fused_rmsnorm = flag(cx, "fused_rmsnorm");
-    let store_add = flag(cx, "store_add");
-    let quant_kernel = flag(cx, "quant_kernel");
-    let norm_type = if has(cx, "norm_type") {
-        cx.ident("norm_type")
+    let is_causal = flag(cx, fname::is_causal);
+    let fused_rmsnorm = flag(cx, fname::fused_rmsnorm);
+    let store_add = flag(cx, fname::store_add);
+    let quant_kernel = flag(cx, fname::quant_kernel);
+    let norm_type = if has(cx, fname::norm_type) {
+        cx.ident(fname::norm_type)
             .and_then(|text| NORM_TYPE_ENUM.values.iter().position(|v| v.text == text))
             .unwrap_or(0)
     } else {
         0
     };
-    let lower_bound = if has(cx, "lower_bound") {
-        cx.float("lower_bound").unwrap_or(0.0)
+    let lower_bound = if has(cx, fname::lower_bound) {
+        cx.float(fname::lower_bound).unwrap_or(0.0)
     } else {
         0.0
     };
@@ -377,7 +377,10 @@ fn check_whole_operands(cx: &mut Cx<'_>) {
         None => String::new(),
     };
     let mut partial = Vec::new();
-    for field in ["srcs", "dsts", "up_bias", "down_bias"] {
+    for field in [fname::srcs, fname::dsts, fname::up_bias, fname::down_bias] {
+        if cx.spec.field(field).is_none() {
+            continue;
+        }
         let Some(index) = cx.index(field) else {
             continue;
         };

@@ -458,9 +458,9 @@ mod tests {
             let mut op = op(
                 "MLPKernel",
                 vec![
-                    ("srcs", Value::List(vec![x])),
-                    ("dsts", Value::List(vec![hbm("out", &[4, 1, 64])])),
-                    ("eps", Value::Float(F64(1e-6))),
+                    (fname::srcs, Value::List(vec![x])),
+                    (fname::dsts, Value::List(vec![hbm("out", &[4, 1, 64])])),
+                    (fname::eps, Value::Float(F64(1e-6))),
                 ],
             );
             op.settings.tkg_seqlen_threshold = threshold;
@@ -471,15 +471,15 @@ mod tests {
         };
         assert_eq!(
             mlp(hbm("x", &[4, 1, 64]), 0),
-            json!([["eps", "1e-6"], ["is_tkg", "true"]])
+            json!([[fname::eps, "1e-6"], ["is_tkg", "true"]])
         );
         assert_eq!(
             mlp(hbm("x", &[1, 2048, 64]), 0),
-            json!([["eps", "1e-6"], ["is_tkg", "false"]])
+            json!([[fname::eps, "1e-6"], ["is_tkg", "false"]])
         );
         assert_eq!(
             mlp(hbm("x", &[1, 2048, 64]), 4096),
-            json!([["eps", "1e-6"], ["is_tkg", "true"]])
+            json!([[fname::eps, "1e-6"], ["is_tkg", "true"]])
         );
     }
 

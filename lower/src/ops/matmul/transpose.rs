@@ -32,7 +32,7 @@ pub static TRANSPOSE_OP: OpSpec = OpSpec {
 
 fn lower_transpose(cx: &mut Cx<'_>) {
     let mut shapes_ok = true;
-    for field in ["src", "dst"] {
+    for field in [fname::src, fname::dst] {
         let Some(rank) = cx.operand(field).map(Operand::rank) else {
             shapes_ok = false;
             continue;
@@ -49,10 +49,10 @@ fn lower_transpose(cx: &mut Cx<'_>) {
     }
     if shapes_ok {
         let shape = |cx: &Cx<'_>, f: &str| cx.operand(f).map(Operand::shape).unwrap_or_default();
-        let (s, d) = (shape(cx, "src"), shape(cx, "dst"));
+        let (s, d) = (shape(cx, fname::src), shape(cx, fname::dst));
         let free = s.get(1).copied().unwrap_or(1);
         if free > limits::PARTITIONS {
-            let anchor = cx.anchor("src");
+            let anchor = cx.anchor(fname::src);
             cx.error(
                 Code::P406,
                 anchor,
@@ -62,7 +62,7 @@ fn lower_transpose(cx: &mut Cx<'_>) {
             );
         } else if d.iter().rev().ne(s.iter()) {
             let reversed: Vec<u64> = s.iter().rev().copied().collect();
-            let anchor = later_anchor(cx, "src", "dst");
+            let anchor = later_anchor(cx, fname::src, fname::dst);
             cx.error(
                 Code::P305,
                 anchor,
@@ -72,11 +72,11 @@ fn lower_transpose(cx: &mut Cx<'_>) {
             );
         }
     }
-    let (st, ds) = (dtype_of(cx, "src"), dtype_of(cx, "dst"));
+    let (st, ds) = (dtype_of(cx, fname::src), dtype_of(cx, fname::dst));
     if let Some(s) = st.filter(|s| !is_pe_input_dtype(*s)) {
         dtype_error(
             cx,
-            "src",
+            fname::src,
             format!(
                 "`src` is {}: the PE takes f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2",
                 s.name()
@@ -87,7 +87,7 @@ fn lower_transpose(cx: &mut Cx<'_>) {
     {
         dtype_error(
             cx,
-            "dst",
+            fname::dst,
             format!(
                 "dst is {} but a transpose keeps the dtype: it must be {}",
                 d.name(),
@@ -97,7 +97,7 @@ fn lower_transpose(cx: &mut Cx<'_>) {
     }
     check_one_bank(cx);
 
-    let channels = cx.any_operand("src").map(|s| s.partitions());
+    let channels = cx.any_operand(fname::src).map(|s| s.partitions());
     let psum = psum_buf_shape(cx);
     // `src` sits in the moving slot (SPEC §6.7); its role names the Penguin field (§8).
     let inst = cx.inst_with_args(Opcode::Matmult);
