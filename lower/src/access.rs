@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::bir::{Addressing, Arg, ArgKind, Role};
+use crate::bir::{Addressing, Arg, ArgKind, Role, Symbolic};
 use crate::diag::{Anchor, Code, Diag, ValuePath};
 use crate::model::{Access, BinOp, Expr, Index, LoopVar, Tensor};
 use crate::types::limits;
@@ -394,11 +394,11 @@ impl Operand {
         let addressing = if offset.is_const() && start_partition.is_const() {
             Addressing::Physical { offset: offset.c }
         } else {
-            Addressing::Symbolic {
+            Addressing::Symbolic(Box::new(Symbolic {
                 offset,
                 partition: (!start_partition.is_const()).then(|| start_partition.clone()),
                 access_shape: self.shape(),
-            }
+            }))
         };
         // The start in the first iteration of the loop box, a natural number; the
         // `partition` addrs entry carries the loop terms (SPEC §8 [2]).

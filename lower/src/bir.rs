@@ -727,17 +727,22 @@ pub enum Addressing {
         /// The element offset.
         offset: i64,
     },
-    /// `symbolic_ap`: the offset (and, when it depends on a loop variable, the start
-    /// partition, written with `"partition": true`) as affine `addrs`, and the
-    /// `access_shape`.
-    Symbolic {
-        /// The element offset.
-        offset: Affine,
-        /// The start partition, when not constant.
-        partition: Option<Affine>,
-        /// The kept counts.
-        access_shape: Vec<u64>,
-    },
+    /// `symbolic_ap` (boxed: most accesses are physical, and an argument is kept as long
+    /// as its op).
+    Symbolic(Box<Symbolic>),
+}
+
+/// The addressing of a `symbolic_ap`: the offset (and, when it depends on a loop variable,
+/// the start partition, written with `"partition": true`) as affine `addrs`, and the
+/// `access_shape`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Symbolic {
+    /// The element offset.
+    pub offset: Affine,
+    /// The start partition, when not constant.
+    pub partition: Option<Affine>,
+    /// The kept counts.
+    pub access_shape: Vec<u64>,
 }
 
 /// What an argument is (SPEC §8 `kind`).
@@ -851,11 +856,12 @@ impl Serialize for Arg {
                         map.serialize_entry("dtype", dtype.bir_name())?;
                         map.serialize_entry("offset", offset)?;
                     }
-                    Addressing::Symbolic {
-                        offset,
-                        partition,
-                        access_shape,
-                    } => {
+                    Addressing::Symbolic(symbolic) => {
+                        let Symbolic {
+                            offset,
+                            partition,
+                            access_shape,
+                        } = &**symbolic;
                         map.serialize_entry("kind", "symbolic_ap")?;
                         map.serialize_entry("ap", ap)?;
                         map.serialize_entry("dtype", dtype.bir_name())?;
@@ -948,6 +954,14 @@ impl Inst {
     /// Sets a list-of-floats field (each as [`Inst::set_float`] writes it).
     pub fn set_floats(&mut self, field: Field, values: &[f64]) -> &mut Inst {
         self.set(field, Value::floats(values))
+    }
+
+    /// Drops the spare capacity of the arguments and fields (an instruction is kept as
+    /// long as its op, SPEC §10 memoization).
+    pub fn shrink_to_fit(&mut self) {
+        self.ins.shrink_to_fit();
+        self.outs.shrink_to_fit();
+        self.fields.shrink_to_fit();
     }
 
     /// The value of `field`, if set.

@@ -734,15 +734,28 @@ impl<'a> Cx<'a> {
 
     /// Finishes: the instructions without what depends on where the op stands (`name`,
     /// `debuginfo`: see [`crate::stamp_instruction`]) and the diagnostics.
-    pub(crate) fn finish(self) -> Lowered {
-        Lowered {
+    ///
+    /// The lowering is memoized per op for as long as the op stands in a file, so every
+    /// vector is shrunk to its length (a vector grown by pushes holds room for 4 or more).
+    pub(crate) fn finish(mut self) -> Lowered {
+        for inst in &mut self.insts {
+            inst.shrink_to_fit();
+        }
+        let mut lowered = Lowered {
             instructions: self.insts,
             diagnostics: self.diags,
             reads: self.reads,
             writes: self.writes,
             registers: self.registers,
             stationary: self.stationary,
-        }
+        };
+        lowered.instructions.shrink_to_fit();
+        lowered.diagnostics.shrink_to_fit();
+        lowered.reads.shrink_to_fit();
+        lowered.writes.shrink_to_fit();
+        lowered.registers.shrink_to_fit();
+        lowered.stationary.shrink_to_fit();
+        lowered
     }
 }
 
