@@ -58,8 +58,22 @@ pub struct Stamp<'a> {
 /// The §8 JSON of the `k`-th instruction (0-based) of `op`, from its lowering `inst`: the
 /// name `I-<op id>-<k>` after `opcode`, and `debuginfo` last.
 pub fn stamp_instruction(inst: &bir::Inst, k: usize, op: &ResolvedOp, stamp: &Stamp<'_>) -> Json {
+    let debuginfo = debuginfo(op, stamp);
+    let name = instruction_name(k, stamp);
+    serde_json::to_value(inst.json(Some(&name), Some(&debuginfo))).unwrap_or(Json::Null)
+}
+
+/// The `name` of the `k`-th instruction (0-based) of the op stamped `stamp`: `I-<op id>-<k>`
+/// (SPEC §8).
+pub fn instruction_name(k: usize, stamp: &Stamp<'_>) -> String {
+    format!("I-{}-{k}", stamp.op_id)
+}
+
+/// The `debuginfo` of every instruction of `op` (SPEC §8): the class, op id, codegen,
+/// InstructionType, 1-based line and column, and the error codes within the op.
+pub fn debuginfo(op: &ResolvedOp, stamp: &Stamp<'_>) -> Json {
     let spec = lookup(&op.class);
-    let debuginfo = json!({
+    json!({
         "op": op.class,
         "op_id": stamp.op_id,
         "codegen": spec.map(OpSpec::codegen),
@@ -67,9 +81,7 @@ pub fn stamp_instruction(inst: &bir::Inst, k: usize, op: &ResolvedOp, stamp: &St
         "line": stamp.line,
         "column": stamp.column,
         "errors": stamp.errors,
-    });
-    let name = format!("I-{}-{k}", stamp.op_id);
-    serde_json::to_value(inst.json(Some(&name), Some(&debuginfo))).unwrap_or(Json::Null)
+    })
 }
 
 /// Checks and lowers one op (SPEC §6): the catalog's generic checks, then the op's own

@@ -231,8 +231,9 @@ pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u6
     };
     let diagnostics = file_diagnostics(&db, &loaded);
     print_human(&db, &loaded, &diagnostics);
-    let bir = analysis::file_bir(&db, loaded.file);
-    let mut text = serde_json::to_string_pretty(bir).unwrap_or_default();
+    // Written straight from the typed lowerings, without a JSON tree of the whole file.
+    let bir = analysis::bir_document(&db, loaded.file);
+    let mut text = serde_json::to_string_pretty(&bir).unwrap_or_default();
     text.push('\n');
     match output {
         Some(out) => {
