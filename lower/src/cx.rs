@@ -3,8 +3,9 @@
 //! the BIR instructions it emits.
 //!
 //! Getters take a field name from [`crate::catalog::fname`] (`cx.ident(fname::op0)`), the
-//! one place a field name is written; a name the op's row does not declare is a bug in
-//! the lowering function (a test-build panic).
+//! one place a field name is written; a name the op's row does not declare, or a getter
+//! that does not fit the field's kind (`cx.ident` of an int field), is a bug in the
+//! lowering function (a test-build panic; the op fixtures run every class).
 
 use crate::catalog::fname;
 use std::collections::HashMap;
@@ -516,8 +517,22 @@ impl<'a> Cx<'a> {
         self.path(name).map_or(Anchor::Class, Anchor::Value)
     }
 
+    /// Checks (in test builds) that field `name` is of a kind `getter` reads: a getter
+    /// that does not fit its field's row is a bug in the lowering function.
+    fn expect_kind(&self, name: &str, getter: &str, fits: fn(&Kind) -> bool) {
+        if let Some(field) = self.spec.field(name) {
+            debug_assert!(
+                fits(&field.kind),
+                "{} reads `{name}` ({}) with `{getter}`",
+                self.spec.class,
+                field.kind.describe()
+            );
+        }
+    }
+
     /// A bool field: its value, else its default, else false.
     pub fn bool(&self, name: &str) -> bool {
+        self.expect_kind(name, "bool", |k| matches!(k, Kind::Bool));
         match self.value(name) {
             Some(Value::Bool(b)) => *b,
             _ => matches!(self.field_spec(name).default, Default::Bool(true)),
@@ -526,6 +541,7 @@ impl<'a> Cx<'a> {
 
     /// An int field: its value, else its integer default.
     pub fn int(&self, name: &str) -> Option<i64> {
+        self.expect_kind(name, "int", |k| matches!(k, Kind::Int | Kind::IntAccReg));
         match self.value(name) {
             Some(v @ (Value::Int(_) | Value::HexInt(_))) => v.as_int(),
             Some(_) => None,
@@ -539,6 +555,7 @@ impl<'a> Cx<'a> {
 
     /// A float (or int) field: its value, else its numeric default.
     pub fn float(&self, name: &str) -> Option<f64> {
+        self.expect_kind(name, "float", |k| matches!(k, Kind::Float | Kind::Imm(_)));
         match self.value(name) {
             Some(v) => v.as_number(),
             None if self.is_bad(name) => None,
@@ -552,6 +569,7 @@ impl<'a> Cx<'a> {
 
     /// An identifier (enum or dtype) field: its value, else its default.
     pub fn ident(&self, name: &str) -> Option<&'a str> {
+        self.expect_kind(name, "ident", |k| matches!(k, Kind::Enum(_) | Kind::Dtype));
         match self.value(name) {
             Some(Value::Ident(s)) => Some(s.as_str()),
             Some(_) => None,
@@ -565,6 +583,7 @@ impl<'a> Cx<'a> {
 
     /// A string field: its value, else its default.
     pub fn string(&self, name: &str) -> Option<&'a str> {
+        self.expect_kind(name, "string", |k| matches!(k, Kind::Str));
         match self.value(name) {
             Some(Value::Str(s)) => Some(s.as_str()),
             Some(_) => None,
@@ -578,6 +597,7 @@ impl<'a> Cx<'a> {
 
     /// A list field's items (empty when absent or bad).
     pub fn list(&self, name: &str) -> &'a [Value] {
+        self.expect_kind(name, "list", |k| matches!(k, Kind::List(_)));
         match self.value(name) {
             Some(Value::List(items)) => items,
             _ => &[],
