@@ -70,3 +70,63 @@ fn rust_sources_are_tidy() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Quick fixes come from the diagnostics' `FixHint`s, set where each diagnostic is made;
+/// `fixes.rs` never reads a message (a reworded message cannot break a fix).
+#[test]
+fn fixes_never_read_a_message() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../analysis/src/ide/fixes.rs");
+    let text = std::fs::read_to_string(&path).expect("fixes.rs");
+    let reads: Vec<String> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim_start().starts_with("//"))
+        .filter(|(_, line)| line.contains(".message") || line.contains("did you mean"))
+        .map(|(i, line)| format!("analysis/src/ide/fixes.rs:{}: {}", i + 1, line.trim()))
+        .collect();
+    assert!(
+        reads.is_empty(),
+        "a fix reads a message; carry the suggestion as a FixHint instead:\n{}",
+        reads.join("\n")
+    );
+}
+
+/// The op catalog is the one place a field name is written (`lower::catalog::fname`):
+/// lowering reads `cx.ident(fname::op0)`, never `cx.ident("op0")`, so a misspelt name
+/// does not compile. Outside comments and the rows' `text`/`bir`/`doc` prose, no source
+/// file of the lowering holds a string literal that is exactly a field name.
+#[test]
+fn lowering_reads_fields_through_the_catalog() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lower/src");
+    let mut files = Vec::new();
+    rust_files(&root.join("ops"), &mut files);
+    files.push(root.join("cx.rs"));
+    assert!(files.len() > 10);
+    let prose = ["text:", "bir:", "doc:", "class:", "opcode:", "source:"];
+    let mut problems = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("utf-8 source");
+        for (i, line) in text.lines().enumerate() {
+            let code = line.trim_start();
+            if code.starts_with("//") || prose.iter().any(|p| code.starts_with(p)) {
+                continue;
+            }
+            for name in lower::catalog::fname::ALL {
+                let literal = format!("\"{name}\"");
+                let mut rest = line;
+                while let Some(at) = rest.find(&literal) {
+                    let before = rest[..at].chars().next_back();
+                    if !matches!(before, Some(c) if c.is_alphanumeric() || c == '#' || c == '\\') {
+                        problems.push(format!(
+                            "{}:{}: {literal}: write `fname::{name}`",
+                            file.strip_prefix(&root).unwrap_or(file).display(),
+                            i + 1
+                        ));
+                    }
+                    rest = &rest[at + literal.len()..];
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -1,9 +1,15 @@
 //! Assembling a file's BIR document (SPEC §8) from the per-op lowerings: allocations,
-//! loops as nested blocks, and each instruction's `debuginfo` position and errors.
+//! loops as nested blocks, and each instruction's `name` and `debuginfo` (position and
+//! errors).
+//!
+//! [`bir_document`] serializes straight from the memoized typed lowerings (no JSON tree:
+//! `pir lower` writes it out); [`file_bir`] is the same document as a JSON value, for
+//! showBir and tests. Both go through the one serializer, so they agree byte for byte.
 
 use std::collections::HashSet;
 
 use lower::Severity;
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value as Json, json};
 
 use crate::check::{diagnostics, for_each_op};
@@ -15,100 +21,191 @@ use crate::{LineCol, line_col};
 /// The §8 JSON of the whole file.
 #[salsa::tracked(returns(ref))]
 pub fn file_bir(db: &dyn Db, file: SourceFile) -> Json {
-    let items = file_items(db, file);
-    let functions: Vec<Json> = items
-        .kernels
-        .iter()
-        .map(|k| function(db, file, k))
-        .collect();
-    object([
-        ("attributes", json!({"neuron_core_id": 0})),
-        ("functions", Json::Array(functions)),
-        ("arch", json!("gen3")),
-        ("version", json!(2)),
-    ])
+    serde_json::to_value(bir_document(db, file)).unwrap_or(Json::Null)
 }
 
-/// A JSON object of `pairs` in order. Unlike `json!`, it moves its values instead of
-/// serializing them again (which would copy every instruction of the file).
-fn object<const N: usize>(pairs: [(&str, Json); N]) -> Json {
-    Json::Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
+/// The §8 document of `file`, serialized on demand from the memoized lowerings (see the
+/// module doc): `serde_json::to_string_pretty(&bir_document(db, file))` is the text of
+/// [`file_bir`].
+pub fn bir_document(db: &dyn Db, file: SourceFile) -> BirDocument<'_> {
+    BirDocument { db, file }
 }
 
-fn function(db: &dyn Db, file: SourceFile, kernel: &KernelItems) -> Json {
-    let mut weights: HashSet<&str> = HashSet::new();
-    for_each_op(&kernel.body, &mut |op| {
-        weights.extend(op_lowering(db, op).stationary.iter().map(String::as_str));
-    });
-    let allocations: Vec<Json> = kernel
-        .allocations
-        .iter()
-        .map(|a| match a {
-            Allocation::Tensor(t) => lower::allocation(t, weights.contains(t.name.as_str())),
-            Allocation::Register(r) => lower::register_allocation(r),
-        })
-        .collect();
-    let entry = object([
-        ("name", json!("entry")),
-        (
+/// A file's BIR document, written by its `Serialize` impl (see [`bir_document`]).
+pub struct BirDocument<'db> {
+    db: &'db dyn Db,
+    file: SourceFile,
+}
+
+impl Serialize for BirDocument<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let items = file_items(self.db, self.file);
+        let functions: Vec<Function<'_>> = items
+            .kernels
+            .iter()
+            .map(|kernel| Function {
+                db: self.db,
+                file: self.file,
+                kernel,
+            })
+            .collect();
+        let mut map = s.serialize_map(Some(4))?;
+        map.serialize_entry("attributes", &json!({"neuron_core_id": 0}))?;
+        map.serialize_entry("functions", &functions)?;
+        map.serialize_entry("arch", "gen3")?;
+        map.serialize_entry("version", &2)?;
+        map.end()
+    }
+}
+
+struct Function<'db> {
+    db: &'db dyn Db,
+    file: SourceFile,
+    kernel: &'db KernelItems,
+}
+
+impl Serialize for Function<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (db, kernel) = (self.db, self.kernel);
+        let mut weights: HashSet<&str> = HashSet::new();
+        for_each_op(&kernel.body, &mut |op| {
+            weights.extend(op_lowering(db, op).stationary.iter().map(String::as_str));
+        });
+        let allocations: Vec<Json> = kernel
+            .allocations
+            .iter()
+            .map(|a| match a {
+                Allocation::Tensor(t) => lower::allocation(t, weights.contains(t.name.as_str())),
+                Allocation::Register(r) => lower::register_allocation(r),
+            })
+            .collect();
+        let entry = Block {
+            db,
+            file: self.file,
+            name: "entry".to_string(),
+            items: &kernel.body,
+        };
+        let mut map = s.serialize_map(Some(4))?;
+        map.serialize_entry("name", &kernel.name)?;
+        map.serialize_entry("attributes", &json!([]))?;
+        map.serialize_entry("allocations", &allocations)?;
+        map.serialize_entry("blocks", &[entry])?;
+        map.end()
+    }
+}
+
+/// A block: `{"name", "instructions"}`.
+struct Block<'db> {
+    db: &'db dyn Db,
+    file: SourceFile,
+    name: String,
+    items: &'db [Item],
+}
+
+impl Serialize for Block<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("name", &self.name)?;
+        map.serialize_entry(
             "instructions",
-            Json::Array(instructions(db, file, &kernel.body)),
-        ),
-    ]);
-    object([
-        ("name", json!(kernel.name)),
-        ("attributes", json!([])),
-        ("allocations", Json::Array(allocations)),
-        ("blocks", Json::Array(vec![entry])),
-    ])
+            &Instructions {
+                db: self.db,
+                file: self.file,
+                items: self.items,
+            },
+        )?;
+        map.end()
+    }
 }
 
 /// The instructions of a block: each op's lowering with its position, loops nested.
-pub fn instructions(db: &dyn Db, file: SourceFile, items: &[Item]) -> Vec<Json> {
-    let mut out = Vec::new();
-    for item in items {
-        match item {
-            Item::Op(op) => out.extend(op_instructions(db, file, op)),
-            Item::Loop(lp) => {
-                let (lb, ub, stride) = lp.var.bounds.unwrap_or((0, 0, 1));
-                let body = object([
-                    ("name", json!(format!("{}-body", lp.bir_name))),
-                    (
-                        "instructions",
-                        Json::Array(instructions(db, file, &lp.body)),
-                    ),
-                ]);
-                out.push(object([
-                    ("opcode", json!("Loop")),
-                    ("name", json!(lp.bir_name)),
-                    (
-                        "LoopAxis",
-                        json!({"name": lp.var.name, "lb": lb, "ub": ub, "stride": stride}),
-                    ),
-                    ("blocks", Json::Array(vec![body])),
-                ]));
+struct Instructions<'db> {
+    db: &'db dyn Db,
+    file: SourceFile,
+    items: &'db [Item],
+}
+
+impl Serialize for Instructions<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (db, file) = (self.db, self.file);
+        let mut seq = s.serialize_seq(None)?;
+        for item in self.items {
+            match item {
+                Item::Op(op) => {
+                    let lowered = op_lowering(db, op);
+                    let errors = op_error_codes(diagnostics(db, file), op);
+                    let stamp = op_stamp(db, file, op, &errors);
+                    let debuginfo = lower::debuginfo(&op.resolved, &stamp);
+                    for (k, inst) in lowered.instructions.iter().enumerate() {
+                        let name = lower::instruction_name(k, &stamp);
+                        seq.serialize_element(&inst.json(Some(&name), Some(&debuginfo)))?;
+                    }
+                }
+                Item::Loop(lp) => {
+                    let (lb, ub, stride) = lp.var.bounds.unwrap_or((0, 0, 1));
+                    let body = Block {
+                        db,
+                        file,
+                        name: format!("{}-body", lp.bir_name),
+                        items: &lp.body,
+                    };
+                    seq.serialize_element(&Loop {
+                        name: &lp.bir_name,
+                        axis: json!({"name": lp.var.name, "lb": lb, "ub": ub, "stride": stride}),
+                        body,
+                    })?;
+                }
             }
         }
+        seq.end()
     }
-    out
+}
+
+/// A loop instruction: `{"opcode": "Loop", "name", "LoopAxis", "blocks": [body]}`.
+struct Loop<'db> {
+    name: &'db str,
+    axis: Json,
+    body: Block<'db>,
+}
+
+impl Serialize for Loop<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(4))?;
+        map.serialize_entry("opcode", "Loop")?;
+        map.serialize_entry("name", self.name)?;
+        map.serialize_entry("LoopAxis", &self.axis)?;
+        map.serialize_entry("blocks", std::slice::from_ref(&self.body))?;
+        map.end()
+    }
+}
+
+/// Where `op` stands: its id, the 1-based line and column of its class name, and the
+/// error codes within it (`errors`, from [`op_error_codes`]).
+fn op_stamp<'a>(
+    db: &dyn Db,
+    file: SourceFile,
+    op: &OpItem,
+    errors: &'a [&'a str],
+) -> lower::Stamp<'a> {
+    let LineCol { line, column } = line_col(
+        line_index(db, file),
+        file.text(db),
+        op.syntax.class.range.start(),
+    );
+    lower::Stamp {
+        op_id: op.op_id,
+        line,
+        column,
+        errors,
+    }
 }
 
 /// The instructions of one op with `debuginfo.line`/`column` (1-based, where the class
 /// name starts) and `errors` (every error diagnostic inside the op, sorted, unique).
 pub fn op_instructions(db: &dyn Db, file: SourceFile, op: &OpItem) -> Vec<Json> {
     let lowered = op_lowering(db, op);
-    let LineCol { line, column } = line_col(
-        line_index(db, file),
-        file.text(db),
-        op.syntax.class.range.start(),
-    );
     let errors = op_error_codes(diagnostics(db, file), op);
-    let stamp = lower::Stamp {
-        op_id: op.op_id,
-        line,
-        column,
-        errors: &errors,
-    };
+    let stamp = op_stamp(db, file, op, &errors);
     lowered
         .instructions
         .iter()
@@ -127,4 +224,27 @@ fn op_error_codes(diagnostics: &[Diagnostic], op: &OpItem) -> Vec<&'static str> 
     codes.sort_unstable();
     codes.dedup();
     codes
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::db::{RootDatabase, SourceFile};
+
+    #[test]
+    fn the_streamed_document_is_the_json_document() {
+        // Loops, kernel nodes, registers, ops with errors: every part of §8.
+        for text in [
+            include_str!("../../tests/corpus/matmul_tiled.pir"),
+            include_str!("../../tests/corpus/library_kernels.pir"),
+            include_str!("../../tests/corpus/rule_P300_last_iteration.pir"),
+            include_str!("../../tests/corpus/topk.pir"),
+        ] {
+            let db = RootDatabase::default();
+            let file = SourceFile::new(&db, text.to_string());
+            let streamed = serde_json::to_string_pretty(&super::bir_document(&db, file)).unwrap();
+            let tree = serde_json::to_string_pretty(super::file_bir(&db, file)).unwrap();
+            assert_eq!(streamed, tree);
+            assert!(streamed.contains("\"opcode\": \""), "{streamed}");
+        }
+    }
 }

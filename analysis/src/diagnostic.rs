@@ -1,7 +1,7 @@
 //! Diagnostics with text ranges, and the mapping of lowering's position-free anchors back
 //! to the syntax tree (SPEC §7 primary ranges).
 
-use lower::diag::{Anchor, Code, Severity, ValuePath};
+use lower::diag::{Anchor, Code, FixHint, Severity, ValuePath};
 use syntax::ast::{self, TextRange};
 
 use crate::resolve::OpItem;
@@ -20,6 +20,8 @@ pub struct Diagnostic {
     pub message: String,
     /// Secondary ranges with notes.
     pub related: Vec<(TextRange, String)>,
+    /// The quick fix, as data (the fixes read this, never the message).
+    pub fix: Option<FixHint>,
 }
 
 impl Diagnostic {
@@ -31,7 +33,15 @@ impl Diagnostic {
             range,
             message: message.into(),
             related: Vec::new(),
+            fix: None,
         }
+    }
+
+    /// The diagnostic with the quick fix `fix` (none when `None`).
+    #[must_use]
+    pub fn with_fix(mut self, fix: Option<FixHint>) -> Diagnostic {
+        self.fix = fix;
+        self
     }
 
     /// Adds a related range.
@@ -104,5 +114,6 @@ pub fn from_lowering(op: &OpItem, diag: &lower::Diag) -> Diagnostic {
             .iter()
             .map(|r| (anchor_range(op, &r.anchor), r.message.clone()))
             .collect(),
+        fix: diag.fix.clone(),
     }
 }

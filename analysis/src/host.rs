@@ -133,6 +133,14 @@ impl Analysis {
         self.with_db(|db| crate::bir::file_bir(db, file.0))
     }
 
+    /// The BIR document of `file` as `pir lower` writes it (SPEC §8: pretty JSON, numbers
+    /// as Rust's `{:?}` prints them), written straight from the typed lowerings.
+    pub fn bir_text(&self, file: FileId) -> Cancellable<String> {
+        self.with_db(|db| {
+            serde_json::to_string_pretty(&crate::bir::bir_document(db, file.0)).unwrap_or_default()
+        })
+    }
+
     /// `pir/showBir`: the whole file's BIR, or the op's at `offset` (see [`ide::show_bir`]).
     pub fn show_bir(&self, file: FileId, offset: Option<TextSize>) -> Cancellable<Json> {
         self.with_db(|db| ide::show_bir(db, file.0, offset))

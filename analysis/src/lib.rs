@@ -16,7 +16,7 @@ pub mod ide;
 pub mod resolve;
 
 pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
-pub use bir::file_bir;
+pub use bir::{BirDocument, bir_document, file_bir};
 pub use check::{diagnostics, for_each_op};
 pub use db::{
     Db, RootDatabase, Settings, SourceFile, editor_line_index, file_items, line_index, op_lowering,

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use lower::diag::Code;
+use lower::diag::{Code, FixHint};
 use lower::model::{self, LoopVar, OpSettings, Register, ResolvedOp, Target, Tensor, TensorKind};
 use lower::types::{Dtype, Memory};
 use syntax::ast::{self, TextRange};
@@ -279,14 +279,15 @@ impl KernelResolver<'_> {
                     .iter()
                     .filter(|m| **m != Memory::Reg)
                     .map(|m| (m.name(), m.name()));
-                let message = format!("unknown memory space `{}`", ty.memory.text);
-                let message = match lower::diag::did_you_mean_spelt(&ty.memory.text, names) {
-                    Some(s) => format!("{message}; did you mean `{s}`?"),
-                    None => message,
-                };
-                self.out
-                    .diagnostics
-                    .push(Diagnostic::new(Code::P207, ty.memory.range, message));
+                self.out.diagnostics.push(suggest(
+                    Diagnostic::new(
+                        Code::P207,
+                        ty.memory.range,
+                        format!("unknown memory space `{}`", ty.memory.text),
+                    ),
+                    &ty.memory.text,
+                    names,
+                ));
                 // The dtype is checked too: `SBUF bfloat16` is two mistakes, both reported.
                 let _ = self.dtype(ty.dtype.as_ref());
                 return None;
@@ -320,15 +321,16 @@ impl KernelResolver<'_> {
         match Dtype::from_name(&name.text) {
             Some(d) => Some(d),
             None => {
-                let message = format!("unknown dtype `{}`", name.text);
                 let names = Dtype::ALL.iter().map(|d| (d.name(), d.bir_name()));
-                let message = match lower::diag::did_you_mean_spelt(&name.text, names) {
-                    Some(s) => format!("{message}; did you mean `{s}`?"),
-                    None => message,
-                };
-                self.out
-                    .diagnostics
-                    .push(Diagnostic::new(Code::P207, name.range, message));
+                self.out.diagnostics.push(suggest(
+                    Diagnostic::new(
+                        Code::P207,
+                        name.range,
+                        format!("unknown dtype `{}`", name.text),
+                    ),
+                    &name.text,
+                    names,
+                ));
                 None
             }
         }
@@ -544,15 +546,19 @@ impl KernelResolver<'_> {
                     .flatten()
                     .map(|(n, _, _)| n.as_str())
                     .collect();
-                let message = match lower::diag::did_you_mean(&name.text, visible) {
+                let suggestion = lower::diag::did_you_mean(&name.text, visible);
+                let message = match suggestion {
                     Some(s) => {
                         format!("`%{}` is not defined here; did you mean `%{s}`?", name.text)
                     }
                     None => format!("`%{}` is not defined here", name.text),
                 };
+                let fix = suggestion.map(|s| FixHint::Replace {
+                    with: format!("%{s}"),
+                });
                 self.out
                     .diagnostics
-                    .push(Diagnostic::new(Code::P200, name.range, message));
+                    .push(Diagnostic::new(Code::P200, name.range, message).with_fix(fix));
                 None
             }
         }
@@ -666,4 +672,19 @@ pub fn const_eval(expr: &ast::Expr) -> Option<i64> {
         }
         E::Local(_) | E::DimVar(_) | E::Error => None,
     }
+}
+
+/// `diagnostic` with "; did you mean `X`?" and the fix replacing its range by `X`, when
+/// one of `candidates` (each with its other spelling, e.g. BIR's, see
+/// [`lower::diag::did_you_mean_spelt`]) is close to `name`.
+fn suggest<'a>(
+    mut diagnostic: Diagnostic,
+    name: &str,
+    candidates: impl IntoIterator<Item = (&'a str, &'a str)>,
+) -> Diagnostic {
+    let suggestion = lower::diag::did_you_mean_spelt(name, candidates);
+    if let Some(s) = suggestion {
+        diagnostic.message = format!("{}; did you mean `{s}`?", diagnostic.message);
+    }
+    diagnostic.with_fix(FixHint::replace(suggestion))
 }

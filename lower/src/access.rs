@@ -5,8 +5,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{Value as Json, json};
-
+use crate::bir::{Addressing, Arg, ArgKind, Role, Symbolic};
 use crate::diag::{Anchor, Code, Diag, ValuePath};
 use crate::model::{Access, BinOp, Expr, Index, LoopVar, Tensor};
 use crate::types::limits;
@@ -227,16 +226,6 @@ impl Affine {
         at[k].1 += step;
         Some(at)
     }
-
-    /// The §8 `addrs` object: `{"kind": "AffExprKind", "terms": [{"axis", "coeff"}], "c"}`.
-    pub fn to_json(&self) -> Json {
-        let terms: Vec<Json> = self
-            .terms
-            .iter()
-            .map(|(axis, coeff)| json!({"axis": axis, "coeff": coeff}))
-            .collect();
-        json!({"kind": "AffExprKind", "terms": terms, "c": self.c})
-    }
 }
 
 /// The loop values of one iteration: `(loop variable, value)` pairs.
@@ -399,42 +388,33 @@ impl Operand {
 
     /// The BIR argument (SPEC §8 "Arguments"): a `physical_ap`, or a `symbolic_ap` when a
     /// loop variable appears in the offset or start partition. `role` is the Penguin field.
-    pub fn to_json(&self, role: &str) -> Json {
-        let name = &self.tensor.name;
+    pub fn to_arg(&self, role: Role) -> Arg {
         let offset = self.offset();
         let start_partition = self.start_partition();
-        let mut arg = serde_json::Map::new();
-        let ap: Vec<Json> = self.ap().iter().map(|p| json!(p)).collect();
-        if offset.is_const() && start_partition.is_const() {
-            arg.insert("kind".into(), json!("physical_ap"));
-            arg.insert("ap".into(), Json::Array(ap));
-            arg.insert("dtype".into(), json!(self.tensor.dtype.bir_name()));
-            arg.insert("offset".into(), json!(offset.c));
+        let addressing = if offset.is_const() && start_partition.is_const() {
+            Addressing::Physical { offset: offset.c }
         } else {
-            arg.insert("kind".into(), json!("symbolic_ap"));
-            arg.insert("ap".into(), Json::Array(ap));
-            arg.insert("dtype".into(), json!(self.tensor.dtype.bir_name()));
-            let mut addrs = vec![offset.to_json()];
-            if !start_partition.is_const() {
-                let mut partition = start_partition.to_json();
-                if let Some(obj) = partition.as_object_mut() {
-                    obj.insert("partition".into(), json!(true));
-                }
-                addrs.push(partition);
-            }
-            arg.insert("addrs".into(), Json::Array(addrs));
-            arg.insert("access_shape".into(), json!(self.shape()));
-        }
-        arg.insert("memsetref".into(), json!(format!("{name}_set")));
-        arg.insert("memref".into(), json!(name));
-        if self.on_chip() {
-            // The start in the first iteration of the loop box, a natural number; the
-            // `partition` addrs entry carries the loop terms (SPEC §8 [2]).
-            let first = start_partition.at(&self.first).clamp(0, i64::MAX as i128) as i64;
-            arg.insert("start_partition".into(), json!(first));
-        }
-        arg.insert("role".into(), json!(role));
-        Json::Object(arg)
+            Addressing::Symbolic(Box::new(Symbolic {
+                offset,
+                partition: (!start_partition.is_const()).then(|| start_partition.clone()),
+                access_shape: self.shape(),
+            }))
+        };
+        // The start in the first iteration of the loop box, a natural number; the
+        // `partition` addrs entry carries the loop terms (SPEC §8 [2]).
+        let first = self
+            .on_chip()
+            .then(|| start_partition.at(&self.first).clamp(0, i64::MAX as i128) as i64);
+        Arg::new(
+            ArgKind::Tensor {
+                tensor: self.tensor.clone(),
+                dtype: self.tensor.dtype,
+                ap: self.ap(),
+                addressing,
+                start_partition: first,
+            },
+            role,
+        )
     }
 }
 
@@ -678,7 +658,8 @@ mod tests {
         let op = evaluate(&access, &t, &[], &ValuePath::field(0), &mut diags).unwrap();
         assert!(diags.is_empty());
         assert_eq!(op.ap(), vec![[512, 128], [1, 512]]);
-        assert_eq!(op.to_json("dst")["kind"], "physical_ap");
+        let arg = serde_json::to_value(op.to_arg(Role::field("dst"))).unwrap();
+        assert_eq!(arg["kind"], "physical_ap");
     }
 
     #[test]
@@ -721,7 +702,7 @@ mod tests {
             "{:?}",
             diags[0]
         );
-        let arg = op.to_json("src");
+        let arg = serde_json::to_value(op.to_arg(Role::field("src"))).unwrap();
         assert_eq!(arg["kind"], "symbolic_ap");
         assert_eq!(arg["addrs"][0]["terms"][0]["coeff"], 512);
     }

@@ -436,9 +436,156 @@ enum_spec!(
     ]
 );
 
+/// The field names of the catalog, each written once (as an identifier): the op rows
+/// (`FieldSpec::name`) and the lowering functions (`cx.ident(fname::op0)`) name a field
+/// through these constants, so a misspelt name does not compile, and a tidy test rejects
+/// a string-literal field read (`tests/tidy.rs`). [`fname::ALL`] is exactly the set of
+/// the catalog's field names (a test checks it).
+#[allow(non_upper_case_globals)]
+pub mod fname {
+    macro_rules! names {
+        ($($name:ident,)*) => {
+            $(
+                #[doc = concat!("The field `", stringify!($name), "`.")]
+                pub const $name: &str = stringify!($name);
+            )*
+            /// Every field name, sorted.
+            pub const ALL: &[&str] = &[$($name,)*];
+        };
+    }
+
+    names! {
+        act_fn,
+        asm_attrs,
+        asm_bytes,
+        auto_cast,
+        auto_cast_type,
+        base,
+        bias,
+        bound0,
+        bound1,
+        cce_op,
+        channel_multiplier,
+        comp_op0,
+        comp_op1,
+        compress_ratio,
+        down_bias,
+        dst,
+        dst2,
+        dst_idx,
+        dst_registers,
+        dst_scale,
+        dsts,
+        engine,
+        eps,
+        fill_value,
+        func,
+        func2,
+        func_args,
+        func_name,
+        func_outs,
+        fused_rmsnorm,
+        groups,
+        ifmap_quant_offset,
+        imm,
+        imm0,
+        imm1,
+        index,
+        isMovingZero,
+        isStationaryOneZero,
+        isTranspose,
+        is_accumulate,
+        is_causal,
+        is_keep_rate,
+        is_scalar_tensor_tensor,
+        keep_rate,
+        kernel_attrs,
+        kernel_name,
+        kind,
+        klir_binary,
+        klir_input_names,
+        latency_estimate,
+        lhs_scale,
+        lower_bound,
+        max_vals,
+        mode,
+        moving,
+        nki_binary_version_identifier,
+        nki_frontend,
+        norm_type,
+        num_active_partitions,
+        num_inputs,
+        offset_scale,
+        on_false,
+        on_true,
+        op,
+        op0,
+        op1,
+        opcode,
+        operand0,
+        operand1,
+        operands,
+        pe_tile_position,
+        pe_tile_size,
+        perf_mode,
+        predicate,
+        predicates,
+        psum_buf_shape,
+        ptr,
+        quant_dtype,
+        quant_kernel,
+        range_start,
+        reduce_axes,
+        reduce_cmd,
+        reduce_dst,
+        reduce_op,
+        replication_num_rows,
+        replication_resolution,
+        replication_shift_amnt,
+        reverse0,
+        reverse1,
+        reverse_pred,
+        rhs_scale,
+        sb_buf_shape,
+        scale,
+        scale_ptr,
+        scales,
+        shuffle_mask,
+        skip_gate,
+        src,
+        src0,
+        src1,
+        srcs,
+        stationary,
+        step,
+        store_add,
+        sync_type,
+        tags,
+        tiles,
+        up_bias,
+        vals,
+        value,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn field_names_are_the_catalogs() {
+        let mut used: Vec<&str> = CATALOG
+            .iter()
+            .flat_map(|s| s.fields.iter().map(|f| f.name))
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        assert_eq!(
+            used,
+            fname::ALL,
+            "fname::ALL must list exactly the catalog's field names"
+        );
+    }
 
     #[test]
     fn catalog_is_consistent() {

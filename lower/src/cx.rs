@@ -1,15 +1,23 @@
 //! The lowering context of one op: the catalog's generic checks (P203–P207, P301, the
 //! access checks of §5), typed field getters for the op's own rules, and the builder of
 //! the BIR instructions it emits.
+//!
+//! Getters take a field name from [`crate::catalog::fname`] (`cx.ident(fname::op0)`), the
+//! one place a field name is written; a name the op's row does not declare, or a getter
+//! that does not fit the field's kind (`cx.ident` of an int field), is a bug in the
+//! lowering function (a test-build panic; the op fixtures run every class).
 
+use crate::catalog::fname;
 use std::collections::HashMap;
 
-use serde_json::{Map, Value as Json, json};
+use serde_json::{Value as Json, json};
 
 use crate::Lowered;
 use crate::access::{self, Operand};
+pub use crate::bir::Inst;
+use crate::bir::{Arg, Opcode, Role};
 use crate::catalog::{self, Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
-use crate::diag::{Anchor, Code, Diag, Severity, ValuePath, did_you_mean};
+use crate::diag::{Anchor, Code, Diag, FixHint, Severity, ValuePath, did_you_mean};
 use crate::model::{Access, ResolvedOp, Target, Value};
 use crate::types::{Dtype, Memory, limits};
 
@@ -22,43 +30,6 @@ enum Slot {
     Bad,
     /// Written and of the right kind: field index in the op.
     Good(usize),
-}
-
-/// One BIR instruction being built.
-#[derive(Clone, Debug)]
-pub struct Inst {
-    /// The BIR opcode.
-    pub opcode: String,
-    /// The BIR engine.
-    pub engine: Engine,
-    /// Read arguments.
-    pub ins: Vec<Json>,
-    /// Written arguments.
-    pub outs: Vec<Json>,
-    /// The opcode's fields, in emission order.
-    pub fields: Map<String, Json>,
-}
-
-impl Inst {
-    /// Sets an opcode field (appended in call order; a second set replaces the value).
-    pub fn set(&mut self, key: &str, value: impl Into<Json>) -> &mut Inst {
-        self.fields.insert(key.to_string(), value.into());
-        self
-    }
-
-    /// Sets a float field: a JSON number, or `"inf"`, `"-inf"`, `"nan"` (SPEC §8).
-    pub fn set_float(&mut self, key: &str, value: f64) -> &mut Inst {
-        self.set(key, float_json(value))
-    }
-
-    /// Sets a list-of-floats field, each a JSON number or `"inf"`, `"-inf"`, `"nan"` (SPEC
-    /// §8; never `null`, SPEC §6.2/§6.6 [2]).
-    pub fn set_floats(&mut self, key: &str, values: &[f64]) -> &mut Inst {
-        self.set(
-            key,
-            Json::Array(values.iter().copied().map(float_json).collect()),
-        )
-    }
 }
 
 /// A float as SPEC §8 writes it: the shortest round-trip number, or `"inf"`, `"-inf"`,
@@ -135,8 +106,10 @@ impl<'a> Cx<'a> {
                     ),
                     None => format!("{} has no field `{}`", spec.class, field.name),
                 };
-                cx.diags
-                    .push(Diag::new(Code::P203, Anchor::FieldName(i), message));
+                cx.diags.push(
+                    Diag::new(Code::P203, Anchor::FieldName(i), message)
+                        .with_fix(FixHint::replace(suggestion)),
+                );
                 continue;
             };
             if repeated {
@@ -168,23 +141,29 @@ impl<'a> Cx<'a> {
                 && cx.slots[slot] == Slot::Absent
                 && !suggested.contains(&field.name)
             {
-                cx.diags.push(Diag::new(
-                    Code::P204,
-                    Anchor::Class,
-                    format!("{} needs the field `{}`", spec.class, field.name),
-                ));
+                cx.diags.push(
+                    Diag::new(
+                        Code::P204,
+                        Anchor::Class,
+                        format!("{} needs the field `{}`", spec.class, field.name),
+                    )
+                    .with_fix(Some(FixHint::InsertField {
+                        name: field.name.to_string(),
+                        value: None,
+                    })),
+                );
             }
         }
         cx.engine = match spec.engine {
             EngineSpec::Fixed(engine) => engine,
-            EngineSpec::Field { default, allowed } => match cx.ident("engine") {
+            EngineSpec::Field { default, allowed } => match cx.ident(fname::engine) {
                 Some(name) => match Engine::from_field_name(name) {
                     Some(e) if allowed.contains(&e) => e,
                     _ => {
                         let names: Vec<&str> =
                             allowed.iter().filter_map(|e| e.field_name()).collect();
-                        let anchor = cx.anchor("engine");
-                        cx.slot_bad("engine");
+                        let anchor = cx.anchor(fname::engine);
+                        cx.slot_bad(fname::engine);
                         cx.error(
                             Code::P207,
                             anchor,
@@ -252,11 +231,14 @@ impl<'a> Cx<'a> {
                     name,
                     Dtype::ALL.iter().map(|d| (d.name(), d.bir_name())),
                 );
-                self.diags.push(Diag::new(
-                    Code::P207,
-                    anchor,
-                    with_suggestion(format!("unknown dtype `{name}`"), suggestion),
-                ));
+                self.diags.push(
+                    Diag::new(
+                        Code::P207,
+                        anchor,
+                        with_suggestion(format!("unknown dtype `{name}`"), suggestion),
+                    )
+                    .with_fix(FixHint::replace(suggestion)),
+                );
                 false
             }
             (Kind::Enum(spec), Value::Ident(name)) => {
@@ -276,7 +258,9 @@ impl<'a> Cx<'a> {
                         values.join(", ")
                     ),
                 };
-                self.diags.push(Diag::new(Code::P207, anchor, message));
+                self.diags.push(
+                    Diag::new(Code::P207, anchor, message).with_fix(FixHint::replace(suggestion)),
+                );
                 false
             }
             (Kind::List(inner), Value::List(items)) => {
@@ -298,14 +282,18 @@ impl<'a> Cx<'a> {
             (Kind::KernelOperand(_), Value::Call { name, args }) => {
                 if !ACCESS_KINDS.iter().any(|(n, _)| n == name) {
                     let names = ACCESS_KINDS.iter().map(|(n, _)| *n);
-                    self.diags.push(Diag::new(
-                        Code::P207,
-                        anchor,
-                        with_suggestion(
-                            format!("unknown access kind `{name}`; expected full, subtensor, tile or opaque"),
-                            did_you_mean(name, names),
-                        ),
-                    ));
+                    let suggestion = did_you_mean(name, names);
+                    self.diags.push(
+                        Diag::new(
+                            Code::P207,
+                            anchor,
+                            with_suggestion(
+                                format!("unknown access kind `{name}`; expected full, subtensor, tile or opaque"),
+                                suggestion,
+                            ),
+                        )
+                        .with_fix(FixHint::replace(suggestion)),
+                    );
                     return false;
                 }
                 match args.as_slice() {
@@ -467,8 +455,16 @@ impl<'a> Cx<'a> {
 
     // ----- reading fields ------------------------------------------------------------
 
+    /// The slot of field `name`. Reading a field the op's row does not declare is a bug
+    /// in its lowering function (test builds panic; see `catalog::fname`).
     fn slot_index(&self, name: &str) -> Option<usize> {
-        self.spec.fields.iter().position(|f| f.name == name)
+        let slot = self.spec.fields.iter().position(|f| f.name == name);
+        debug_assert!(
+            slot.is_some(),
+            "{} reads `{name}`, which its catalog row does not declare",
+            self.spec.class
+        );
+        slot
     }
 
     fn slot_bad(&mut self, name: &str) {
@@ -527,8 +523,22 @@ impl<'a> Cx<'a> {
         self.path(name).map_or(Anchor::Class, Anchor::Value)
     }
 
+    /// Checks (in test builds) that field `name` is of a kind `getter` reads: a getter
+    /// that does not fit its field's row is a bug in the lowering function.
+    fn expect_kind(&self, name: &str, getter: &str, fits: fn(&Kind) -> bool) {
+        if let Some(field) = self.spec.field(name) {
+            debug_assert!(
+                fits(&field.kind),
+                "{} reads `{name}` ({}) with `{getter}`",
+                self.spec.class,
+                field.kind.describe()
+            );
+        }
+    }
+
     /// A bool field: its value, else its default, else false.
     pub fn bool(&self, name: &str) -> bool {
+        self.expect_kind(name, "bool", |k| matches!(k, Kind::Bool));
         match self.value(name) {
             Some(Value::Bool(b)) => *b,
             _ => matches!(self.field_spec(name).default, Default::Bool(true)),
@@ -537,6 +547,7 @@ impl<'a> Cx<'a> {
 
     /// An int field: its value, else its integer default.
     pub fn int(&self, name: &str) -> Option<i64> {
+        self.expect_kind(name, "int", |k| matches!(k, Kind::Int | Kind::IntAccReg));
         match self.value(name) {
             Some(v @ (Value::Int(_) | Value::HexInt(_))) => v.as_int(),
             Some(_) => None,
@@ -550,6 +561,7 @@ impl<'a> Cx<'a> {
 
     /// A float (or int) field: its value, else its numeric default.
     pub fn float(&self, name: &str) -> Option<f64> {
+        self.expect_kind(name, "float", |k| matches!(k, Kind::Float | Kind::Imm(_)));
         match self.value(name) {
             Some(v) => v.as_number(),
             None if self.is_bad(name) => None,
@@ -563,6 +575,7 @@ impl<'a> Cx<'a> {
 
     /// An identifier (enum or dtype) field: its value, else its default.
     pub fn ident(&self, name: &str) -> Option<&'a str> {
+        self.expect_kind(name, "ident", |k| matches!(k, Kind::Enum(_) | Kind::Dtype));
         match self.value(name) {
             Some(Value::Ident(s)) => Some(s.as_str()),
             Some(_) => None,
@@ -576,6 +589,7 @@ impl<'a> Cx<'a> {
 
     /// A string field: its value, else its default.
     pub fn string(&self, name: &str) -> Option<&'a str> {
+        self.expect_kind(name, "string", |k| matches!(k, Kind::Str));
         match self.value(name) {
             Some(Value::Str(s)) => Some(s.as_str()),
             Some(_) => None,
@@ -589,6 +603,7 @@ impl<'a> Cx<'a> {
 
     /// A list field's items (empty when absent or bad).
     pub fn list(&self, name: &str) -> &'a [Value] {
+        self.expect_kind(name, "list", |k| matches!(k, Kind::List(_)));
         match self.value(name) {
             Some(Value::List(items)) => items,
             _ => &[],
@@ -681,27 +696,21 @@ impl<'a> Cx<'a> {
     // ----- emitting ----------------------------------------------------------------
 
     /// Starts a new instruction on the op's engine.
-    pub fn inst(&mut self, opcode: &str) -> &mut Inst {
-        self.insts.push(Inst {
-            opcode: opcode.to_string(),
-            engine: self.engine,
-            ins: Vec::new(),
-            outs: Vec::new(),
-            fields: Map::new(),
-        });
+    pub fn inst(&mut self, opcode: Opcode) -> &mut Inst {
+        self.insts.push(Inst::new(opcode, self.engine));
         self.insts.last_mut().expect("just pushed")
     }
 
     /// The argument of access field `name` (`role` = the field name), if it could be
     /// evaluated.
-    pub fn arg(&self, name: &str) -> Option<Json> {
-        self.any_operand(name).map(|o| o.to_json(name))
+    pub fn arg(&self, name: &'static str) -> Option<Arg> {
+        self.any_operand(name).map(|o| o.to_arg(Role::field(name)))
     }
 
     /// The arguments of every access-valued field in table order (SPEC §8 "Which operands
     /// are arguments"): `acc` fields by direction, `imm` fields written as accesses in
     /// `ins`, list elements with roles `name[i]`. Returns `(ins, outs)`.
-    pub fn standard_args(&self) -> (Vec<Json>, Vec<Json>) {
+    pub fn standard_args(&self) -> (Vec<Arg>, Vec<Arg>) {
         let mut ins = Vec::new();
         let mut outs = Vec::new();
         for field in self.spec.fields {
@@ -726,7 +735,7 @@ impl<'a> Cx<'a> {
                         .get(&element)
                         .or_else(|| self.operands.get(&element.element(0)));
                     if let Some(o) = operand {
-                        target.push(o.to_json(&format!("{}[{k}]", field.name)));
+                        target.push(o.to_arg(Role::element(field.name, k)));
                     }
                 }
             } else if let Some(o) = self
@@ -734,14 +743,14 @@ impl<'a> Cx<'a> {
                 .get(&path)
                 .or_else(|| self.operands.get(&path.element(0)))
             {
-                target.push(o.to_json(field.name));
+                target.push(o.to_arg(Role::field(field.name)));
             }
         }
         (ins, outs)
     }
 
     /// One instruction of `opcode` with the standard arguments: the common case.
-    pub fn inst_with_args(&mut self, opcode: &str) -> &mut Inst {
+    pub fn inst_with_args(&mut self, opcode: Opcode) -> &mut Inst {
         let (ins, outs) = self.standard_args();
         let inst = self.inst(opcode);
         inst.ins = ins;
@@ -749,30 +758,30 @@ impl<'a> Cx<'a> {
         inst
     }
 
-    /// Finishes: the instructions as §8 JSON without what depends on where the op stands
-    /// (`name`, `debuginfo`: see [`crate::stamp_instruction`]) and the diagnostics.
-    pub(crate) fn finish(self) -> Lowered {
-        let instructions = self
-            .insts
-            .into_iter()
-            .map(|inst| {
-                let mut obj = Map::new();
-                obj.insert("opcode".into(), json!(inst.opcode));
-                obj.insert("engine".into(), json!(inst.engine.bir_name()));
-                obj.insert("ins".into(), Json::Array(inst.ins));
-                obj.insert("outs".into(), Json::Array(inst.outs));
-                obj.extend(inst.fields);
-                Json::Object(obj)
-            })
-            .collect();
-        Lowered {
-            instructions,
+    /// Finishes: the instructions without what depends on where the op stands (`name`,
+    /// `debuginfo`: see [`crate::stamp_instruction`]) and the diagnostics.
+    ///
+    /// The lowering is memoized per op for as long as the op stands in a file, so every
+    /// vector is shrunk to its length (a vector grown by pushes holds room for 4 or more).
+    pub(crate) fn finish(mut self) -> Lowered {
+        for inst in &mut self.insts {
+            inst.shrink_to_fit();
+        }
+        let mut lowered = Lowered {
+            instructions: self.insts,
             diagnostics: self.diags,
             reads: self.reads,
             writes: self.writes,
             registers: self.registers,
             stationary: self.stationary,
-        }
+        };
+        lowered.instructions.shrink_to_fit();
+        lowered.diagnostics.shrink_to_fit();
+        lowered.reads.shrink_to_fit();
+        lowered.writes.shrink_to_fit();
+        lowered.registers.shrink_to_fit();
+        lowered.stationary.shrink_to_fit();
+        lowered
     }
 }
 

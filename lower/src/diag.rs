@@ -180,6 +180,38 @@ pub struct Diag {
     /// as `Class #id` (SPEC §6.1 P403). The op id is not part of the lowering's input, so
     /// whoever knows it replaces the placeholder ([`Diag::message_for`]).
     pub names_instruction: bool,
+    /// The quick fix, as data (SPEC §10 `codeAction`): the IDE reads this, never the
+    /// message.
+    pub fix: Option<FixHint>,
+}
+
+/// A diagnostic's quick fix (SPEC §10 `codeAction`), set where the message is built.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum FixHint {
+    /// Replace the text of the diagnostic's primary range with `with` (a did-you-mean
+    /// suggestion: the name as written, e.g. `isTranspose`, `%x`; inside a string literal
+    /// the fix keeps the quotes).
+    Replace {
+        /// The replacement text.
+        with: String,
+    },
+    /// Add the field `name` to the op the diagnostic is on, as `name = value`; with no
+    /// `value` the IDE picks one (a tensor in scope, the kind's first value).
+    InsertField {
+        /// The field name (from the catalog).
+        name: String,
+        /// The value text, when the rule knows it.
+        value: Option<String>,
+    },
+}
+
+impl FixHint {
+    /// The replacement by a did-you-mean `suggestion`, if there is one.
+    pub fn replace(suggestion: Option<&str>) -> Option<FixHint> {
+        suggestion.map(|s| FixHint::Replace {
+            with: s.to_string(),
+        })
+    }
 }
 
 impl Diag {
@@ -191,7 +223,15 @@ impl Diag {
             message: message.into(),
             related: Vec::new(),
             names_instruction: false,
+            fix: None,
         }
+    }
+
+    /// The diagnostic with the quick fix `fix` (none when `None`).
+    #[must_use]
+    pub fn with_fix(mut self, fix: Option<FixHint>) -> Diag {
+        self.fix = fix;
+        self
     }
 
     /// The message of this diagnostic on the op `class` with op id `op_id`: the `{inst}`

@@ -8,6 +8,7 @@
 //! Architecture Invariant: this crate knows no text positions, no salsa and no LSP.
 
 pub mod access;
+pub mod bir;
 pub mod catalog;
 pub mod cx;
 pub mod diag;
@@ -18,16 +19,16 @@ pub mod types;
 use serde_json::{Value as Json, json};
 
 pub use catalog::{CATALOG, OpSpec, lookup};
-pub use diag::{Anchor, Code, Diag, Severity};
+pub use diag::{Anchor, Code, Diag, FixHint, Severity};
 pub use model::ResolvedOp;
 pub use ops::reads_tkg_threshold;
 
 /// The result of lowering one op.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Lowered {
-    /// The BIR instructions (SPEC §8), in order, without `name` and `debuginfo`, which
-    /// [`stamp_instruction`] adds for whoever knows the op's id and position.
-    pub instructions: Vec<Json>,
+    /// The BIR instructions (SPEC §8), typed, in order, without `name` and `debuginfo`,
+    /// which [`stamp_instruction`] adds for whoever knows the op's id and position.
+    pub instructions: Vec<bir::Inst>,
     /// The op's diagnostics, position-free.
     pub diagnostics: Vec<Diag>,
     /// Tensors the op reads (P501), in field order.
@@ -56,29 +57,31 @@ pub struct Stamp<'a> {
 
 /// The §8 JSON of the `k`-th instruction (0-based) of `op`, from its lowering `inst`: the
 /// name `I-<op id>-<k>` after `opcode`, and `debuginfo` last.
-pub fn stamp_instruction(inst: &Json, k: usize, op: &ResolvedOp, stamp: &Stamp<'_>) -> Json {
-    let mut obj = serde_json::Map::new();
-    let fields = inst.as_object().into_iter().flatten();
-    for (n, (key, value)) in fields.enumerate() {
-        obj.insert(key.clone(), value.clone());
-        if n == 0 {
-            obj.insert("name".into(), json!(format!("I-{}-{k}", stamp.op_id)));
-        }
-    }
+pub fn stamp_instruction(inst: &bir::Inst, k: usize, op: &ResolvedOp, stamp: &Stamp<'_>) -> Json {
+    let debuginfo = debuginfo(op, stamp);
+    let name = instruction_name(k, stamp);
+    serde_json::to_value(inst.json(Some(&name), Some(&debuginfo))).unwrap_or(Json::Null)
+}
+
+/// The `name` of the `k`-th instruction (0-based) of the op stamped `stamp`: `I-<op id>-<k>`
+/// (SPEC §8).
+pub fn instruction_name(k: usize, stamp: &Stamp<'_>) -> String {
+    format!("I-{}-{k}", stamp.op_id)
+}
+
+/// The `debuginfo` of every instruction of `op` (SPEC §8): the class, op id, codegen,
+/// InstructionType, 1-based line and column, and the error codes within the op.
+pub fn debuginfo(op: &ResolvedOp, stamp: &Stamp<'_>) -> Json {
     let spec = lookup(&op.class);
-    obj.insert(
-        "debuginfo".into(),
-        json!({
-            "op": op.class,
-            "op_id": stamp.op_id,
-            "codegen": spec.map(OpSpec::codegen),
-            "instruction_type": spec.and_then(|s| s.instruction_type),
-            "line": stamp.line,
-            "column": stamp.column,
-            "errors": stamp.errors,
-        }),
-    );
-    Json::Object(obj)
+    json!({
+        "op": op.class,
+        "op_id": stamp.op_id,
+        "codegen": spec.map(OpSpec::codegen),
+        "instruction_type": spec.and_then(|s| s.instruction_type),
+        "line": stamp.line,
+        "column": stamp.column,
+        "errors": stamp.errors,
+    })
 }
 
 /// Checks and lowers one op (SPEC §6): the catalog's generic checks, then the op's own
@@ -87,12 +90,15 @@ pub fn stamp_instruction(inst: &Json, k: usize, op: &ResolvedOp, stamp: &Stamp<'
 pub fn lower_op(op: &ResolvedOp) -> Lowered {
     let Some(spec) = lookup(&op.class) else {
         let classes = CATALOG.iter().map(|s| s.class);
-        let message = match diag::did_you_mean(&op.class, classes) {
+        let suggestion = diag::did_you_mean(&op.class, classes);
+        let message = match suggestion {
             Some(s) => format!("unknown op class `{}`; did you mean `{s}`?", op.class),
             None => format!("unknown op class `{}`", op.class),
         };
+        let diag = Diag::new(Code::P202, Anchor::Class, message)
+            .with_fix(diag::FixHint::replace(suggestion));
         return Lowered {
-            diagnostics: vec![Diag::new(Code::P202, Anchor::Class, message)],
+            diagnostics: vec![diag],
             ..Lowered::default()
         };
     };

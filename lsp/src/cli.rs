@@ -325,8 +325,8 @@ pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u6
     let output = output.filter(|out| !is_stdin(out));
     let diagnostics = file_diagnostics(&analysis, &loaded);
     print_human(&analysis, &loaded, &diagnostics);
-    let bir = settled(analysis.file_bir(loaded.file));
-    let mut text = serde_json::to_string_pretty(bir).unwrap_or_default();
+    // Written straight from the typed lowerings, without a JSON tree of the whole file.
+    let mut text = settled(analysis.bir_text(loaded.file));
     text.push('\n');
     match output {
         Some(out) => {

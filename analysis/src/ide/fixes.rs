@@ -1,9 +1,10 @@
 //! Quick fixes for diagnostics (SPEC §10 `codeAction`): did-you-mean replacements (P200,
 //! P202, P203, P207, P408), inserting a missing required field (P204), `scale = 1.0`
-//! (P402) and adding `op1` (P404).
+//! (P402) and adding `op1` (P404). Each comes from the diagnostic's [`FixHint`], set where
+//! the diagnostic is made; a fix never reads a message (a tidy test checks it).
 
-use lower::Code;
 use lower::catalog::{self, Kind};
+use lower::{Code, FixHint};
 use syntax::ast::{self, TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, parse};
@@ -36,69 +37,40 @@ pub fn fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<Fix> {
             diagnostic: d.clone(),
             edits,
         };
-        if let Some(suggestion) = suggestion(&d.message) {
-            let covered = &text[usize::from(d.range.start())..usize::from(d.range.end())];
-            let replacement = if covered.starts_with('"') {
-                format!("\"{suggestion}\"")
-            } else {
-                suggestion.to_string()
-            };
-            out.push(fix(
-                format!("Replace with `{replacement}`"),
-                vec![(d.range, replacement)],
-            ));
-            continue;
-        }
-        match d.code {
-            Code::P204 => {
-                let Some(field) = backticked(&d.message) else {
-                    continue;
+        match &d.fix {
+            Some(FixHint::Replace { with }) => {
+                let covered = &text[usize::from(d.range.start())..usize::from(d.range.end())];
+                let replacement = if covered.starts_with('"') {
+                    format!("\"{with}\"")
+                } else {
+                    with.clone()
                 };
+                let title = match d.code {
+                    Code::P402 => format!("Set `scale = {replacement}`"),
+                    _ => format!("Replace with `{replacement}`"),
+                };
+                out.push(fix(title, vec![(d.range, replacement)]));
+            }
+            Some(FixHint::InsertField { name, value }) => {
                 let Some(op) = op_with_class_at(&parse(db, file).file, d.range.start()) else {
                     continue;
                 };
-                let Some(edit) = insert_field(
-                    text,
-                    op,
-                    &format!(
-                        "{field} = {}",
-                        placeholder(db, file, op.class.range.start(), &op.class.text, field)
-                    ),
-                ) else {
+                let (field, title) = match value {
+                    Some(v) => (format!("{name} = {v}"), format!("Add `{name} = {v}`")),
+                    None => {
+                        let v = placeholder(db, file, op.class.range.start(), &op.class.text, name);
+                        (format!("{name} = {v}"), format!("Add the field `{name}`"))
+                    }
+                };
+                let Some(edit) = insert_field(text, op, &field) else {
                     continue;
                 };
-                out.push(fix(format!("Add the field `{field}`"), vec![edit]));
+                out.push(fix(title, vec![edit]));
             }
-            Code::P402 => out.push(fix(
-                "Set `scale = 1.0`".into(),
-                vec![(d.range, "1.0".into())],
-            )),
-            Code::P404 => {
-                let Some(op) = op_with_class_at(&parse(db, file).file, d.range.start()) else {
-                    continue;
-                };
-                let Some(edit) = insert_field(text, op, "op1 = add") else {
-                    continue;
-                };
-                out.push(fix("Add `op1 = add`".into(), vec![edit]));
-            }
-            _ => {}
+            None => {}
         }
     }
     out
-}
-
-/// The `X` of "did you mean `X`?" in a message.
-fn suggestion(message: &str) -> Option<&str> {
-    let rest = &message[message.find("did you mean `")? + "did you mean `".len()..];
-    Some(&rest[..rest.find('`')?])
-}
-
-/// The last backticked word of a message ("needs the field `dst`" → `dst`).
-fn backticked(message: &str) -> Option<&str> {
-    let end = message.rfind('`')?;
-    let start = message[..end].rfind('`')? + 1;
-    Some(&message[start..end])
 }
 
 /// A value to start from for a missing field of `class` at `offset`: an access is the
@@ -306,5 +278,29 @@ mod tests {
             fixed.contains("mode = random }ExternalNativeNkiKlirKernel { func = \"f\", dsts = [], klir_binary = "),
             "{fixed}"
         );
+    }
+
+    #[test]
+    fn every_hint_kind_becomes_its_fix() {
+        // One diagnostic per kind of hint, from lowering (P203, P207, P404, P408) and from
+        // name resolution (P200, P207): each fix comes from the hint, not the message.
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  tensor %u : sbuf f23[128, 4]\n  DmaCopyOp { dts = %t, src = %x }\n  DmaCopyOp { dst = %t, src = %xx }\n  ActivationOp { dst = %t, src = %t, func = identty }\n  InternalNativeNkiKernel { func_name = \"blockwise_mn\", srcs = [%x], dsts = [%t] }\n  TensorScalarPtrOp { dst = %t, src = %t, op0 = add, operand0 = 1.0, operand1 = 2.0 }\n}\n";
+        let got = apply(text);
+        for (title, fixed) in [
+            ("Replace with `dst`", "DmaCopyOp { dst = %t, src = %x }"),
+            ("Replace with `%x`", "DmaCopyOp { dst = %t, src = %x }"),
+            ("Replace with `f32`", "tensor %u : sbuf f32[128, 4]"),
+            ("Replace with `identity`", "func = identity }"),
+            (
+                "Replace with `\"blockwise_mm\"`",
+                "func_name = \"blockwise_mm\"",
+            ),
+            ("Add `op1 = add`", "operand1 = 2.0, op1 = add }"),
+        ] {
+            assert!(
+                got.iter().any(|(t, f)| t == title && f.contains(fixed)),
+                "no `{title}` giving `{fixed}` in {got:#?}"
+            );
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! Inlay hints: after each op, the BIR it lowers to (SPEC §10): `→ Matmult · PE`,
 //! `→ 2 × TensorReduce · DVE`, `→ BIRKernel (IT 54)`, `→ no BIR`.
 
-use serde_json::Value as Json;
+use lower::bir::Inst;
+use lower::catalog::Engine;
 use syntax::ast::{TextRange, TextSize};
 
 use crate::check::for_each_op;
@@ -25,7 +26,10 @@ pub fn inlay_hints(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> V
             if range.is_none_or(|r| r.start() <= end && end <= r.end()) {
                 hints.push(InlayHint {
                     offset: end,
-                    label: label(&op_lowering(db, op).instructions),
+                    label: label(
+                        &op_lowering(db, op).instructions,
+                        lower::lookup(&op.resolved.class).and_then(|s| s.instruction_type),
+                    ),
                 });
             }
         });
@@ -33,21 +37,20 @@ pub fn inlay_hints(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> V
     hints
 }
 
-/// The label for a list of instructions: runs of equal `(opcode, engine)` are counted.
-pub fn label(instructions: &[Json]) -> String {
+/// The label for a list of instructions: runs of equal `(opcode, engine)` are counted;
+/// an instruction on no engine shows the op's InstructionType `it` instead (kernels).
+pub fn label(instructions: &[Inst], it: Option<u32>) -> String {
     if instructions.is_empty() {
         return "→ no BIR".to_string();
     }
     let mut parts: Vec<(String, usize)> = Vec::new();
     for inst in instructions {
-        let opcode = inst["opcode"].as_str().unwrap_or("?");
-        let engine = inst["engine"].as_str().unwrap_or("?");
-        let it = inst["debuginfo"]["instruction_type"].as_u64();
-        let text = match (engine, it) {
-            ("Unassigned", Some(it)) => format!("{opcode} (IT {it})"),
+        let opcode = inst.opcode.name();
+        let text = match (inst.engine, it) {
+            (Engine::Unassigned, Some(it)) => format!("{opcode} (IT {it})"),
             // `Activation` on the Activation engine: the engine once.
-            _ if opcode == engine => opcode.to_string(),
-            _ => format!("{opcode} · {engine}"),
+            (engine, _) if engine.bir_name() == opcode => opcode.to_string(),
+            (engine, _) => format!("{opcode} · {}", engine.bir_name()),
         };
         match parts.last_mut() {
             Some((last, n)) if *last == text => *n += 1,
@@ -97,5 +100,14 @@ mod tests {
         let got = hints(text);
         assert_eq!(got.len(), 1, "{got:?}");
         assert!(got[0].ends_with(": → Activation"), "{got:?}");
+    }
+
+    #[test]
+    fn a_kernel_shows_its_instruction_type() {
+        // SPEC §10: `→ BIRKernel (IT 54)`: kernels run on no engine.
+        let text = "kernel @k(%x: hbm f32[4, 64]) -> (%y: hbm f32[4, 64]) {\n  BIRKernel { kernel_name = \"RouterTopK\", srcs = [%x], dsts = [%y] }\n}\n";
+        let got = hints(text);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert!(got[0].ends_with("→ BIRKernel (IT 54)"), "{got:?}");
     }
 }

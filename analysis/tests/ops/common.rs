@@ -85,9 +85,39 @@ fn render_block(block: &Value, depth: usize, out: &mut String) {
                 fields.insert(k.clone(), v.clone());
             }
         }
+        if errors == 0 {
+            check_keys(inst, &fields);
+        }
         if !fields.is_empty() {
             out.push_str(&format!("{indent}  {}\n", Value::Object(fields)));
         }
+    }
+}
+
+/// The opcode table (`lower::bir::OPCODES`) agrees with an instruction of an op without
+/// errors: its keys are the row's, in the row's order, and every key the row marks as
+/// always written is there.
+#[track_caller]
+fn check_keys(inst: &Value, fields: &serde_json::Map<String, Value>) {
+    let opcode = inst["opcode"].as_str().unwrap_or("?");
+    let row = lower::bir::OPCODES
+        .iter()
+        .find(|r| r.name == opcode)
+        .unwrap_or_else(|| panic!("{opcode} is not in lower::bir::OPCODES"));
+    let keys: Vec<&str> = row.keys.iter().map(|k| k.field.key()).collect();
+    let mut last = None;
+    for key in fields.keys() {
+        let at = keys.iter().position(|k| k == key);
+        assert!(at.is_some(), "{opcode}: `{key}` is not in its row");
+        assert!(at > last, "{opcode}: `{key}` is out of its row's order");
+        last = at;
+    }
+    for key in row.keys.iter().filter(|k| k.when.is_none()) {
+        assert!(
+            fields.contains_key(key.field.key()),
+            "{opcode}: `{}` is always written, but this op without errors has none",
+            key.field.key()
+        );
     }
 }
 

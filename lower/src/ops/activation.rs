@@ -6,6 +6,8 @@ use super::common::{
     check_imm_pointer, check_pointer_shape, check_same_partitions_and_free, check_start_partition,
     dst, src,
 };
+use crate::bir::{Field as F, Opcode};
+use crate::catalog::fname;
 use crate::catalog::{
     ACT_FUNC, ALU, Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems,
     OpSpec,
@@ -15,7 +17,7 @@ use crate::diag::Code;
 use crate::model::Value;
 
 static REDUCE_CMD: EnumSpec = EnumSpec {
-    name: "reduce_cmd",
+    name: fname::reduce_cmd,
     values: &[
         EnumValue {
             text: "idle",
@@ -46,91 +48,91 @@ const SRC: FieldSpec = src(
     "the input access (sbuf or psum), same partitions and free size as `dst`",
 );
 const FUNC: FieldSpec = FieldSpec {
-    name: "func",
+    name: fname::func,
     kind: Kind::Enum(&ACT_FUNC),
     default: Default::Required,
     bir: "func (capitalised: exp → \"Exp\", log → \"Ln\")",
     doc: "the activation function",
 };
 const FUNC_ARGS: FieldSpec = FieldSpec {
-    name: "func_args",
+    name: fname::func_args,
     kind: Kind::List(&Kind::Float),
     default: Default::EmptyList,
     bir: "func_args",
     doc: "extra constant arguments of the function",
 };
 const FUNC_OUTS: FieldSpec = FieldSpec {
-    name: "func_outs",
+    name: fname::func_outs,
     kind: Kind::List(&Kind::Acc(Mems::ON_CHIP, Dir::Out)),
     default: Default::EmptyList,
     bir: "func_outs (operands, outs)",
     doc: "extra outputs of the function",
 };
 const SCALE: FieldSpec = FieldSpec {
-    name: "scale",
+    name: fname::scale,
     kind: Kind::Imm(Mems::SBUF),
     default: Default::Float(1.0),
     bir: "scale (a number); a pointer becomes an `ins` argument with role `scale` and scale 1.0",
     doc: "multiplies the input before the function: a number, or a [P, 1] f32 pointer",
 };
 const BIAS: FieldSpec = FieldSpec {
-    name: "bias",
+    name: fname::bias,
     kind: Kind::Acc(Mems::SBUF, Dir::In),
     default: Default::Absent,
     bir: "operand `bias` (ins)",
     doc: "a [P, 1] per-partition bias added before the function",
 };
 const UP_BIAS: FieldSpec = FieldSpec {
-    name: "up_bias",
+    name: fname::up_bias,
     kind: Kind::Acc(Mems::SBUF, Dir::In),
     default: Default::Absent,
     bir: "operand `up_bias` (ins)",
     doc: "the up-direction bias",
 };
 const DOWN_BIAS: FieldSpec = FieldSpec {
-    name: "down_bias",
+    name: fname::down_bias,
     kind: Kind::Acc(Mems::SBUF, Dir::In),
     default: Default::Absent,
     bir: "operand `down_bias` (ins)",
     doc: "the down-direction bias",
 };
 const IMM0: FieldSpec = FieldSpec {
-    name: "imm0",
+    name: fname::imm0,
     kind: Kind::Imm(Mems::SBUF),
     default: Default::Absent,
     bir: "imm0 (a number), or an `ins` argument with role `imm0`",
     doc: "first immediate (constant or pointer)",
 };
 const IMM1: FieldSpec = FieldSpec {
-    name: "imm1",
+    name: fname::imm1,
     kind: Kind::Imm(Mems::SBUF),
     default: Default::Absent,
     bir: "imm1 (a number), or an `ins` argument with role `imm1`",
     doc: "second immediate (constant or pointer)",
 };
 const REDUCE_OP: FieldSpec = FieldSpec {
-    name: "reduce_op",
+    name: fname::reduce_op,
     kind: Kind::Enum(&ALU),
     default: Default::Absent,
     bir: "reduce_op",
     doc: "fuses a reduce along the free dim into `reduce_dst`",
 };
 const REDUCE_CMD_FIELD: FieldSpec = FieldSpec {
-    name: "reduce_cmd",
+    name: fname::reduce_cmd,
     kind: Kind::Enum(&REDUCE_CMD),
     default: Default::Computed("reset_reduce when reduce_op is set, else idle"),
     bir: "acc: Idle | Zero | Accumulate | ZeroAccumulate",
     doc: "what the fused reduce does with its accumulator",
 };
 const REDUCE_DST: FieldSpec = FieldSpec {
-    name: "reduce_dst",
+    name: fname::reduce_dst,
     kind: Kind::Acc(Mems::SBUF, Dir::Out),
     default: Default::Absent,
     bir: "operand `reduce_dst` (outs)",
     doc: "the [P, 1] result of the fused reduce; required iff reduce_op is set",
 };
 const IS_ACCUMULATE: FieldSpec = FieldSpec {
-    name: "is_accumulate",
+    name: fname::is_accumulate,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "selects ActivationAccumulationOp; is_accumulate",
@@ -193,14 +195,14 @@ pub static ACTIVATE2: OpSpec = OpSpec {
         REDUCE_DST,
         IS_ACCUMULATE,
         FieldSpec {
-            name: "func2",
+            name: fname::func2,
             kind: Kind::Enum(&ACT_FUNC),
             default: Default::Required,
             bir: "func2 (capitalised like func)",
             doc: "the second activation function",
         },
         FieldSpec {
-            name: "dst2",
+            name: fname::dst2,
             kind: Kind::Acc(Mems::ON_CHIP, Dir::Out),
             default: Default::Required,
             bir: "operand `dst2` (outs)",
@@ -212,7 +214,7 @@ pub static ACTIVATE2: OpSpec = OpSpec {
 
 /// P305 on `dst2` unless it has the dst's partition count and free size (SPEC §6.2 [2]).
 fn check_dst2(cx: &mut Cx<'_>) {
-    let (Some(dst), Some(dst2)) = (cx.operand("dst"), cx.operand("dst2")) else {
+    let (Some(dst), Some(dst2)) = (cx.operand(fname::dst), cx.operand(fname::dst2)) else {
         return;
     };
     let (p, f, p2, f2) = (
@@ -222,7 +224,7 @@ fn check_dst2(cx: &mut Cx<'_>) {
         dst2.free_size(),
     );
     if (p, f) != (p2, f2) {
-        let anchor = cx.anchor("dst2");
+        let anchor = cx.anchor(fname::dst2);
         cx.error(
             Code::P305,
             anchor,
@@ -233,32 +235,32 @@ fn check_dst2(cx: &mut Cx<'_>) {
 
 fn lower_activation(cx: &mut Cx<'_>) {
     let activate2 = cx.spec.class == "Activate2";
-    check_same_partitions_and_free(cx, "dst", "src");
+    check_same_partitions_and_free(cx, fname::dst, fname::src);
     if activate2 {
         // `dst2` follows the `dst` rules: the dst's partitions and free size, P305 on
         // `dst2` (SPEC §6.2 [2]).
         check_dst2(cx);
     }
     check_start_partition(cx, "");
-    let partitions = cx.operand("dst").map(|d| d.partitions());
+    let partitions = cx.operand(fname::dst).map(|d| d.partitions());
     if let Some(p) = partitions {
-        for field in ["bias", "reduce_dst"] {
+        for field in [fname::bias, fname::reduce_dst] {
             if let Some(operand) = cx.operand(field).cloned() {
                 let anchor = cx.anchor(field);
                 check_pointer_shape(cx, field, anchor, &operand, p);
             }
         }
-        check_imm_pointer(cx, "scale", Some(p), true);
+        check_imm_pointer(cx, fname::scale, Some(p), true);
     }
-    let reduce = cx.written("reduce_op");
-    if reduce && !cx.written("reduce_dst") {
+    let reduce = cx.written(fname::reduce_op);
+    if reduce && !cx.written(fname::reduce_dst) {
         cx.error(
             Code::P204,
             crate::diag::Anchor::Class,
             "reduce_op needs the field `reduce_dst`",
         );
     }
-    if !reduce && cx.written("reduce_dst") {
+    if !reduce && cx.written(fname::reduce_dst) {
         cx.error(
             Code::P204,
             crate::diag::Anchor::Class,
@@ -266,56 +268,56 @@ fn lower_activation(cx: &mut Cx<'_>) {
         );
     }
 
-    let func = cx.ident("func").map(|f| ACT_FUNC.bir(f).to_string());
+    let func = cx.ident(fname::func).map(|f| ACT_FUNC.bir(f).to_string());
     let func2 = activate2
-        .then(|| cx.ident("func2").map(|f| ACT_FUNC.bir(f).to_string()))
+        .then(|| cx.ident(fname::func2).map(|f| ACT_FUNC.bir(f).to_string()))
         .flatten();
     let func_args: Vec<f64> = cx
-        .list("func_args")
+        .list(fname::func_args)
         .iter()
         .filter_map(Value::as_number)
         .collect();
-    let scale = match cx.value("scale") {
+    let scale = match cx.value(fname::scale) {
         Some(Value::Access(_)) => 1.0,
-        _ => cx.float("scale").unwrap_or(1.0),
+        _ => cx.float(fname::scale).unwrap_or(1.0),
     };
-    let acc = match cx.ident("reduce_cmd") {
+    let acc = match cx.ident(fname::reduce_cmd) {
         Some(cmd) => REDUCE_CMD.bir(cmd),
         None if reduce => "ZeroAccumulate",
         None => "Idle",
     };
-    let reduce_op = cx.ident("reduce_op").map(|op| alu_bir(op).to_string());
-    let imms: Vec<(&str, Option<f64>)> = ["imm0", "imm1"]
+    let reduce_op = cx.ident(fname::reduce_op).map(|op| alu_bir(op).to_string());
+    let imms: Vec<(F, Option<f64>)> = [(fname::imm0, F::Imm0), (fname::imm1, F::Imm1)]
         .into_iter()
-        .map(|f| (f, cx.value(f).and_then(Value::as_number)))
+        .map(|(f, key)| (key, cx.value(f).and_then(Value::as_number)))
         .collect();
-    let accumulate = cx.bool("is_accumulate");
+    let accumulate = cx.bool(fname::is_accumulate);
     let opcode = if accumulate {
-        "ActivationAccumulationOp"
+        Opcode::ActivationAccumulationOp
     } else {
-        "Activation"
+        Opcode::Activation
     };
     let inst = cx.inst_with_args(opcode);
     if let Some(func) = func {
-        inst.set("func", func);
+        inst.set(F::Func, func);
     }
     if activate2 {
-        inst.set("is_activate2", true);
+        inst.set(F::IsActivate2, true);
         if let Some(f2) = func2 {
-            inst.set("func2", f2);
+            inst.set(F::Func2, f2);
         }
     }
     if !func_args.is_empty() {
-        inst.set_floats("func_args", &func_args);
+        inst.set_floats(F::FuncArgs, &func_args);
     }
-    inst.set_float("scale", scale).set("acc", acc);
+    inst.set_float(F::Scale, scale).set(F::Acc, acc);
     if let Some(op) = reduce_op {
-        inst.set("reduce_op", op);
+        inst.set(F::ReduceOp, op);
     }
     for (name, value) in imms {
         if let Some(v) = value {
             inst.set_float(name, v);
         }
     }
-    inst.set("is_accumulate", accumulate);
+    inst.set(F::IsAccumulate, accumulate);
 }

@@ -1,6 +1,7 @@
 //! Checks and field specs shared by several op families.
 
 use crate::access::{Operand, describe_iteration};
+use crate::catalog::fname;
 use crate::catalog::{Default, Dir, FieldSpec, Kind, Mems};
 use crate::cx::Cx;
 use crate::diag::{Anchor, Code, Diag};
@@ -9,7 +10,7 @@ use crate::types::Dtype;
 /// `dst`: a written access in `mems`.
 pub const fn dst(mems: Mems, doc: &'static str) -> FieldSpec {
     FieldSpec {
-        name: "dst",
+        name: fname::dst,
         kind: Kind::Acc(mems, Dir::Out),
         default: Default::Required,
         bir: "operand `dst` (outs)",
@@ -20,7 +21,7 @@ pub const fn dst(mems: Mems, doc: &'static str) -> FieldSpec {
 /// `src`: a read access in `mems`.
 pub const fn src(mems: Mems, doc: &'static str) -> FieldSpec {
     FieldSpec {
-        name: "src",
+        name: fname::src,
         kind: Kind::Acc(mems, Dir::In),
         default: Default::Required,
         bir: "operand `src` (ins)",
@@ -94,7 +95,7 @@ pub fn check_same_elements(cx: &mut Cx<'_>, a_field: &str, b_field: &str) {
 /// the first iteration where they differ (SPEC §6.2 [2]); the related note on `src` names
 /// that iteration. Reported on `dst`.
 pub fn check_start_partition(cx: &mut Cx<'_>, prefix: &str) {
-    let (Some(dst), Some(src)) = (cx.operand("dst"), cx.operand("src")) else {
+    let (Some(dst), Some(src)) = (cx.operand(fname::dst), cx.operand(fname::src)) else {
         return;
     };
     if !dst.on_chip() || !src.on_chip() {
@@ -111,8 +112,8 @@ pub fn check_start_partition(cx: &mut Cx<'_>, prefix: &str) {
     let (d, s) = (d.at(&at), s.at(&at));
     let message = format!("{prefix}src start_partition({s}) or dst start_partition({d}) mismatch");
     let note = format!("the src starts here{}", describe_iteration(&at));
-    let diag =
-        Diag::new(Code::P306, cx.anchor("dst"), message).with_related(cx.anchor("src"), note);
+    let diag = Diag::new(Code::P306, cx.anchor(fname::dst), message)
+        .with_related(cx.anchor(fname::src), note);
     cx.report(diag);
 }
 

@@ -2,6 +2,8 @@
 //! `TensorCopy`, or an identity `Activation` on `engine = act` (SPEC §6.7).
 
 use super::common::{check_same_elements, check_start_partition, dst, src};
+use crate::bir::{Field as F, Opcode};
+use crate::catalog::fname;
 use crate::catalog::{Default, ENGINE, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
 use crate::cx::Cx;
 
@@ -26,8 +28,8 @@ pub static DMA_COPY_OP: OpSpec = OpSpec {
 };
 
 fn lower_dma_copy(cx: &mut Cx<'_>) {
-    check_same_elements(cx, "dst", "src");
-    cx.inst_with_args("DMACopy").set("mode", "Copy");
+    check_same_elements(cx, fname::dst, fname::src);
+    cx.inst_with_args(Opcode::DmaCopy).set(F::Mode, "Copy");
 }
 
 /// TensorCopyOp: an on-chip copy on a compute engine.
@@ -52,7 +54,7 @@ pub static TENSOR_COPY_OP: OpSpec = OpSpec {
             "the source access (sbuf or psum); same element count as `dst`",
         ),
         FieldSpec {
-            name: "engine",
+            name: fname::engine,
             kind: Kind::Enum(&ENGINE),
             default: Default::Ident("dve"),
             bir: "the instruction's `engine`",
@@ -63,17 +65,17 @@ pub static TENSOR_COPY_OP: OpSpec = OpSpec {
 };
 
 fn lower_tensor_copy(cx: &mut Cx<'_>) {
-    check_same_elements(cx, "dst", "src");
+    check_same_elements(cx, fname::dst, fname::src);
     check_start_partition(cx, "tensorcopy ");
-    if cx.ident("engine") == Some("act") {
+    if cx.ident(fname::engine) == Some("act") {
         // Seed 000 §3 `generateCopyAct`: a copy on the Activation engine is an identity
         // activation, with the Activation key order (SPEC §6.7 [2]).
-        cx.inst_with_args("Activation")
-            .set("func", "Copy")
-            .set_float("scale", 1.0)
-            .set("acc", "Idle")
-            .set("is_accumulate", false);
+        cx.inst_with_args(Opcode::Activation)
+            .set(F::Func, "Copy")
+            .set_float(F::Scale, 1.0)
+            .set(F::Acc, "Idle")
+            .set(F::IsAccumulate, false);
     } else {
-        cx.inst_with_args("TensorCopy");
+        cx.inst_with_args(Opcode::TensorCopy);
     }
 }

@@ -5,6 +5,8 @@
 use super::common::{
     check_pointer_shape, check_same_partitions_and_free, dst, input, later_anchor, src,
 };
+use crate::bir::{Arg, ArgKind, Field as F, Opcode};
+use crate::catalog::fname;
 use crate::catalog::{Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
 use crate::cx::Cx;
 use crate::diag::Code;
@@ -19,13 +21,13 @@ const SRC: FieldSpec = src(
     "the data searched, [P, F] with F from 8 to 16,384",
 );
 const VALS: FieldSpec = input(
-    "vals",
+    fname::vals,
     Mems::ON_CHIP,
     "operand `vals` (ins)",
     "the eight values per partition to find and replace, [P, 8]",
 );
 const IMM: FieldSpec = FieldSpec {
-    name: "imm",
+    name: fname::imm,
     kind: Kind::Imm(Mems::SBUF),
     default: Default::Required,
     bir: "imm_value (clipped into the dst dtype's range; \"-inf\" for -inf)",
@@ -69,7 +71,7 @@ pub static SUNDA_MAX_INDEX8: OpSpec = OpSpec {
             "the indices, [P, 8]: u16/i16 (emitted uint16), u32/i32 (uint32), f32 (uint32, P410)",
         ),
         input(
-            "max_vals",
+            fname::max_vals,
             Mems::ON_CHIP,
             "operand `max_vals` (ins)",
             "the eight values to locate, [P, 8]",
@@ -81,7 +83,7 @@ pub static SUNDA_MAX_INDEX8: OpSpec = OpSpec {
 
 /// SundaMatchReplace8 → `MatchReplace` (IT 90).
 ///
-/// BIR field order: `imm_value`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static SUNDA_MATCH_REPLACE8: OpSpec = OpSpec {
     class: "SundaMatchReplace8",
     opcode: "MatchReplace",
@@ -105,7 +107,7 @@ pub static SUNDA_MATCH_REPLACE8: OpSpec = OpSpec {
 
 /// MaxIndexAndMatchReplace → `MaxIndexAndMatchReplace` (IT 91).
 ///
-/// BIR field order: `imm_value`. The index output is emitted with an unsigned dtype.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. The index output is emitted with an unsigned dtype.
 pub static MAX_INDEX_AND_MATCH_REPLACE: OpSpec = OpSpec {
     class: "MaxIndexAndMatchReplace",
     opcode: "MaxIndexAndMatchReplace",
@@ -122,7 +124,7 @@ pub static MAX_INDEX_AND_MATCH_REPLACE: OpSpec = OpSpec {
             "the data with the matches replaced; shaped like `src`",
         ),
         FieldSpec {
-            name: "dst_idx",
+            name: fname::dst_idx,
             kind: Kind::Acc(Mems::ON_CHIP, Dir::Out),
             default: Default::Required,
             bir: "operand `dst_idx` (outs), emitted with an unsigned dtype",
@@ -138,12 +140,12 @@ pub static MAX_INDEX_AND_MATCH_REPLACE: OpSpec = OpSpec {
 /// P305 on `src` unless it holds 8 to 16,384 elements per partition (the public
 /// `nki.isa.max8` bounds; SPEC §6.5 [2]), for all four ops.
 fn check_src_size(cx: &mut Cx<'_>) {
-    let Some(free) = cx.operand("src").map(|s| s.free_size()) else {
+    let Some(free) = cx.operand(fname::src).map(|s| s.free_size()) else {
         return;
     };
     let (lo, hi) = (limits::MAX8_MIN_FREE, limits::MAX8_MAX_FREE);
     if !(lo..=hi).contains(&free) {
-        let anchor = cx.anchor("src");
+        let anchor = cx.anchor(fname::src);
         cx.error(
             Code::P305,
             anchor,
@@ -168,11 +170,11 @@ fn check_lanes(cx: &mut Cx<'_>, field: &str) {
         );
         return;
     }
-    let Some(sp) = cx.operand("src").map(|s| s.partitions()) else {
+    let Some(sp) = cx.operand(fname::src).map(|s| s.partitions()) else {
         return;
     };
     if p != sp {
-        let anchor = later_anchor(cx, "src", field);
+        let anchor = later_anchor(cx, fname::src, field);
         cx.error(
             Code::P305,
             anchor,
@@ -213,10 +215,13 @@ fn index_dtype(cx: &mut Cx<'_>, field: &str) -> Option<Dtype> {
 }
 
 /// Rewrites the dtype of the `outs` argument with role `role`.
-fn reinterpret(outs: &mut [serde_json::Value], role: &str, dtype: Dtype) {
-    for arg in outs.iter_mut().filter(|a| a["role"] == role) {
-        if let Some(obj) = arg.as_object_mut() {
-            obj.insert("dtype".into(), dtype.bir_name().into());
+fn reinterpret(outs: &mut [Arg], role: &str, dtype: Dtype) {
+    for arg in outs
+        .iter_mut()
+        .filter(|a| a.role.field == role && a.role.index.is_none())
+    {
+        if let ArgKind::Tensor { dtype: d, .. } = &mut arg.kind {
+            *d = dtype;
         }
     }
 }
@@ -224,26 +229,26 @@ fn reinterpret(outs: &mut [serde_json::Value], role: &str, dtype: Dtype) {
 /// `imm_value`: the immediate `clip_scalar`-ed into the dst dtype (P411 on `imm` when it
 /// changes), or the public schema's default 0 for a pointer `imm` (checked `[P, 1]`, P305).
 fn imm_value(cx: &mut Cx<'_>) -> Option<f64> {
-    match cx.value("imm")? {
+    match cx.value(fname::imm)? {
         Value::Access(_) => {
             if let (Some(pointer), Some(p)) = (
-                cx.operand("imm").cloned(),
-                cx.operand("src").map(|s| s.partitions()),
+                cx.operand(fname::imm).cloned(),
+                cx.operand(fname::src).map(|s| s.partitions()),
             ) {
-                let anchor = cx.anchor("imm");
-                check_pointer_shape(cx, "imm", anchor, &pointer, p);
+                let anchor = cx.anchor(fname::imm);
+                check_pointer_shape(cx, fname::imm, anchor, &pointer, p);
             }
             Some(0.0)
         }
         value => {
             let value = value.as_number()?;
-            let Some(dtype) = cx.any_operand("dst").map(|d| d.tensor.dtype) else {
+            let Some(dtype) = cx.any_operand(fname::dst).map(|d| d.tensor.dtype) else {
                 return Some(value);
             };
             let clipped = types::clip_scalar(dtype, value);
             let same = clipped == value || (clipped.is_nan() && value.is_nan());
             if !same {
-                let anchor = cx.anchor("imm");
+                let anchor = cx.anchor(fname::imm);
                 cx.error(
                     Code::P411,
                     anchor,
@@ -262,40 +267,40 @@ fn imm_value(cx: &mut Cx<'_>) -> Option<f64> {
 
 fn lower_max8(cx: &mut Cx<'_>) {
     check_src_size(cx);
-    check_lanes(cx, "dst");
-    cx.inst_with_args("Max");
+    check_lanes(cx, fname::dst);
+    cx.inst_with_args(Opcode::Max);
 }
 
 fn lower_max_index8(cx: &mut Cx<'_>) {
     check_src_size(cx);
-    check_lanes(cx, "dst");
-    check_lanes(cx, "max_vals");
-    let dtype = index_dtype(cx, "dst");
-    let inst = cx.inst_with_args("MaxIndex");
+    check_lanes(cx, fname::dst);
+    check_lanes(cx, fname::max_vals);
+    let dtype = index_dtype(cx, fname::dst);
+    let inst = cx.inst_with_args(Opcode::MaxIndex);
     if let Some(d) = dtype {
-        reinterpret(&mut inst.outs, "dst", d);
+        reinterpret(&mut inst.outs, fname::dst, d);
     }
 }
 
 fn lower_match_replace8(cx: &mut Cx<'_>) {
     check_src_size(cx);
-    check_same_partitions_and_free(cx, "src", "dst");
-    check_lanes(cx, "vals");
+    check_same_partitions_and_free(cx, fname::src, fname::dst);
+    check_lanes(cx, fname::vals);
     let imm = imm_value(cx);
-    cx.inst_with_args("MatchReplace")
-        .set_float("imm_value", imm.unwrap_or(0.0));
+    cx.inst_with_args(Opcode::MatchReplace)
+        .set_float(F::ImmValue, imm.unwrap_or(0.0));
 }
 
 fn lower_max_index_and_match_replace(cx: &mut Cx<'_>) {
     check_src_size(cx);
-    check_same_partitions_and_free(cx, "src", "dst");
-    check_lanes(cx, "dst_idx");
-    check_lanes(cx, "vals");
-    let dtype = index_dtype(cx, "dst_idx");
+    check_same_partitions_and_free(cx, fname::src, fname::dst);
+    check_lanes(cx, fname::dst_idx);
+    check_lanes(cx, fname::vals);
+    let dtype = index_dtype(cx, fname::dst_idx);
     let imm = imm_value(cx);
-    let inst = cx.inst_with_args("MaxIndexAndMatchReplace");
+    let inst = cx.inst_with_args(Opcode::MaxIndexAndMatchReplace);
     if let Some(d) = dtype {
-        reinterpret(&mut inst.outs, "dst_idx", d);
+        reinterpret(&mut inst.outs, fname::dst_idx, d);
     }
-    inst.set_float("imm_value", imm.unwrap_or(0.0));
+    inst.set_float(F::ImmValue, imm.unwrap_or(0.0));
 }

@@ -1,7 +1,8 @@
 //! Memset, the offloaded FMA on the DMA queues, register loads and sequence bounds
 //! (SPEC §6.6; seed 000 §7.1–§7.4). DmaCopyOp, the plain copy, lives in `copy.rs`.
 
-use serde_json::{Value as Json, json};
+use crate::bir::{Arg, Field as F, Opcode, Role, Value as BirValue};
+use crate::catalog::fname;
 
 use super::common::{dst, later_anchor, src};
 use crate::access::{Affine, Operand};
@@ -12,14 +13,6 @@ use crate::cx::Cx;
 use crate::diag::{Anchor, Code, ValuePath};
 use crate::model::{Target, Value};
 use crate::types::{self, Dtype};
-
-/// `arg` with the access kind `"access": kind` (SPEC §8 extra key; §6.4, §6.6).
-pub fn with_access(mut arg: Json, kind: &str) -> Json {
-    if let Some(obj) = arg.as_object_mut() {
-        obj.insert("access".into(), json!(kind));
-    }
-    arg
-}
 
 // ----- MemsetOp ---------------------------------------------------------------------
 
@@ -41,7 +34,7 @@ static MEMSET_MODE: EnumSpec = EnumSpec {
 
 /// MemsetOp → `Memset` (engine pool by default, or dve).
 ///
-/// BIR field order: `mode`, `constant`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static MEMSET_OP: OpSpec = OpSpec {
     class: "MemsetOp",
     opcode: "Memset",
@@ -58,14 +51,14 @@ pub static MEMSET_OP: OpSpec = OpSpec {
     fields: &[
         dst(Mems::ON_CHIP, "the access to fill"),
         FieldSpec {
-            name: "mode",
+            name: fname::mode,
             kind: Kind::Enum(&MEMSET_MODE),
             default: Default::Ident("const"),
             bir: "mode: \"Const\" | \"Random\"",
             doc: "const (fill with `value`) or random",
         },
         FieldSpec {
-            name: "value",
+            name: fname::value,
             kind: Kind::Float,
             default: Default::Computed("required in const mode"),
             bir: "constant (the value's bit pattern in the dst dtype, as an unsigned integer)",
@@ -74,7 +67,7 @@ pub static MEMSET_OP: OpSpec = OpSpec {
                   a bit pattern (`0xFFFFFFFF` into i32)",
         },
         FieldSpec {
-            name: "engine",
+            name: fname::engine,
             kind: Kind::Enum(&ENGINE),
             default: Default::Ident("pool"),
             bir: "the instruction's `engine`",
@@ -85,31 +78,31 @@ pub static MEMSET_OP: OpSpec = OpSpec {
 };
 
 fn lower_memset(cx: &mut Cx<'_>) {
-    let mode_bad = cx.is_bad("mode");
-    let random = cx.ident("mode") == Some("random");
-    let dtype = cx.any_operand("dst").map(|o| o.tensor.dtype);
+    let mode_bad = cx.is_bad(fname::mode);
+    let random = cx.ident(fname::mode) == Some("random");
+    let dtype = cx.any_operand(fname::dst).map(|o| o.tensor.dtype);
     let mut constant = 0u64;
     if random {
-        if cx.written("value") && !cx.is_bad("value") {
-            let anchor = cx.anchor("value");
+        if cx.written(fname::value) && !cx.is_bad(fname::value) {
+            let anchor = cx.anchor(fname::value);
             cx.error(Code::P413, anchor, "`value` is ignored in random mode");
         }
-    } else if let Some(value) = cx.value("value").and_then(Value::as_number) {
+    } else if let Some(value) = cx.value(fname::value).and_then(Value::as_number) {
         if let Some(dtype) = dtype {
             // A hex literal into an integer dtype is a bit pattern (SPEC §6.6 [2]).
-            let hex = match cx.value("value") {
+            let hex = match cx.value(fname::value) {
                 Some(Value::HexInt(bits)) => types::hex_bit_pattern(dtype, *bits as u64),
                 _ => None,
             };
             match hex.unwrap_or_else(|| types::bit_pattern(dtype, value)) {
                 Ok(bits) => constant = bits,
                 Err(why) => {
-                    let anchor = cx.anchor("value");
+                    let anchor = cx.anchor(fname::value);
                     cx.error(Code::P412, anchor, why);
                 }
             }
         }
-    } else if !cx.written("value") && !mode_bad {
+    } else if !cx.written(fname::value) && !mode_bad {
         cx.error(
             Code::P204,
             Anchor::Class,
@@ -117,15 +110,15 @@ fn lower_memset(cx: &mut Cx<'_>) {
         );
     }
     let mode = if random { "Random" } else { "Const" };
-    cx.inst_with_args("Memset")
-        .set("mode", mode)
-        .set("constant", constant);
+    cx.inst_with_args(Opcode::Memset)
+        .set(F::Mode, mode)
+        .set(F::Constant, constant);
 }
 
 // ----- OffloadedFMA / TiledOffloadedFMA --------------------------------------------
 
 static CCE_OP: EnumSpec = EnumSpec {
-    name: "cce_op",
+    name: fname::cce_op,
     values: &[
         EnumValue {
             text: "add",
@@ -147,21 +140,21 @@ static CCE_OP: EnumSpec = EnumSpec {
 
 const FMA_DST: FieldSpec = dst(Mems::ANY, "the destination, in any memory");
 const FMA_SRCS: FieldSpec = FieldSpec {
-    name: "srcs",
+    name: fname::srcs,
     kind: Kind::List(&Kind::Acc(Mems::ANY, Dir::In)),
     default: Default::Required,
     bir: "operands `srcs[i]` (ins)",
     doc: "one or more sources, in any memory, each with the dst's element count",
 };
 const FMA_SCALES: FieldSpec = FieldSpec {
-    name: "scales",
+    name: fname::scales,
     kind: Kind::List(&Kind::Float),
     default: Default::Required,
     bir: "constants",
     doc: "one multiplier per src",
 };
 const FMA_CCE_OP: FieldSpec = FieldSpec {
-    name: "cce_op",
+    name: fname::cce_op,
     kind: Kind::Enum(&CCE_OP),
     default: Default::Ident("add"),
     bir: "cce_op",
@@ -170,7 +163,7 @@ const FMA_CCE_OP: FieldSpec = FieldSpec {
 
 /// OffloadedFMA → `DMACopy` in CCE mode (engine DMA).
 ///
-/// BIR field order: `mode`, `constants`, `cce_op`. The srcs carry `"access": "seq"`, the dst
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. The srcs carry `"access": "seq"`, the dst
 /// `"access": "ap"`.
 pub static OFFLOADED_FMA: OpSpec = OpSpec {
     class: "OffloadedFMA",
@@ -188,7 +181,7 @@ pub static OFFLOADED_FMA: OpSpec = OpSpec {
 
 /// TiledOffloadedFMA → one `DMACopy` per tile (engine DMA).
 ///
-/// BIR field order: `mode`, `constants`, `cce_op`. Operands carry `"access": "ap"`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. Operands carry `"access": "ap"`.
 pub static TILED_OFFLOADED_FMA: OpSpec = OpSpec {
     class: "TiledOffloadedFMA",
     opcode: "DMACopy",
@@ -203,7 +196,7 @@ pub static TILED_OFFLOADED_FMA: OpSpec = OpSpec {
         FMA_SCALES,
         FMA_CCE_OP,
         FieldSpec {
-            name: "tiles",
+            name: fname::tiles,
             kind: Kind::Int,
             default: Default::Required,
             bir: "one DMACopy per tile",
@@ -216,16 +209,15 @@ pub static TILED_OFFLOADED_FMA: OpSpec = OpSpec {
 /// The checks shared by both FMA ops: srcs non-empty (P414), element counts (P305), one
 /// scale per src (P305).
 fn check_fma(cx: &mut Cx<'_>) {
-    if cx.index("srcs").is_some() && cx.list("srcs").is_empty() {
-        let anchor = cx.anchor("srcs");
+    if cx.index(fname::srcs).is_some() && cx.list(fname::srcs).is_empty() {
+        let anchor = cx.anchor(fname::srcs);
         cx.error(Code::P414, anchor, "srcs must hold at least one access");
     }
-    if let Some(out) = cx.operand("dst") {
+    if let Some(out) = cx.operand(fname::dst) {
         let want = out.elements();
-        let dst_later =
-            matches!((cx.path("dst"), cx.path("srcs")), (Some(d), Some(s)) if d.field > s.field);
+        let dst_later = matches!((cx.path(fname::dst), cx.path(fname::srcs)), (Some(d), Some(s)) if d.field > s.field);
         let bad: Vec<(ValuePath, u64)> = cx
-            .list_operands("srcs")
+            .list_operands(fname::srcs)
             .into_iter()
             .filter(|(_, o)| o.elements() != want)
             .map(|(p, o)| (p, o.elements()))
@@ -233,7 +225,7 @@ fn check_fma(cx: &mut Cx<'_>) {
         if dst_later {
             if let Some((path, n)) = bad.first() {
                 let k = path.elements.first().copied().unwrap_or(0);
-                let anchor = cx.anchor("dst");
+                let anchor = cx.anchor(fname::dst);
                 cx.error(
                     Code::P305,
                     anchor,
@@ -251,10 +243,10 @@ fn check_fma(cx: &mut Cx<'_>) {
             }
         }
     }
-    if cx.index("srcs").is_some() && cx.index("scales").is_some() {
-        let (n, m) = (cx.list("srcs").len(), cx.list("scales").len());
+    if cx.index(fname::srcs).is_some() && cx.index(fname::scales).is_some() {
+        let (n, m) = (cx.list(fname::srcs).len(), cx.list(fname::scales).len());
         if n != m {
-            let anchor = later_anchor(cx, "srcs", "scales");
+            let anchor = later_anchor(cx, fname::srcs, fname::scales);
             cx.error(
                 Code::P305,
                 anchor,
@@ -295,28 +287,30 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
     check_fma(cx);
     let tiled = cx.spec.class == "TiledOffloadedFMA";
     let constants: Vec<f64> = cx
-        .list("scales")
+        .list(fname::scales)
         .iter()
         .filter_map(Value::as_number)
         .collect();
-    let cce_op = cx.ident("cce_op").unwrap_or("add").to_string();
+    let cce_op = cx.ident(fname::cce_op).unwrap_or("add").to_string();
 
     // Every operand (dst, srcs in order), faulty ones included for emission.
-    let dst_op = cx.any_operand("dst").cloned();
-    let srcs: Vec<(usize, Option<Operand>)> =
-        match cx.path("srcs").filter(|_| cx.index("srcs").is_some()) {
-            Some(path) => (0..cx.list("srcs").len())
-                .map(|k| (k, cx.operand_at(&path.element(k)).cloned()))
-                .collect(),
-            None => Vec::new(),
-        };
+    let dst_op = cx.any_operand(fname::dst).cloned();
+    let srcs: Vec<(usize, Option<Operand>)> = match cx
+        .path(fname::srcs)
+        .filter(|_| cx.index(fname::srcs).is_some())
+    {
+        Some(path) => (0..cx.list(fname::srcs).len())
+            .map(|k| (k, cx.operand_at(&path.element(k)).cloned()))
+            .collect(),
+        None => Vec::new(),
+    };
 
     let mut tiles = 1u64;
     if tiled {
-        match cx.int("tiles") {
+        match cx.int(fname::tiles) {
             Some(n) if (1..=MAX_TILES).contains(&n) => tiles = n as u64,
             Some(n) if n > MAX_TILES => {
-                let anchor = cx.anchor("tiles");
+                let anchor = cx.anchor(fname::tiles);
                 cx.error(
                     Code::P414,
                     anchor,
@@ -324,7 +318,7 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
                 );
             }
             Some(n) => {
-                let anchor = cx.anchor("tiles");
+                let anchor = cx.anchor(fname::tiles);
                 cx.error(
                     Code::P414,
                     anchor,
@@ -340,7 +334,7 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
             if let Some(d) = dst_op.as_ref().filter(|d| !d.faulty)
                 && tile_of(d, tiles, 0).is_none()
             {
-                let anchor = cx.anchor("dst");
+                let anchor = cx.anchor(fname::dst);
                 let last = d.shape().last().copied().unwrap_or(1);
                 cx.error(
                     Code::P305,
@@ -349,7 +343,7 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
                 );
                 even = false;
             }
-            if let Some(path) = cx.path("srcs").filter(|_| even) {
+            if let Some(path) = cx.path(fname::srcs).filter(|_| even) {
                 for (k, o) in &srcs {
                     let Some(o) = o.as_ref().filter(|o| !o.faulty) else {
                         continue;
@@ -388,27 +382,28 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
                 Some(o.clone())
             }
         };
-        let ins: Vec<Json> = srcs
+        let ins: Vec<Arg> = srcs
             .iter()
             .filter_map(|(k, o)| {
-                Some(with_access(
-                    part(o.as_ref()?)?.to_json(&format!("srcs[{k}]")),
-                    access,
-                ))
+                Some(
+                    part(o.as_ref()?)?
+                        .to_arg(Role::element(fname::srcs, *k))
+                        .with_access(access),
+                )
             })
             .collect();
-        let outs: Vec<Json> = dst_op
+        let outs: Vec<Arg> = dst_op
             .as_ref()
             .and_then(part)
-            .map(|o| with_access(o.to_json("dst"), "ap"))
+            .map(|o| o.to_arg(Role::field(fname::dst)).with_access("ap"))
             .into_iter()
             .collect();
-        let inst = cx.inst("DMACopy");
+        let inst = cx.inst(Opcode::DmaCopy);
         inst.ins = ins;
         inst.outs = outs;
-        inst.set("mode", "CCE")
-            .set_floats("constants", &constants)
-            .set("cce_op", cce_op.as_str());
+        inst.set(F::Mode, "CCE")
+            .set_floats(F::Constants, &constants)
+            .set(F::CceOp, cce_op.as_str());
     }
 }
 
@@ -416,7 +411,7 @@ fn lower_offloaded_fma(cx: &mut Cx<'_>) {
 
 /// LoadTensorToRegister → `TensorLoad` (engine `ALL`).
 ///
-/// BIR field order: `registers`. The src argument carries `"argument": true`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. The src argument carries `"argument": true`.
 pub static LOAD_TENSOR_TO_REGISTER: OpSpec = OpSpec {
     class: "LoadTensorToRegister",
     opcode: "TensorLoad",
@@ -432,7 +427,7 @@ pub static LOAD_TENSOR_TO_REGISTER: OpSpec = OpSpec {
             "the elements to load (sbuf or hbm), one per register",
         ),
         FieldSpec {
-            name: "dst_registers",
+            name: fname::dst_registers,
             kind: Kind::List(&Kind::Reg),
             default: Default::Required,
             bir: "registers: [{\"name\", \"result_index\"}]",
@@ -445,10 +440,10 @@ pub static LOAD_TENSOR_TO_REGISTER: OpSpec = OpSpec {
 fn lower_load_to_register(cx: &mut Cx<'_>) {
     let mut registers = Vec::new();
     if let Some(path) = cx
-        .path("dst_registers")
-        .filter(|_| cx.index("dst_registers").is_some())
+        .path(fname::dst_registers)
+        .filter(|_| cx.index(fname::dst_registers).is_some())
     {
-        for (k, value) in cx.list("dst_registers").iter().enumerate() {
+        for (k, value) in cx.list(fname::dst_registers).iter().enumerate() {
             let Value::Access(access) = value else {
                 continue;
             };
@@ -462,12 +457,18 @@ fn lower_load_to_register(cx: &mut Cx<'_>) {
                     format!("register `%{}` is {}; TensorLoad writes 32-bit integer registers (i32, u32)", reg.name, reg.dtype.name()),
                 );
             }
-            registers.push(json!({"name": reg.name, "result_index": k}));
+            registers.push(BirValue::Record(vec![
+                ("name".into(), reg.name.as_str().into()),
+                ("result_index".into(), k.into()),
+            ]));
         }
-        if let Some(source) = cx.operand("src") {
-            let (n, m) = (source.elements(), cx.list("dst_registers").len() as u64);
+        if let Some(source) = cx.operand(fname::src) {
+            let (n, m) = (
+                source.elements(),
+                cx.list(fname::dst_registers).len() as u64,
+            );
             if n != m {
-                let anchor = later_anchor(cx, "src", "dst_registers");
+                let anchor = later_anchor(cx, fname::src, fname::dst_registers);
                 cx.error(
                     Code::P305,
                     anchor,
@@ -476,15 +477,13 @@ fn lower_load_to_register(cx: &mut Cx<'_>) {
             }
         }
     }
-    let src_arg = cx.arg("src").map(|mut a| {
-        if let Some(obj) = a.as_object_mut() {
-            obj.insert("argument".into(), json!(true));
-        }
+    let src_arg = cx.arg(fname::src).map(|mut a| {
+        a.argument = true;
         a
     });
-    let inst = cx.inst("TensorLoad");
+    let inst = cx.inst(Opcode::TensorLoad);
     inst.ins.extend(src_arg);
-    inst.set("registers", Json::Array(registers));
+    inst.set(F::Registers, BirValue::List(registers));
 }
 
 // ----- GetSequenceBounds -------------------------------------------------------------
@@ -512,7 +511,7 @@ pub static GET_SEQUENCE_BOUNDS: OpSpec = OpSpec {
         ),
         src(Mems::ON_CHIP, "the segment ids, [1, N]; f32 or i32"),
         FieldSpec {
-            name: "engine",
+            name: fname::engine,
             kind: Kind::Enum(&ENGINE),
             default: Default::Ident("pool"),
             bir: "the instruction's `engine`",
@@ -523,7 +522,7 @@ pub static GET_SEQUENCE_BOUNDS: OpSpec = OpSpec {
 };
 
 fn lower_sequence_bounds(cx: &mut Cx<'_>) {
-    for field in ["src", "dst"] {
+    for field in [fname::src, fname::dst] {
         let Some(d) = cx.any_operand(field).map(|o| o.tensor.dtype) else {
             continue;
         };
@@ -536,11 +535,15 @@ fn lower_sequence_bounds(cx: &mut Cx<'_>) {
             );
         }
     }
-    let source = cx.operand("src").map(|s| (s.partitions(), s.elements()));
-    let out = cx.operand("dst").map(|d| (d.partitions(), d.elements()));
+    let source = cx
+        .operand(fname::src)
+        .map(|s| (s.partitions(), s.elements()));
+    let out = cx
+        .operand(fname::dst)
+        .map(|d| (d.partitions(), d.elements()));
     let mut src_ok = true;
     if let Some((p, _)) = source.filter(|(p, _)| *p != 1) {
-        let anchor = cx.anchor("src");
+        let anchor = cx.anchor(fname::src);
         cx.error(
             Code::P305,
             anchor,
@@ -549,7 +552,7 @@ fn lower_sequence_bounds(cx: &mut Cx<'_>) {
         src_ok = false;
     }
     if let Some((p, _)) = out.filter(|(p, _)| *p != 1) {
-        let anchor = cx.anchor("dst");
+        let anchor = cx.anchor(fname::dst);
         cx.error(
             Code::P305,
             anchor,
@@ -558,7 +561,7 @@ fn lower_sequence_bounds(cx: &mut Cx<'_>) {
     } else if let (true, Some((_, n)), Some((_, m))) = (src_ok, source, out)
         && m != n.saturating_mul(2)
     {
-        let anchor = later_anchor(cx, "src", "dst");
+        let anchor = later_anchor(cx, fname::src, fname::dst);
         cx.error(
             Code::P305,
             anchor,
@@ -568,5 +571,5 @@ fn lower_sequence_bounds(cx: &mut Cx<'_>) {
             ),
         );
     }
-    cx.inst_with_args("GetSequenceBounds");
+    cx.inst_with_args(Opcode::GetSequenceBounds);
 }

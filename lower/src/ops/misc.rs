@@ -1,14 +1,15 @@
 //! The small lowerings of SPEC §6.7 (seed 000 §7.5–§7.6): inline assembly, dropout, iota,
 //! stream shuffle, the no-op and tensor-tensor arithmetic. TensorCopyOp lives in `copy.rs`.
 
-use serde_json::{Map, Value as Json, json};
+use crate::bir::{Field as F, Opcode, Role, Value as BirValue};
+use crate::catalog::fname;
 
 use super::common::{check_same_partitions_and_free, dst, input, later_anchor, src};
 use crate::catalog::{
     ALU, Default, Dir, ENGINE, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems,
     OpSpec,
 };
-use crate::cx::{Cx, alu_bir, float_json};
+use crate::cx::{Cx, alu_bir};
 use crate::diag::{Anchor, Code, ValuePath};
 use crate::model::{Target, Value};
 use crate::types::{self, Memory, limits};
@@ -19,21 +20,21 @@ use crate::types::{self, Memory, limits};
 const ALL_ENGINES: &[Engine] = Engine::NAMEABLE;
 
 const ASM_ENGINE: FieldSpec = FieldSpec {
-    name: "engine",
+    name: fname::engine,
     kind: Kind::Enum(&ENGINE),
     default: Default::Required,
     bir: "the instruction's `engine`",
     doc: "the engine that runs the raw instruction: pe, act, dve, pool, sp or dma",
 };
 const ASM_OPERANDS: FieldSpec = FieldSpec {
-    name: "operands",
+    name: fname::operands,
     kind: Kind::List(&Kind::Acc(Mems::ANY, Dir::In)),
     default: Default::EmptyList,
     bir: "the first `num_inputs` in `ins` (roles `operands[i]`), the rest in `outs`",
     doc: "the instruction's operands: inputs first, then outputs",
 };
 const ASM_NUM_INPUTS: FieldSpec = FieldSpec {
-    name: "num_inputs",
+    name: fname::num_inputs,
     kind: Kind::Int,
     default: Default::Computed("len(operands) − 1"),
     bir: "num_inputs",
@@ -42,7 +43,7 @@ const ASM_NUM_INPUTS: FieldSpec = FieldSpec {
 
 /// InlineASMInst → `InlineASM` (built with `addInlineASMInst`).
 ///
-/// BIR field order: `asm_opcode`, `asm_attrs`, `num_inputs`. The assembly opcode is
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. The assembly opcode is
 /// emitted as `asm_opcode` because `opcode` is the instruction's own key (SPEC §8).
 pub static INLINE_ASM_INST: OpSpec = OpSpec {
     class: "InlineASMInst",
@@ -60,14 +61,14 @@ pub static INLINE_ASM_INST: OpSpec = OpSpec {
     fields: &[
         ASM_ENGINE,
         FieldSpec {
-            name: "opcode",
+            name: fname::opcode,
             kind: Kind::Str,
             default: Default::Required,
             bir: "asm_opcode",
             doc: "the ISA opcode of the raw instruction",
         },
         FieldSpec {
-            name: "asm_attrs",
+            name: fname::asm_attrs,
             kind: Kind::Record,
             default: Default::Computed("{}"),
             bir: "asm_attrs (a JSON object)",
@@ -80,7 +81,7 @@ pub static INLINE_ASM_INST: OpSpec = OpSpec {
 };
 
 static SYNC_TYPE: EnumSpec = EnumSpec {
-    name: "sync_type",
+    name: fname::sync_type,
     values: &[
         EnumValue {
             text: "data_path",
@@ -102,7 +103,7 @@ static SYNC_TYPE: EnumSpec = EnumSpec {
 
 /// InlineASMBytesInst → `InlineASMBytes`.
 ///
-/// BIR field order: `asm_bytes`, `sync_type`, `latency_estimate`, `num_inputs`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static INLINE_ASM_BYTES_INST: OpSpec = OpSpec {
     class: "InlineASMBytesInst",
     opcode: "InlineASMBytes",
@@ -118,21 +119,21 @@ pub static INLINE_ASM_BYTES_INST: OpSpec = OpSpec {
     fields: &[
         ASM_ENGINE,
         FieldSpec {
-            name: "asm_bytes",
+            name: fname::asm_bytes,
             kind: Kind::Bytes,
             default: Default::Required,
             bir: "asm_bytes (lower-case hex)",
             doc: "the encoded instruction, non-empty",
         },
         FieldSpec {
-            name: "sync_type",
+            name: fname::sync_type,
             kind: Kind::Enum(&SYNC_TYPE),
             default: Default::Required,
             bir: "sync_type: DataPathType | SequencerType | DMAType",
             doc: "how the scheduler synchronises the instruction",
         },
         FieldSpec {
-            name: "latency_estimate",
+            name: fname::latency_estimate,
             kind: Kind::Int,
             default: Default::Required,
             bir: "latency_estimate",
@@ -146,27 +147,34 @@ pub static INLINE_ASM_BYTES_INST: OpSpec = OpSpec {
 
 /// A record value as JSON (InlineASM's `asm_attrs`): numbers, strings, bools, identifiers
 /// as strings, bytes as hex, accesses as `%name`, lists and records nested.
-fn value_json(value: &Value) -> Json {
-    match value {
-        Value::Int(i) | Value::HexInt(i) => json!(i),
-        Value::Float(f) => float_json(f.0),
-        Value::Bool(b) => json!(b),
-        Value::Str(s) | Value::Ident(s) => json!(s),
-        Value::Bytes(b) => json!(hex(b)),
-        Value::Access(a) => json!(format!("%{}", a.name)),
-        Value::List(items) => Json::Array(items.iter().map(value_json).collect()),
+fn value_json(value: &Value) -> Option<BirValue> {
+    Some(match value {
+        Value::Int(i) | Value::HexInt(i) => (*i).into(),
+        Value::Float(f) => f.0.into(),
+        Value::Bool(b) => (*b).into(),
+        Value::Str(s) | Value::Ident(s) => s.into(),
+        Value::Bytes(b) => hex(b).into(),
+        Value::Access(a) => format!("%{}", a.name).into(),
+        Value::List(items) => BirValue::List(
+            items
+                .iter()
+                .map(|v| value_json(v).unwrap_or(BirValue::Null))
+                .collect(),
+        ),
         Value::Record(fields) => record_json(fields),
-        Value::Call { name, .. } => json!(name),
-        Value::Pred(_) | Value::Error => Json::Null,
-    }
+        Value::Call { name, .. } => name.into(),
+        Value::Pred(_) | Value::Error => return None,
+    })
 }
 
-fn record_json(fields: &[crate::model::Field]) -> Json {
-    let mut obj = Map::new();
-    for field in fields {
-        obj.insert(field.name.clone(), value_json(&field.value));
-    }
-    Json::Object(obj)
+/// A record as a JSON object; a key written twice keeps its first place and last value.
+fn record_json(fields: &[crate::model::Field]) -> BirValue {
+    BirValue::record(fields.iter().map(|field| {
+        (
+            field.name.clone().into(),
+            value_json(&field.value).unwrap_or(BirValue::Null),
+        )
+    }))
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -175,11 +183,11 @@ fn hex(bytes: &[u8]) -> String {
 
 fn lower_inline_asm(cx: &mut Cx<'_>) {
     let bytes_form = cx.spec.class == "InlineASMBytesInst";
-    let count = cx.list("operands").len();
+    let count = cx.list(fname::operands).len();
     let default_inputs = count.saturating_sub(1);
-    let num_inputs = match cx.int("num_inputs") {
+    let num_inputs = match cx.int(fname::num_inputs) {
         Some(n) if n < 0 => {
-            let anchor = cx.anchor("num_inputs");
+            let anchor = cx.anchor(fname::num_inputs);
             cx.error(
                 Code::P414,
                 anchor,
@@ -188,7 +196,7 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
             default_inputs
         }
         Some(n) if n as u64 > count as u64 => {
-            let anchor = cx.anchor("num_inputs");
+            let anchor = cx.anchor(fname::num_inputs);
             cx.error(
                 Code::P305,
                 anchor,
@@ -205,14 +213,14 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
     let mut outs = Vec::new();
     let mut written = Vec::new();
     if let Some(path) = cx
-        .path("operands")
-        .filter(|_| cx.index("operands").is_some())
+        .path(fname::operands)
+        .filter(|_| cx.index(fname::operands).is_some())
     {
-        for (k, value) in cx.list("operands").iter().enumerate() {
+        for (k, value) in cx.list(fname::operands).iter().enumerate() {
             let Some(operand) = cx.operand_at(&path.element(k)) else {
                 continue;
             };
-            let arg = operand.to_json(&format!("operands[{k}]"));
+            let arg = operand.to_arg(Role::element(fname::operands, k));
             if k < num_inputs {
                 ins.push(arg);
             } else {
@@ -222,7 +230,7 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
                 }
             }
         }
-        let read: Vec<String> = cx.list("operands")[..num_inputs.min(count)]
+        let read: Vec<String> = cx.list(fname::operands)[..num_inputs.min(count)]
             .iter()
             .filter_map(|v| match v {
                 Value::Access(a) if matches!(a.target, Target::Tensor(_)) => Some(a.name.clone()),
@@ -236,18 +244,18 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
     }
 
     if bytes_form {
-        let asm = match cx.value("asm_bytes") {
+        let asm = match cx.value(fname::asm_bytes) {
             Some(Value::Bytes(b)) if b.is_empty() => {
-                let anchor = cx.anchor("asm_bytes");
+                let anchor = cx.anchor(fname::asm_bytes);
                 cx.error(Code::P414, anchor, "asm_bytes is empty");
                 String::new()
             }
             Some(Value::Bytes(b)) => hex(b),
             _ => String::new(),
         };
-        let latency = cx.int("latency_estimate");
+        let latency = cx.int(fname::latency_estimate);
         if let Some(n) = latency.filter(|n| *n < 0) {
-            let anchor = cx.anchor("latency_estimate");
+            let anchor = cx.anchor(fname::latency_estimate);
             cx.error(
                 Code::P414,
                 anchor,
@@ -255,28 +263,28 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
             );
         }
         let sync = cx
-            .ident("sync_type")
+            .ident(fname::sync_type)
             .map_or("DataPathType", |s| SYNC_TYPE.bir(s));
-        let inst = cx.inst("InlineASMBytes");
+        let inst = cx.inst(Opcode::InlineAsmBytes);
         inst.ins = ins;
         inst.outs = outs;
-        inst.set("asm_bytes", asm)
-            .set("sync_type", sync)
-            .set("latency_estimate", latency.unwrap_or(0).max(0))
-            .set("num_inputs", num_inputs);
+        inst.set(F::AsmBytes, asm)
+            .set(F::SyncType, sync)
+            .set(F::LatencyEstimate, latency.unwrap_or(0).max(0))
+            .set(F::NumInputs, num_inputs);
     } else {
-        let opcode = cx.string("opcode").map(str::to_string);
-        let attrs = match cx.value("asm_attrs") {
+        let opcode = cx.string(fname::opcode).map(str::to_string);
+        let attrs = match cx.value(fname::asm_attrs) {
             Some(Value::Record(fields)) => record_json(fields),
-            _ => json!({}),
+            _ => BirValue::Record(Vec::new()),
         };
-        let inst = cx.inst("InlineASM");
+        let inst = cx.inst(Opcode::InlineAsm);
         inst.ins = ins;
         inst.outs = outs;
         if let Some(opcode) = opcode {
-            inst.set("asm_opcode", opcode);
+            inst.set(F::AsmOpcode, opcode);
         }
-        inst.set("asm_attrs", attrs).set("num_inputs", num_inputs);
+        inst.set(F::AsmAttrs, attrs).set(F::NumInputs, num_inputs);
     }
 }
 
@@ -284,7 +292,7 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
 
 /// DropoutMaskInst → `Dropout` (engine DVE).
 ///
-/// BIR field order: `keep_rate`, `is_keep_threshold` (from `is_keep_rate`).
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
     class: "DropoutMaskInst",
     opcode: "Dropout",
@@ -302,7 +310,7 @@ pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
         ),
         src(Mems::ON_CHIP, "the input"),
         FieldSpec {
-            name: "keep_rate",
+            name: fname::keep_rate,
             kind: Kind::Float,
             default: Default::Required,
             bir: "keep_rate",
@@ -310,7 +318,7 @@ pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
                   or of dropping it",
         },
         FieldSpec {
-            name: "is_keep_rate",
+            name: fname::is_keep_rate,
             kind: Kind::Bool,
             default: Default::Bool(true),
             bir: "is_keep_threshold",
@@ -322,10 +330,10 @@ pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
 };
 
 fn lower_dropout(cx: &mut Cx<'_>) {
-    check_same_partitions_and_free(cx, "src", "dst");
-    let keep = cx.float("keep_rate");
+    check_same_partitions_and_free(cx, fname::src, fname::dst);
+    let keep = cx.float(fname::keep_rate);
     if let Some(k) = keep.filter(|k| !(*k > 0.0 && *k <= 1.0)) {
-        let anchor = cx.anchor("keep_rate");
+        let anchor = cx.anchor(fname::keep_rate);
         cx.error(
             Code::P414,
             anchor,
@@ -335,19 +343,19 @@ fn lower_dropout(cx: &mut Cx<'_>) {
             ),
         );
     }
-    let is_keep_rate = cx.bool("is_keep_rate");
-    let inst = cx.inst_with_args("Dropout");
+    let is_keep_rate = cx.bool(fname::is_keep_rate);
+    let inst = cx.inst_with_args(Opcode::Dropout);
     if let Some(k) = keep {
-        inst.set_float("keep_rate", k);
+        inst.set_float(F::KeepRate, k);
     }
-    inst.set("is_keep_threshold", is_keep_rate);
+    inst.set(F::IsKeepThreshold, is_keep_rate);
 }
 
 // ----- IndexValueInst -------------------------------------------------------------
 
 /// IndexValueInst → `Iota` (engine Pool).
 ///
-/// BIR field order: `base`, `pattern`, `channel_multiplier`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static INDEX_VALUE_INST: OpSpec = OpSpec {
     class: "IndexValueInst",
     opcode: "Iota",
@@ -361,21 +369,21 @@ pub static INDEX_VALUE_INST: OpSpec = OpSpec {
     fields: &[
         dst(Mems::SBUF, "the output, in sbuf"),
         FieldSpec {
-            name: "base",
+            name: fname::base,
             kind: Kind::Int,
             default: Default::Int(0),
             bir: "base",
             doc: "the value of element (0, 0)",
         },
         FieldSpec {
-            name: "step",
+            name: fname::step,
             kind: Kind::Int,
             default: Default::Int(1),
             bir: "pattern [{\"step\": step, \"num\": dst free size}]",
             doc: "the increment along the flattened free dims",
         },
         FieldSpec {
-            name: "channel_multiplier",
+            name: fname::channel_multiplier,
             kind: Kind::Int,
             default: Default::Int(0),
             bir: "channel_multiplier",
@@ -386,9 +394,13 @@ pub static INDEX_VALUE_INST: OpSpec = OpSpec {
 };
 
 fn lower_iota(cx: &mut Cx<'_>) {
-    let (base, step, cm) = (cx.int("base"), cx.int("step"), cx.int("channel_multiplier"));
+    let (base, step, cm) = (
+        cx.int(fname::base),
+        cx.int(fname::step),
+        cx.int(fname::channel_multiplier),
+    );
     let shape = cx
-        .any_operand("dst")
+        .any_operand(fname::dst)
         .map(|d| (d.partitions(), d.free_size(), d.tensor.dtype));
     // P412: the extreme values over every element (an affine function of p and f reaches
     // them at the corners).
@@ -413,10 +425,10 @@ fn lower_iota(cx: &mut Cx<'_>) {
         if let Some(value) = outside(&[sf, cp]) {
             // SPEC §7 [2]: the `step` value when written and non-zero, else the `base`
             // value when written, else the op class name.
-            let anchor = if cx.written("step") && step != Some(0) {
-                cx.anchor("step")
-            } else if cx.written("base") {
-                cx.anchor("base")
+            let anchor = if cx.written(fname::step) && step != Some(0) {
+                cx.anchor(fname::step)
+            } else if cx.written(fname::base) {
+                cx.anchor(fname::base)
             } else {
                 Anchor::Class
             };
@@ -431,16 +443,19 @@ fn lower_iota(cx: &mut Cx<'_>) {
         }
     }
     let num = shape.map(|(_, f, _)| f);
-    let inst = cx.inst_with_args("Iota");
+    let inst = cx.inst_with_args(Opcode::Iota);
     if let Some(b) = base {
-        inst.set("base", b);
+        inst.set(F::Base, b);
     }
     // An unknown step or count (a faulty field) is written as the public APPair's
     // default, 1, since the schema requires both.
-    let pair = json!({"step": step.unwrap_or(1), "num": num.unwrap_or(1)});
-    inst.set("pattern", json!([pair]));
+    let pair = BirValue::Record(vec![
+        (fname::step.into(), step.unwrap_or(1).into()),
+        ("num".into(), num.unwrap_or(1).into()),
+    ]);
+    inst.set(F::Pattern, BirValue::List(vec![pair]));
     if let Some(c) = cm {
-        inst.set("channel_multiplier", c);
+        inst.set(F::ChannelMultiplier, c);
     }
 }
 
@@ -451,7 +466,7 @@ const SHUFFLE_KEEP: i64 = 255;
 
 /// StreamShuffleInst → `StreamShuffle` (engine DVE).
 ///
-/// BIR field order: `mask`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static STREAM_SHUFFLE_INST: OpSpec = OpSpec {
     class: "StreamShuffleInst",
     opcode: "StreamShuffle",
@@ -468,7 +483,7 @@ pub static STREAM_SHUFFLE_INST: OpSpec = OpSpec {
         ),
         src(Mems::ON_CHIP, "the input, inside one quadrant"),
         FieldSpec {
-            name: "shuffle_mask",
+            name: fname::shuffle_mask,
             kind: Kind::List(&Kind::Int),
             default: Default::Required,
             bir: "mask",
@@ -479,10 +494,10 @@ pub static STREAM_SHUFFLE_INST: OpSpec = OpSpec {
 };
 
 fn lower_stream_shuffle(cx: &mut Cx<'_>) {
-    if let (Some(a), Some(b)) = (cx.operand("src"), cx.operand("dst")) {
+    if let (Some(a), Some(b)) = (cx.operand(fname::src), cx.operand(fname::dst)) {
         let (ad, bd, af, bf) = (a.tensor.dtype, b.tensor.dtype, a.free_size(), b.free_size());
         if ad != bd || af != bf {
-            let anchor = later_anchor(cx, "src", "dst");
+            let anchor = later_anchor(cx, fname::src, fname::dst);
             cx.error(
                 Code::P305,
                 anchor,
@@ -498,7 +513,7 @@ fn lower_stream_shuffle(cx: &mut Cx<'_>) {
     // stays in its quadrant iff it spans at most 32 partitions. A stepped partition slice is
     // P415 (SPEC §6.7 [2] decision: seed 000 §2.3 gives the literal and its owner, the
     // stream-shuffle mask surface).
-    for field in ["dst", "src"] {
+    for field in [fname::dst, fname::src] {
         let Some(o) = cx.operand(field) else { continue };
         let Some(d0) = o.dims.first().filter(|_| o.on_chip()) else {
             continue;
@@ -523,10 +538,10 @@ fn lower_stream_shuffle(cx: &mut Cx<'_>) {
         }
     }
     let mask = cx
-        .int_list("shuffle_mask")
-        .filter(|_| cx.index("shuffle_mask").is_some());
-    if let (Some(mask), Some(path)) = (&mask, cx.path("shuffle_mask")) {
-        let partitions = cx.operand("src").map(|s| s.partitions());
+        .int_list(fname::shuffle_mask)
+        .filter(|_| cx.index(fname::shuffle_mask).is_some());
+    if let (Some(mask), Some(path)) = (&mask, cx.path(fname::shuffle_mask)) {
+        let partitions = cx.operand(fname::src).map(|s| s.partitions());
         if mask.len() as u64 != limits::QUADRANT {
             cx.error(
                 Code::P414,
@@ -540,9 +555,9 @@ fn lower_stream_shuffle(cx: &mut Cx<'_>) {
             check_mask_entries(cx, mask, &path, partitions);
         }
     }
-    let inst = cx.inst_with_args("StreamShuffle");
+    let inst = cx.inst_with_args(Opcode::StreamShuffle);
     if let Some(mask) = mask {
-        inst.set("mask", json!(mask));
+        inst.set(F::Mask, mask);
     }
 }
 
@@ -582,7 +597,7 @@ fn lower_no_op(_cx: &mut Cx<'_>) {}
 
 /// TensorTensorOp → `TensorTensor` (engine dve by default, or pool).
 ///
-/// BIR field order: `op`, `acc`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static TENSOR_TENSOR_OP: OpSpec = OpSpec {
     class: "TensorTensorOp",
     opcode: "TensorTensor",
@@ -598,26 +613,26 @@ pub static TENSOR_TENSOR_OP: OpSpec = OpSpec {
     fields: &[
         dst(Mems::ON_CHIP, "the result"),
         input(
-            "src0",
+            fname::src0,
             Mems::ON_CHIP,
             "operand `src0` (ins)",
             "the left operand",
         ),
         input(
-            "src1",
+            fname::src1,
             Mems::ON_CHIP,
             "operand `src1` (ins)",
             "the right operand; not in PSUM when src0 is",
         ),
         FieldSpec {
-            name: "op",
+            name: fname::op,
             kind: Kind::Enum(&ALU),
             default: Default::Required,
             bir: "op (public ALU spelling: multiply → mult)",
             doc: "the elementwise ALU operation",
         },
         FieldSpec {
-            name: "engine",
+            name: fname::engine,
             kind: Kind::Enum(&ENGINE),
             default: Default::Ident("dve"),
             bir: "the instruction's `engine`",
@@ -630,7 +645,7 @@ pub static TENSOR_TENSOR_OP: OpSpec = OpSpec {
 fn lower_tensor_tensor(cx: &mut Cx<'_>) {
     // One P305 at most: the first operand, in the order written, that disagrees with an
     // earlier one.
-    let mut written: Vec<(usize, &str)> = ["dst", "src0", "src1"]
+    let mut written: Vec<(usize, &str)> = [fname::dst, fname::src0, fname::src1]
         .into_iter()
         .filter_map(|f| Some((cx.index(f)?, f)))
         .collect();
@@ -658,14 +673,14 @@ fn lower_tensor_tensor(cx: &mut Cx<'_>) {
         cx.any_operand(f)
             .is_some_and(|o| o.tensor.memory == Memory::Psum)
     };
-    if cx.engine != Engine::Pool && in_psum(cx, "src0") && in_psum(cx, "src1") {
-        let anchor = cx.anchor("src1");
+    if cx.engine != Engine::Pool && in_psum(cx, fname::src0) && in_psum(cx, fname::src1) {
+        let anchor = cx.anchor(fname::src1);
         cx.error(Code::P301, anchor, "src0 and src1 cannot both be in PSUM");
     }
-    let op = cx.ident("op").map(|o| alu_bir(o).to_string());
-    let inst = cx.inst_with_args("TensorTensor");
+    let op = cx.ident(fname::op).map(|o| alu_bir(o).to_string());
+    let inst = cx.inst_with_args(Opcode::TensorTensor);
     if let Some(op) = op {
-        inst.set("op", op);
+        inst.set(F::Op, op);
     }
-    inst.set("acc", "Idle");
+    inst.set(F::Acc, "Idle");
 }

@@ -1,10 +1,10 @@
 //! The reduce pair (SPEC §6.4; seed 000 §5): LocalReduceOp → one `Reduce` on Pool, and
 //! NeuronReduceMacro → a chain of `TensorReduce` on DVE, one instruction per reduced axis.
 
-use serde_json::json;
+use crate::bir::{Field as F, Opcode};
+use crate::catalog::fname;
 
 use super::common::{dst, later_anchor, src};
-use super::memset_dma::with_access;
 use crate::catalog::{
     ALU, Default, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems, OpSpec,
 };
@@ -34,7 +34,7 @@ static REDUCE_KIND: EnumSpec = EnumSpec {
 };
 
 const OP: FieldSpec = FieldSpec {
-    name: "op",
+    name: fname::op,
     kind: Kind::Enum(&ALU),
     default: Default::Required,
     bir: "op (public ALU spelling: multiply → mult)",
@@ -43,7 +43,7 @@ const OP: FieldSpec = FieldSpec {
 
 /// LocalReduceOp → `Reduce` (engine Pool, SPEC §6.4 decision).
 ///
-/// BIR field order: `op`, `kind`, `replica_groups`, `local`. Operands carry
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. Operands carry
 /// `"access": "nd_dma"` (seed 000 §5.1 `codegenNdDMAAP`).
 pub static LOCAL_REDUCE_OP: OpSpec = OpSpec {
     class: "LocalReduceOp",
@@ -59,14 +59,14 @@ pub static LOCAL_REDUCE_OP: OpSpec = OpSpec {
         src(Mems::ANY, "the input (an N-d DMA access)"),
         OP,
         FieldSpec {
-            name: "kind",
+            name: fname::kind,
             kind: Kind::Enum(&REDUCE_KIND),
             default: Default::Ident("all_reduce"),
             bir: "kind (the same lower-case string)",
             doc: "all_reduce, reduce_scatter or all_gather",
         },
         FieldSpec {
-            name: "groups",
+            name: fname::groups,
             kind: Kind::List(&Kind::List(&Kind::Int)),
             default: Default::Computed("[[0]]"),
             bir: "replica_groups",
@@ -78,12 +78,12 @@ pub static LOCAL_REDUCE_OP: OpSpec = OpSpec {
 
 fn lower_local_reduce(cx: &mut Cx<'_>) {
     // Replica ids are naturals (the public `replica_groups: List (List Nat)`).
-    let groups: Option<Vec<Vec<i64>>> = match cx.path("groups") {
+    let groups: Option<Vec<Vec<i64>>> = match cx.path(fname::groups) {
         None => Some(vec![vec![0]]),
-        Some(_) if cx.is_bad("groups") => None,
+        Some(_) if cx.is_bad(fname::groups) => None,
         Some(path) => {
             let mut rows = Vec::new();
-            for (g, group) in cx.list("groups").iter().enumerate() {
+            for (g, group) in cx.list(fname::groups).iter().enumerate() {
                 let Value::List(ids) = group else { continue };
                 let mut row = Vec::new();
                 for (k, id) in ids.iter().enumerate() {
@@ -99,26 +99,25 @@ fn lower_local_reduce(cx: &mut Cx<'_>) {
             Some(rows)
         }
     };
-    let op = cx.ident("op").map(|o| alu_bir(o).to_string());
-    let kind = cx.ident("kind").unwrap_or("all_reduce").to_string();
+    let op = cx.ident(fname::op).map(|o| alu_bir(o).to_string());
+    let kind = cx.ident(fname::kind).unwrap_or("all_reduce").to_string();
     let (ins, outs) = cx.standard_args();
-    let inst = cx.inst("Reduce");
-    inst.ins = ins.into_iter().map(|a| with_access(a, "nd_dma")).collect();
-    inst.outs = outs.into_iter().map(|a| with_access(a, "nd_dma")).collect();
+    let inst = cx.inst(Opcode::Reduce);
+    inst.ins = ins.into_iter().map(|a| a.with_access("nd_dma")).collect();
+    inst.outs = outs.into_iter().map(|a| a.with_access("nd_dma")).collect();
     if let Some(op) = op {
-        inst.set("op", op);
+        inst.set(F::Op, op);
     }
-    inst.set("kind", kind);
+    inst.set(F::Kind, kind);
     if let Some(groups) = groups {
-        inst.set("replica_groups", json!(groups));
+        inst.set(F::ReplicaGroups, groups);
     }
-    inst.set("local", true);
+    inst.set(F::Local, true);
 }
 
 /// NeuronReduceMacro → `TensorReduce` × len(reduce_axes) (engine DVE).
 ///
-/// BIR field order of every instruction: `op`, `axis`, `negate`, `apply_transpose`,
-/// `reduce_axes`, `is_first_reduce`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static NEURON_REDUCE_MACRO: OpSpec = OpSpec {
     class: "NeuronReduceMacro",
     opcode: "TensorReduce",
@@ -138,7 +137,7 @@ pub static NEURON_REDUCE_MACRO: OpSpec = OpSpec {
         src(Mems::ON_CHIP, "the input access"),
         OP,
         FieldSpec {
-            name: "reduce_axes",
+            name: fname::reduce_axes,
             kind: Kind::List(&Kind::Int),
             default: Default::Required,
             bir: "reduce_axes (the whole list on every instruction); one instruction per entry",
@@ -151,7 +150,7 @@ pub static NEURON_REDUCE_MACRO: OpSpec = OpSpec {
 /// Checks `reduce_axes` (P414) against the src access. Returns whether the axes and the src
 /// are usable for the dst rule.
 fn check_reduce_axes(cx: &mut Cx<'_>, axes: &[i64]) -> bool {
-    let Some(path) = cx.path("reduce_axes") else {
+    let Some(path) = cx.path(fname::reduce_axes) else {
         return false;
     };
     if axes.is_empty() {
@@ -162,7 +161,7 @@ fn check_reduce_axes(cx: &mut Cx<'_>, axes: &[i64]) -> bool {
         );
         return false;
     }
-    let rank = cx.operand("src").map(|s| s.rank() as i64);
+    let rank = cx.operand(fname::src).map(|s| s.rank() as i64);
     let mut ok = true;
     for (k, &axis) in axes.iter().enumerate() {
         let anchor = Anchor::Value(path.element(k));
@@ -208,15 +207,18 @@ fn check_reduce_axes(cx: &mut Cx<'_>, axes: &[i64]) -> bool {
 
 fn lower_reduce_macro(cx: &mut Cx<'_>) {
     let axes = cx
-        .int_list("reduce_axes")
-        .filter(|_| cx.index("reduce_axes").is_some());
+        .int_list(fname::reduce_axes)
+        .filter(|_| cx.index(fname::reduce_axes).is_some());
     let axes_ok = match &axes {
         Some(axes) => check_reduce_axes(cx, axes),
         None => false,
     };
-    if let (true, Some(axes), Some(source), Some(out)) =
-        (axes_ok, &axes, cx.operand("src"), cx.operand("dst"))
-    {
+    if let (true, Some(axes), Some(source), Some(out)) = (
+        axes_ok,
+        &axes,
+        cx.operand(fname::src),
+        cx.operand(fname::dst),
+    ) {
         let shape = source.shape();
         let kept: u64 = shape
             .iter()
@@ -226,7 +228,7 @@ fn lower_reduce_macro(cx: &mut Cx<'_>) {
             .fold(1, |acc, (_, n)| acc.saturating_mul(*n));
         let (sp, dp, df) = (source.partitions(), out.partitions(), out.free_size());
         if sp != dp || kept != df {
-            let anchor = later_anchor(cx, "src", "dst");
+            let anchor = later_anchor(cx, fname::src, fname::dst);
             cx.error(
                 Code::P305,
                 anchor,
@@ -243,26 +245,26 @@ fn lower_reduce_macro(cx: &mut Cx<'_>) {
     let mut order: Vec<i64> = axes.clone().unwrap_or_default();
     order.sort_unstable_by(|a, b| b.cmp(a));
     let steps = order.len().max(1);
-    let op = cx.ident("op").map(|o| alu_bir(o).to_string());
-    let (src_arg, dst_arg) = (cx.arg("src"), cx.arg("dst"));
+    let op = cx.ident(fname::op).map(|o| alu_bir(o).to_string());
+    let (src_arg, dst_arg) = (cx.arg(fname::src), cx.arg(fname::dst));
     for k in 0..steps {
         let input = if k == 0 {
             src_arg.clone()
         } else {
             dst_arg.clone()
         };
-        let inst = cx.inst("TensorReduce");
+        let inst = cx.inst(Opcode::TensorReduce);
         inst.ins.extend(input);
         inst.outs.extend(dst_arg.clone());
         if let Some(op) = &op {
-            inst.set("op", op.as_str());
+            inst.set(F::Op, op.as_str());
         }
-        inst.set("axis", "X")
-            .set("negate", false)
-            .set("apply_transpose", false);
+        inst.set(F::Axis, "X")
+            .set(F::Negate, false)
+            .set(F::ApplyTranspose, false);
         if let Some(axes) = &axes {
-            inst.set("reduce_axes", json!(axes));
+            inst.set(F::ReduceAxes, axes.clone());
         }
-        inst.set("is_first_reduce", k == 0);
+        inst.set(F::IsFirstReduce, k == 0);
     }
 }

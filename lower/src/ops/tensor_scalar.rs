@@ -4,15 +4,11 @@
 //! `RangeSelect`, TensorSelect and SelectReduce → `Select` (IT 51), TensorCopyPredicated →
 //! `CopyPredicated` (IT 52) run on DVE.
 //!
-//! `TensorScalarPtr` key order (every op of the family): `op0`, `operand0` (when a number),
-//! `reverse0`, `op1` (`"bypass"` when absent), `operand1` (when a number), `reverse1`,
-//! `is_tensor_scalar_addr`, `is_scalar_tensor_tensor`, `acc` (`"Idle"`), then
-//! AffSelTensorScalarOp's `predicates` and `fill_value`, or TensorScalarPtrOp's (and
-//! TensorScalarCacheCumulative's) `fill_value` and `reverse_pred` when written (SPEC §6.3
-//! [2]). The public schema requires `op0`,
+//! BIR keys: the opcode's row of `crate::bir::OPCODES`. The public schema requires `op0`,
 //! `reverse0`, `op1` and `reverse1`, so they are always written.
 
-use serde_json::{Value as Json, json};
+use crate::bir::{Arg, ArgKind, Field as F, Opcode, Role, Value as BirValue};
+use crate::catalog::fname;
 
 use super::common::{
     check_imm_pointer, check_pointer_shape, check_same_partitions_and_free, check_start_partition,
@@ -24,7 +20,7 @@ use crate::catalog::{
     OpSpec,
 };
 use crate::cx::{Cx, Inst, alu_bir};
-use crate::diag::{Anchor, Code, Diag};
+use crate::diag::{Anchor, Code, Diag, FixHint};
 use crate::model::{Target, Value};
 use crate::types::{self, Dtype};
 
@@ -69,49 +65,49 @@ const SRC: FieldSpec = src(
     "the input access (sbuf or psum), same partitions and free size as `dst`",
 );
 const OP0: FieldSpec = FieldSpec {
-    name: "op0",
+    name: fname::op0,
     kind: Kind::Enum(&ALU),
     default: Default::Required,
     bir: "op0 (public spelling: multiply → mult)",
     doc: "the first ALU op, applied to the src and `operand0`",
 };
 const OPERAND0: FieldSpec = FieldSpec {
-    name: "operand0",
+    name: fname::operand0,
     kind: Kind::Imm(Mems::ON_CHIP),
     default: Default::Required,
     bir: "operand0 (a number), or an `ins` argument with role `operand0`",
     doc: "the first scalar: a number, or a [P, 1] pointer (one scalar per partition)",
 };
 const OP1: FieldSpec = FieldSpec {
-    name: "op1",
+    name: fname::op1,
     kind: Kind::Enum(&ALU),
     default: Default::Absent,
     bir: "op1 (\"bypass\" when absent)",
     doc: "the second ALU op, applied to the first result and `operand1`",
 };
 const OPERAND1: FieldSpec = FieldSpec {
-    name: "operand1",
+    name: fname::operand1,
     kind: Kind::Imm(Mems::ON_CHIP),
     default: Default::Absent,
     bir: "operand1 (a number), or an `ins` argument with role `operand1`",
     doc: "the second scalar; writing it selects the two-operand (TSC) mode, which needs `op1`",
 };
 const REVERSE0: FieldSpec = FieldSpec {
-    name: "reverse0",
+    name: fname::reverse0,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "reverse0",
     doc: "swap the operands of op0 (`operand0 op0 src`)",
 };
 const REVERSE1: FieldSpec = FieldSpec {
-    name: "reverse1",
+    name: fname::reverse1,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "reverse1",
     doc: "swap the operands of op1",
 };
 const IS_STT: FieldSpec = FieldSpec {
-    name: "is_scalar_tensor_tensor",
+    name: fname::is_scalar_tensor_tensor,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "is_scalar_tensor_tensor",
@@ -119,7 +115,7 @@ const IS_STT: FieldSpec = FieldSpec {
 };
 
 const TSP_FILL_VALUE: FieldSpec = FieldSpec {
-    name: "fill_value",
+    name: fname::fill_value,
     kind: Kind::Float,
     default: Default::Absent,
     bir: "fill_value, when written",
@@ -127,7 +123,7 @@ const TSP_FILL_VALUE: FieldSpec = FieldSpec {
           `getTensorScalarPtr` sets it, seed 000 §4)",
 };
 const TSP_REVERSE_PRED: FieldSpec = FieldSpec {
-    name: "reverse_pred",
+    name: fname::reverse_pred,
     kind: Kind::Bool,
     default: Default::Absent,
     bir: "reverse_pred, when written",
@@ -137,7 +133,7 @@ const TSP_REVERSE_PRED: FieldSpec = FieldSpec {
 /// The `engine` field of the pointer ops, with its default.
 const fn engine_field(default: &'static str, doc: &'static str) -> FieldSpec {
     FieldSpec {
-        name: "engine",
+        name: fname::engine,
         kind: Kind::Enum(&ENGINE),
         default: Default::Ident(default),
         bir: "the instruction's `engine`",
@@ -226,14 +222,14 @@ pub static AFF_SEL_TENSOR_SCALAR_OP: OpSpec = OpSpec {
         DST,
         SRC,
         FieldSpec {
-            name: "predicates",
+            name: fname::predicates,
             kind: Kind::List(&Kind::Pred),
             default: Default::Required,
             bir: "predicates: [{\"coeffs\", \"const\", \"cmp\"}], Σ c·$d + k CMP 0",
             doc: "affine conditions over the dst access's dims `$0 $1 …` (no loop variables); non-empty",
         },
         FieldSpec {
-            name: "fill_value",
+            name: fname::fill_value,
             kind: Kind::Float,
             default: Default::Required,
             bir: "fill_value",
@@ -276,7 +272,7 @@ pub static TENSOR_SCALAR_GEP_OP: OpSpec = OpSpec {
         SRC,
         OP0,
         FieldSpec {
-            name: "ptr",
+            name: fname::ptr,
             kind: Kind::Acc(Mems::ANY, Dir::In),
             default: Default::Required,
             bir: "an `ins` argument with role `ptr`",
@@ -284,7 +280,7 @@ pub static TENSOR_SCALAR_GEP_OP: OpSpec = OpSpec {
                   inside it)",
         },
         FieldSpec {
-            name: "index",
+            name: fname::index,
             kind: Kind::IntAccReg,
             default: Default::Required,
             bir: "an `ins` argument with role `index` (imm_value, physical_ap or register_access)",
@@ -297,9 +293,7 @@ pub static TENSOR_SCALAR_GEP_OP: OpSpec = OpSpec {
 
 /// RangeSelect → `RangeSelect`.
 ///
-/// Key order: `base`, `compare_op0`, `compare_op1`, `bound0`/`bound1` (when numbers),
-/// `reduce_op`, `fill_value`, `num_active_channels` (always written: the public schema
-/// requires it).
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static RANGE_SELECT: OpSpec = OpSpec {
     class: "RangeSelect",
     opcode: "RangeSelect",
@@ -312,63 +306,63 @@ pub static RANGE_SELECT: OpSpec = OpSpec {
     fields: &[
         DST,
         FieldSpec {
-            name: "on_true",
+            name: fname::on_true,
             kind: Kind::Acc(Mems::ON_CHIP, Dir::In),
             default: Default::Required,
             bir: "operand `on_true` (ins)",
             doc: "the values kept in range; same partitions and free size as `dst`",
         },
         FieldSpec {
-            name: "comp_op0",
+            name: fname::comp_op0,
             kind: Kind::Enum(&COMPARE),
             default: Default::Required,
             bir: "compare_op0",
             doc: "the comparison against `bound0`: is_ge, is_gt, is_le, is_lt or is_equal",
         },
         FieldSpec {
-            name: "comp_op1",
+            name: fname::comp_op1,
             kind: Kind::Enum(&COMPARE),
             default: Default::Required,
             bir: "compare_op1",
             doc: "the comparison against `bound1`: is_ge, is_gt, is_le, is_lt or is_equal",
         },
         FieldSpec {
-            name: "bound0",
+            name: fname::bound0,
             kind: Kind::Imm(Mems::ON_CHIP),
             default: Default::Required,
             bir: "bound0 (a number), or an `ins` argument with role `bound0`",
             doc: "the first bound: a number or a [P, 1] f32 pointer",
         },
         FieldSpec {
-            name: "bound1",
+            name: fname::bound1,
             kind: Kind::Imm(Mems::ON_CHIP),
             default: Default::Required,
             bir: "bound1 (a number), or an `ins` argument with role `bound1`",
             doc: "the second bound: a number or a [P, 1] f32 pointer",
         },
         FieldSpec {
-            name: "range_start",
+            name: fname::range_start,
             kind: Kind::Int,
             default: Default::Int(0),
             bir: "base",
             doc: "the index of the first free element",
         },
         FieldSpec {
-            name: "fill_value",
+            name: fname::fill_value,
             kind: Kind::Float,
             default: Default::Float(FP32_MIN),
             bir: "fill_value",
             doc: "the value out of range; the hardware requires FP32 min (-3.4028234663852886e38)",
         },
         FieldSpec {
-            name: "reduce_op",
+            name: fname::reduce_op,
             kind: Kind::Enum(&ALU),
             default: Default::Ident("max"),
             bir: "reduce_op",
             doc: "the fused reduce into `reduce_dst`; only max",
         },
         FieldSpec {
-            name: "reduce_dst",
+            name: fname::reduce_dst,
             kind: Kind::Acc(Mems::ON_CHIP, Dir::Out),
             default: Default::Absent,
             bir: "operand `reduce_dst` (outs)",
@@ -382,21 +376,21 @@ pub static RANGE_SELECT: OpSpec = OpSpec {
 const FP32_MIN: f64 = -3.4028234663852886e38;
 
 const PREDICATE: FieldSpec = FieldSpec {
-    name: "predicate",
+    name: fname::predicate,
     kind: Kind::Acc(Mems::ON_CHIP, Dir::In),
     default: Default::Required,
     bir: "operand `predicate` (ins)",
     doc: "the mask: non-zero selects; same partitions and free size as `dst`",
 };
 const ON_TRUE: FieldSpec = FieldSpec {
-    name: "on_true",
+    name: fname::on_true,
     kind: Kind::Acc(Mems::ON_CHIP, Dir::In),
     default: Default::Required,
     bir: "operand `on_true` (ins)",
     doc: "the values where the predicate holds; same partitions and free size as `dst`",
 };
 const ON_FALSE: FieldSpec = FieldSpec {
-    name: "on_false",
+    name: fname::on_false,
     kind: Kind::Imm(Mems::ON_CHIP),
     default: Default::Required,
     bir: "on_false (a number), or an `ins` argument with role `on_false`",
@@ -405,7 +399,7 @@ const ON_FALSE: FieldSpec = FieldSpec {
 
 /// TensorSelect → `Select` (IT 51).
 ///
-/// Key order: `on_false` (when a number).
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static TENSOR_SELECT: OpSpec = OpSpec {
     class: "TensorSelect",
     opcode: "Select",
@@ -419,7 +413,7 @@ pub static TENSOR_SELECT: OpSpec = OpSpec {
 
 /// SelectReduce → `Select` (IT 51) with a fused reduce.
 ///
-/// Key order: `on_false` (when a number), `reduce_op`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static SELECT_REDUCE: OpSpec = OpSpec {
     class: "SelectReduce",
     opcode: "Select",
@@ -434,14 +428,14 @@ pub static SELECT_REDUCE: OpSpec = OpSpec {
         ON_TRUE,
         ON_FALSE,
         FieldSpec {
-            name: "reduce_op",
+            name: fname::reduce_op,
             kind: Kind::Enum(&ALU),
             default: Default::Required,
             bir: "reduce_op (public spelling)",
             doc: "the reduce along the free dim",
         },
         FieldSpec {
-            name: "reduce_dst",
+            name: fname::reduce_dst,
             kind: Kind::Acc(Mems::ON_CHIP, Dir::Out),
             default: Default::Required,
             bir: "operand `reduce_dst` (outs)",
@@ -453,7 +447,7 @@ pub static SELECT_REDUCE: OpSpec = OpSpec {
 
 /// TensorCopyPredicated → `CopyPredicated` (IT 52).
 ///
-/// Key order: `reverse_pred`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static TENSOR_COPY_PREDICATED: OpSpec = OpSpec {
     class: "TensorCopyPredicated",
     opcode: "CopyPredicated",
@@ -467,7 +461,7 @@ pub static TENSOR_COPY_PREDICATED: OpSpec = OpSpec {
         SRC,
         PREDICATE,
         FieldSpec {
-            name: "reverse_pred",
+            name: fname::reverse_pred,
             kind: Kind::Bool,
             default: Default::Bool(false),
             bir: "reverse_pred",
@@ -520,61 +514,61 @@ impl TspFields {
         let has = |name: &str| cx.spec.field(name).is_some();
         let op = |name: &str| has(name).then(|| cx.ident(name)).flatten();
         TspFields {
-            op0: op("op0").map(|o| alu_bir(o).to_string()),
-            operand0: if has("operand0") {
-                imm_number(cx, "operand0")
+            op0: op(fname::op0).map(|o| alu_bir(o).to_string()),
+            operand0: if has(fname::operand0) {
+                imm_number(cx, fname::operand0)
             } else {
                 None
             },
-            reverse0: has("reverse0") && cx.bool("reverse0"),
-            op1: alu_bir(op("op1").unwrap_or("bypass")).to_string(),
-            operand1: if has("operand1") {
-                imm_number(cx, "operand1")
+            reverse0: has(fname::reverse0) && cx.bool(fname::reverse0),
+            op1: alu_bir(op(fname::op1).unwrap_or("bypass")).to_string(),
+            operand1: if has(fname::operand1) {
+                imm_number(cx, fname::operand1)
             } else {
                 None
             },
-            reverse1: has("reverse1") && cx.bool("reverse1"),
+            reverse1: has(fname::reverse1) && cx.bool(fname::reverse1),
             addr: false,
-            stt: has("is_scalar_tensor_tensor") && cx.bool("is_scalar_tensor_tensor"),
+            stt: has(fname::is_scalar_tensor_tensor) && cx.bool(fname::is_scalar_tensor_tensor),
         }
     }
 
     fn emit(&self, inst: &mut Inst) {
         if let Some(op0) = &self.op0 {
-            inst.set("op0", op0.as_str());
+            inst.set(F::Op0, op0.as_str());
         }
         if let Some(v) = self.operand0 {
-            inst.set_float("operand0", v);
+            inst.set_float(F::Operand0, v);
         }
-        inst.set("reverse0", self.reverse0)
-            .set("op1", self.op1.as_str());
+        inst.set(F::Reverse0, self.reverse0)
+            .set(F::Op1, self.op1.as_str());
         if let Some(v) = self.operand1 {
-            inst.set_float("operand1", v);
+            inst.set_float(F::Operand1, v);
         }
-        inst.set("reverse1", self.reverse1)
-            .set("is_tensor_scalar_addr", self.addr)
-            .set("is_scalar_tensor_tensor", self.stt)
-            .set("acc", "Idle");
+        inst.set(F::Reverse1, self.reverse1)
+            .set(F::IsTensorScalarAddr, self.addr)
+            .set(F::IsScalarTensorTensor, self.stt)
+            .set(F::Acc, "Idle");
     }
 }
 
 /// The src/dst rules (P305, P306) of every op with a `src`.
 fn check_src_dst(cx: &mut Cx<'_>) {
-    check_same_partitions_and_free(cx, "dst", "src");
+    check_same_partitions_and_free(cx, fname::dst, fname::src);
     check_start_partition(cx, "");
 }
 
 /// P407 unless op0 and op1 are both arithmetic or both bitwise (`bypass` and an absent
 /// `op1` count as either), on `op1`.
 fn check_op_classes(cx: &mut Cx<'_>) {
-    let (Some(op0), Some(op1)) = (cx.ident("op0"), cx.ident("op1")) else {
+    let (Some(op0), Some(op1)) = (cx.ident(fname::op0), cx.ident(fname::op1)) else {
         return;
     };
     if let (Some(a), Some(b)) = (alu_class(op0), alu_class(op1))
         && a != b
     {
         let kind = |bitwise: bool| if bitwise { "bitwise" } else { "arithmetic" };
-        let anchor = cx.anchor("op1");
+        let anchor = cx.anchor(fname::op1);
         cx.error(
             Code::P407,
             anchor,
@@ -592,21 +586,23 @@ fn check_op_classes(cx: &mut Cx<'_>) {
 fn lower_tensor_scalar_ptr(cx: &mut Cx<'_>) {
     let cumulative = cx.spec.class == "TensorScalarCacheCumulative";
     check_src_dst(cx);
-    let stt = cx.bool("is_scalar_tensor_tensor");
-    let partitions = partitions_of(cx, "src").or_else(|| partitions_of(cx, "dst"));
-    check_imm_pointer(cx, "operand0", partitions, false);
+    let stt = cx.bool(fname::is_scalar_tensor_tensor);
+    let partitions = partitions_of(cx, fname::src).or_else(|| partitions_of(cx, fname::dst));
+    check_imm_pointer(cx, fname::operand0, partitions, false);
     if stt {
-        match cx.value("operand1") {
-            Some(Value::Access(_)) => check_same_partitions_and_free(cx, "src", "operand1"),
+        match cx.value(fname::operand1) {
+            Some(Value::Access(_)) => {
+                check_same_partitions_and_free(cx, fname::src, fname::operand1)
+            }
             Some(_) => {
-                let anchor = cx.anchor("operand1");
+                let anchor = cx.anchor(fname::operand1);
                 cx.error(
                     Code::P206,
                     anchor,
                     "with is_scalar_tensor_tensor, `operand1` is a tensor access shaped like `src`",
                 );
             }
-            None if !cx.written("operand1") && !cumulative => cx.error(
+            None if !cx.written(fname::operand1) && !cumulative => cx.error(
                 Code::P204,
                 Anchor::Class,
                 format!(
@@ -617,30 +613,38 @@ fn lower_tensor_scalar_ptr(cx: &mut Cx<'_>) {
             None => {}
         }
     } else {
-        check_imm_pointer(cx, "operand1", partitions, false);
+        check_imm_pointer(cx, fname::operand1, partitions, false);
     }
     // TSC mode: operand1 written (always, for the cumulative op) needs op1 (seed 000 §4).
-    if (cumulative || cx.written("operand1")) && !cx.written("op1") {
-        let anchor = cx.anchor("operand1");
-        cx.error(
-            Code::P404,
-            anchor,
-            "LOGIC FAULT, TSC mode must have op1 set!",
+    if (cumulative || cx.written(fname::operand1)) && !cx.written(fname::op1) {
+        let anchor = cx.anchor(fname::operand1);
+        cx.report(
+            Diag::new(
+                Code::P404,
+                anchor,
+                "LOGIC FAULT, TSC mode must have op1 set!",
+            )
+            .with_fix(Some(FixHint::InsertField {
+                name: fname::op1.into(),
+                value: Some("add".into()),
+            })),
         );
     }
     check_op_classes(cx);
 
     let fields = TspFields::read(cx);
     // SPEC §6.3 [2]: emitted only when written, after the shared keys.
-    let fill = cx.value("fill_value").and_then(Value::as_number);
-    let reverse_pred = cx.value("reverse_pred").map(|_| cx.bool("reverse_pred"));
-    let inst = cx.inst_with_args("TensorScalarPtr");
+    let fill = cx.value(fname::fill_value).and_then(Value::as_number);
+    let reverse_pred = cx
+        .value(fname::reverse_pred)
+        .map(|_| cx.bool(fname::reverse_pred));
+    let inst = cx.inst_with_args(Opcode::TensorScalarPtr);
     fields.emit(inst);
     if let Some(f) = fill {
-        inst.set_float("fill_value", f);
+        inst.set_float(F::FillValue, f);
     }
     if let Some(r) = reverse_pred {
-        inst.set("reverse_pred", r);
+        inst.set(F::ReversePred, r);
     }
 }
 
@@ -649,7 +653,7 @@ fn lower_tensor_scalar_ptr(cx: &mut Cx<'_>) {
 /// Normalises the predicates of `field` to `Σ c·$d + k CMP 0` over the dims of the dst
 /// access (`rank` of them; none are emitted when the dst is unusable): P303 for a loop
 /// variable or a non-affine term, P300 for a `$d` beyond the rank.
-fn predicates(cx: &mut Cx<'_>, field: &str, rank: Option<usize>) -> Vec<Json> {
+fn predicates(cx: &mut Cx<'_>, field: &str, rank: Option<usize>) -> Vec<BirValue> {
     let Some(path) = cx.path(field).filter(|_| cx.index(field).is_some()) else {
         return Vec::new();
     };
@@ -680,7 +684,7 @@ fn predicates(cx: &mut Cx<'_>, field: &str, rank: Option<usize>) -> Vec<Json> {
                     cx.report(
                         Diag::incorrect_access_pattern(
                             anchor.clone(),
-                            cx.anchor("dst"),
+                            cx.anchor(fname::dst),
                             format!(
                                 "the predicate names `${d}`, but the dst access has rank {rank} (dims $0 to ${})",
                                 rank.saturating_sub(1)
@@ -713,35 +717,39 @@ fn predicates(cx: &mut Cx<'_>, field: &str, rank: Option<usize>) -> Vec<Json> {
                 *slot = c;
             }
         }
-        out.push(json!({"coeffs": coeffs, "const": affine.c, "cmp": pred.cmp.as_str()}));
+        out.push(BirValue::Record(vec![
+            ("coeffs".into(), coeffs.into()),
+            ("const".into(), affine.c.into()),
+            ("cmp".into(), pred.cmp.as_str().into()),
+        ]));
     }
     out
 }
 
 fn lower_aff_sel(cx: &mut Cx<'_>) {
     check_src_dst(cx);
-    let partitions = partitions_of(cx, "src").or_else(|| partitions_of(cx, "dst"));
-    check_imm_pointer(cx, "operand0", partitions, false);
-    if cx.index("predicates").is_some() && cx.list("predicates").is_empty() {
-        let anchor = cx.anchor("predicates");
+    let partitions = partitions_of(cx, fname::src).or_else(|| partitions_of(cx, fname::dst));
+    check_imm_pointer(cx, fname::operand0, partitions, false);
+    if cx.index(fname::predicates).is_some() && cx.list(fname::predicates).is_empty() {
+        let anchor = cx.anchor(fname::predicates);
         cx.error(
             Code::P414,
             anchor,
             "an affine select needs at least one predicate",
         );
     }
-    let rank = cx.any_operand("dst").map(|o| o.rank());
-    let preds = predicates(cx, "predicates", rank);
-    let fill = cx.float("fill_value");
+    let rank = cx.any_operand(fname::dst).map(|o| o.rank());
+    let preds = predicates(cx, fname::predicates, rank);
+    let fill = cx.float(fname::fill_value);
 
     let fields = TspFields::read(cx);
-    let inst = cx.inst_with_args("TensorScalarPtr");
+    let inst = cx.inst_with_args(Opcode::TensorScalarPtr);
     fields.emit(inst);
     if !preds.is_empty() {
-        inst.set("predicates", Json::Array(preds));
+        inst.set(F::Predicates, BirValue::List(preds));
     }
     if let Some(f) = fill {
-        inst.set_float("fill_value", f);
+        inst.set_float(F::FillValue, f);
     }
 }
 
@@ -751,36 +759,41 @@ fn lower_gep(cx: &mut Cx<'_>) {
     check_src_dst(cx);
     // The index: an integer (≥ 0), an access or a register, of an integer dtype.
     let mut index_arg = None;
-    match cx.value("index") {
+    match cx.value(fname::index) {
         Some(Value::Int(i) | Value::HexInt(i)) => {
             if *i < 0 {
-                let anchor = cx.anchor("index");
+                let anchor = cx.anchor(fname::index);
                 cx.error(
                     Code::P414,
                     anchor,
                     format!("an index is a natural number; got {i}"),
                 );
             }
-            index_arg = Some(
-                json!({"kind": "imm_value", "dtype": Dtype::I32.bir_name(), "value": i, "role": "index"}),
-            );
+            index_arg = Some(Arg::new(
+                ArgKind::Imm {
+                    dtype: Dtype::I32,
+                    value: *i,
+                },
+                Role::field(fname::index),
+            ));
         }
         Some(Value::Access(access)) => {
             let dtype = match &access.target {
                 Target::Register(reg) => {
-                    index_arg = Some(json!({
-                        "kind": "register_access",
-                        "dtype": reg.dtype.bir_name(),
-                        "regref": reg.name,
-                        "role": "index",
-                    }));
+                    index_arg = Some(Arg::new(
+                        ArgKind::Register {
+                            dtype: reg.dtype,
+                            regref: reg.name.clone(),
+                        },
+                        Role::field(fname::index),
+                    ));
                     Some(reg.dtype)
                 }
-                Target::Tensor(_) => cx.operand("index").map(|o| o.tensor.dtype),
+                Target::Tensor(_) => cx.operand(fname::index).map(|o| o.tensor.dtype),
                 _ => None,
             };
             if let Some(d) = dtype.filter(|d| !d.is_int()) {
-                let anchor = cx.anchor("index");
+                let anchor = cx.anchor(fname::index);
                 cx.error(
                     Code::P407,
                     anchor,
@@ -794,12 +807,12 @@ fn lower_gep(cx: &mut Cx<'_>) {
     // SPEC §6.3 [2]: the table is not a [P, 1] pointer (any shape), but a constant index
     // must lie inside the `ptr` access as written.
     if let (Some(i), Some(table)) = (
-        cx.value("index").and_then(Value::as_int),
-        cx.operand("ptr").map(|o| o.elements()),
+        cx.value(fname::index).and_then(Value::as_int),
+        cx.operand(fname::ptr).map(|o| o.elements()),
     ) && i >= 0
         && i as u64 >= table
     {
-        let anchor = cx.anchor("index");
+        let anchor = cx.anchor(fname::index);
         cx.error(
             Code::P414,
             anchor,
@@ -810,7 +823,7 @@ fn lower_gep(cx: &mut Cx<'_>) {
     }
     let mut fields = TspFields::read(cx);
     fields.addr = true;
-    let inst = cx.inst_with_args("TensorScalarPtr");
+    let inst = cx.inst_with_args(Opcode::TensorScalarPtr);
     if let Some(arg) = index_arg {
         inst.ins.push(arg);
     }
@@ -820,19 +833,19 @@ fn lower_gep(cx: &mut Cx<'_>) {
 // ----- RangeSelect ---------------------------------------------------------------------
 
 fn lower_range_select(cx: &mut Cx<'_>) {
-    check_same_partitions_and_free(cx, "dst", "on_true");
-    let partitions = partitions_of(cx, "dst");
-    for bound in ["bound0", "bound1"] {
+    check_same_partitions_and_free(cx, fname::dst, fname::on_true);
+    let partitions = partitions_of(cx, fname::dst);
+    for bound in [fname::bound0, fname::bound1] {
         check_imm_pointer(cx, bound, partitions, true);
     }
-    if let (Some(p), Some(reduce_dst)) = (partitions, cx.operand("reduce_dst").cloned()) {
-        let anchor = cx.anchor("reduce_dst");
-        check_pointer_shape(cx, "reduce_dst", anchor, &reduce_dst, p);
+    if let (Some(p), Some(reduce_dst)) = (partitions, cx.operand(fname::reduce_dst).cloned()) {
+        let anchor = cx.anchor(fname::reduce_dst);
+        check_pointer_shape(cx, fname::reduce_dst, anchor, &reduce_dst, p);
     }
-    let fill = cx.float("fill_value");
+    let fill = cx.float(fname::fill_value);
     // SPEC §4 [2]: the value is rounded to f32 first, by the one rounding rule.
     if let Some(f) = fill.filter(|f| types::round_to(Dtype::F32, *f) != Ok(FP32_MIN)) {
-        let anchor = cx.anchor("fill_value");
+        let anchor = cx.anchor(fname::fill_value);
         cx.error(
             Code::P414,
             anchor,
@@ -841,9 +854,9 @@ fn lower_range_select(cx: &mut Cx<'_>) {
             ),
         );
     }
-    let reduce_op = cx.ident("reduce_op");
+    let reduce_op = cx.ident(fname::reduce_op);
     if let Some(op) = reduce_op.filter(|op| *op != "max") {
-        let anchor = cx.anchor("reduce_op");
+        let anchor = cx.anchor(fname::reduce_op);
         cx.error(
             Code::P414,
             anchor,
@@ -851,21 +864,21 @@ fn lower_range_select(cx: &mut Cx<'_>) {
         );
     }
 
-    let base = cx.int("range_start").unwrap_or(0);
-    let cmp0 = cx.ident("comp_op0").map(|o| alu_bir(o).to_string());
-    let cmp1 = cx.ident("comp_op1").map(|o| alu_bir(o).to_string());
-    let bounds: Vec<(&str, Option<f64>)> = ["bound0", "bound1"]
+    let base = cx.int(fname::range_start).unwrap_or(0);
+    let cmp0 = cx.ident(fname::comp_op0).map(|o| alu_bir(o).to_string());
+    let cmp1 = cx.ident(fname::comp_op1).map(|o| alu_bir(o).to_string());
+    let bounds: Vec<(F, Option<f64>)> = [(fname::bound0, F::Bound0), (fname::bound1, F::Bound1)]
         .into_iter()
-        .map(|b| (b, imm_number(cx, b)))
+        .map(|(b, key)| (key, imm_number(cx, b)))
         .collect();
-    let channels = cx.any_operand("dst").map_or(0, |d| d.partitions());
-    let inst = cx.inst_with_args("RangeSelect");
-    inst.set("base", base);
+    let channels = cx.any_operand(fname::dst).map_or(0, |d| d.partitions());
+    let inst = cx.inst_with_args(Opcode::RangeSelect);
+    inst.set(F::Base, base);
     if let Some(c) = cmp0 {
-        inst.set("compare_op0", c);
+        inst.set(F::CompareOp0, c);
     }
     if let Some(c) = cmp1 {
-        inst.set("compare_op1", c);
+        inst.set(F::CompareOp1, c);
     }
     for (name, value) in bounds {
         if let Some(v) = value {
@@ -873,37 +886,39 @@ fn lower_range_select(cx: &mut Cx<'_>) {
         }
     }
     if let Some(op) = reduce_op {
-        inst.set("reduce_op", alu_bir(op));
+        inst.set(F::ReduceOp, alu_bir(op));
     }
-    inst.set_float("fill_value", fill.unwrap_or(FP32_MIN))
-        .set("num_active_channels", channels);
+    inst.set_float(F::FillValue, fill.unwrap_or(FP32_MIN))
+        .set(F::NumActiveChannels, channels);
 }
 
 // ----- TensorSelect, SelectReduce ------------------------------------------------------
 
 fn lower_select(cx: &mut Cx<'_>) {
     let reduce = cx.spec.class == "SelectReduce";
-    check_same_partitions_and_free(cx, "dst", "predicate");
-    check_same_partitions_and_free(cx, "dst", "on_true");
-    let partitions = partitions_of(cx, "dst");
-    check_imm_pointer(cx, "on_false", partitions, false);
-    if reduce && let (Some(p), Some(reduce_dst)) = (partitions, cx.operand("reduce_dst").cloned()) {
-        let anchor = cx.anchor("reduce_dst");
-        check_pointer_shape(cx, "reduce_dst", anchor, &reduce_dst, p);
+    check_same_partitions_and_free(cx, fname::dst, fname::predicate);
+    check_same_partitions_and_free(cx, fname::dst, fname::on_true);
+    let partitions = partitions_of(cx, fname::dst);
+    check_imm_pointer(cx, fname::on_false, partitions, false);
+    if reduce
+        && let (Some(p), Some(reduce_dst)) = (partitions, cx.operand(fname::reduce_dst).cloned())
+    {
+        let anchor = cx.anchor(fname::reduce_dst);
+        check_pointer_shape(cx, fname::reduce_dst, anchor, &reduce_dst, p);
     }
 
-    let on_false = imm_number(cx, "on_false");
+    let on_false = imm_number(cx, fname::on_false);
     let reduce_op = if reduce {
-        cx.ident("reduce_op").map(|o| alu_bir(o).to_string())
+        cx.ident(fname::reduce_op).map(|o| alu_bir(o).to_string())
     } else {
         None
     };
-    let inst = cx.inst_with_args("Select");
+    let inst = cx.inst_with_args(Opcode::Select);
     if let Some(v) = on_false {
-        inst.set_float("on_false", v);
+        inst.set_float(F::OnFalse, v);
     }
     if let Some(op) = reduce_op {
-        inst.set("reduce_op", op);
+        inst.set(F::ReduceOp, op);
     }
 }
 
@@ -911,8 +926,8 @@ fn lower_select(cx: &mut Cx<'_>) {
 
 fn lower_copy_predicated(cx: &mut Cx<'_>) {
     check_src_dst(cx);
-    check_same_partitions_and_free(cx, "dst", "predicate");
-    let reverse = cx.bool("reverse_pred");
-    cx.inst_with_args("CopyPredicated")
-        .set("reverse_pred", reverse);
+    check_same_partitions_and_free(cx, fname::dst, fname::predicate);
+    let reverse = cx.bool(fname::reverse_pred);
+    cx.inst_with_args(Opcode::CopyPredicated)
+        .set(F::ReversePred, reverse);
 }

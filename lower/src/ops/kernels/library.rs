@@ -49,25 +49,25 @@ const ATTENTION_FIELDS: &[FieldSpec] = &[LIB_SRCS, LIB_DSTS, SCALE, IS_CAUSAL];
 const MLP: Library = Library {
     kernel_name: "MLP",
     tiled: false,
-    attrs: &["skip_gate", "act_fn", "eps"],
+    attrs: &[fname::skip_gate, fname::act_fn, fname::eps],
     tkg: Some("is_tkg"),
 };
 const QKV: Library = Library {
     kernel_name: "QKV",
     tiled: false,
-    attrs: &["eps"],
+    attrs: &[fname::eps],
     tkg: Some("useTkgQKVKernel"),
 };
 const RMSNORM_QUANT: Library = Library {
     kernel_name: "RMSNormQuant",
     tiled: false,
-    attrs: &["quant_dtype", "eps"],
+    attrs: &[fname::quant_dtype, fname::eps],
     tkg: None,
 };
 const ATTENTION: Library = Library {
     kernel_name: "Attention",
     tiled: false,
-    attrs: &["scale"],
+    attrs: &[fname::scale],
     tkg: None,
 };
 const BACKWARDS_ATTENTION: Library = Library {
@@ -288,16 +288,16 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
     };
     let mut srcs_shape = Vec::new();
     let mut dsts_shape = Vec::new();
-    let first_src = first_operand_shape(cx, "srcs");
-    let mut ins = operand_args(cx, "srcs", mode, &mut srcs_shape);
-    let outs = operand_args(cx, "dsts", mode, &mut dsts_shape);
-    for bias in ["up_bias", "down_bias"] {
+    let first_src = first_operand_shape(cx, fname::srcs);
+    let mut ins = operand_args(cx, fname::srcs, mode, &mut srcs_shape);
+    let outs = operand_args(cx, fname::dsts, mode, &mut dsts_shape);
+    for bias in [fname::up_bias, fname::down_bias] {
         if cx.spec.field(bias).is_none() {
             continue;
         }
         if let Some(operand) = cx.any_operand(bias) {
-            ins.push(with_access(operand.to_json(bias), mode.access()));
-            srcs_shape.push(json!(operand.shape()));
+            ins.push(operand.to_arg(Role::field(bias)).with_access(mode.access()));
+            srcs_shape.push(operand.shape().into());
         }
     }
 
@@ -311,7 +311,7 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
             _ => attr_string(value),
         };
         if let Some(text) = text {
-            attrs.push(json!([name, text]));
+            attrs.push(BirValue::from(vec![name.to_string(), text]));
         }
     }
     if let (Some(shape), Some(key)) = (first_src, library.tkg) {
@@ -322,45 +322,48 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
             0 => limits::DEFAULT_TKG_SEQLEN_THRESHOLD,
             t => t,
         };
-        attrs.push(json!([key, (tokens < threshold).to_string()]));
+        attrs.push(BirValue::from(vec![
+            key.to_string(),
+            (tokens < threshold).to_string(),
+        ]));
     }
 
     let has = |cx: &Cx<'_>, name: &str| cx.spec.field(name).is_some();
     let flag = |cx: &Cx<'_>, name: &str| has(cx, name) && cx.bool(name);
-    let is_causal = flag(cx, "is_causal");
-    let fused_rmsnorm = flag(cx, "fused_rmsnorm");
-    let store_add = flag(cx, "store_add");
-    let quant_kernel = flag(cx, "quant_kernel");
-    let norm_type = if has(cx, "norm_type") {
-        cx.ident("norm_type")
+    let is_causal = flag(cx, fname::is_causal);
+    let fused_rmsnorm = flag(cx, fname::fused_rmsnorm);
+    let store_add = flag(cx, fname::store_add);
+    let quant_kernel = flag(cx, fname::quant_kernel);
+    let norm_type = if has(cx, fname::norm_type) {
+        cx.ident(fname::norm_type)
             .and_then(|text| NORM_TYPE_ENUM.values.iter().position(|v| v.text == text))
             .unwrap_or(0)
     } else {
         0
     };
-    let lower_bound = if has(cx, "lower_bound") {
-        cx.float("lower_bound").unwrap_or(0.0)
+    let lower_bound = if has(cx, fname::lower_bound) {
+        cx.float(fname::lower_bound).unwrap_or(0.0)
     } else {
         0.0
     };
 
-    let inst = cx.inst("BIRKernel");
+    let inst = cx.inst(Opcode::BirKernel);
     inst.ins = ins;
     inst.outs = outs;
-    inst.set("kernel_name", library.kernel_name)
-        .set("srcs_shape", srcs_shape)
-        .set("dsts_shape", dsts_shape)
-        .set("kernel_attrs", attrs)
-        .set("sb_buf_shape", sb_buf_json(None))
-        .set("psum_buf_shape", psum_buf_json(None))
-        .set("auto_cast", "none")
-        .set("auto_cast_type", "")
-        .set("is_causal", is_causal)
-        .set("fused_rmsnorm", fused_rmsnorm)
-        .set("norm_type", norm_type)
-        .set_float("lower_bound", lower_bound)
-        .set("store_add", store_add)
-        .set("quant_kernel", quant_kernel);
+    inst.set(F::KernelName, library.kernel_name)
+        .set(F::SrcsShape, srcs_shape)
+        .set(F::DstsShape, dsts_shape)
+        .set(F::KernelAttrs, attrs)
+        .set(F::SbBufShape, sb_buf_json(None))
+        .set(F::PsumBufShape, psum_buf_json(None))
+        .set(F::AutoCast, "none")
+        .set(F::AutoCastType, "")
+        .set(F::IsCausal, is_causal)
+        .set(F::FusedRmsnorm, fused_rmsnorm)
+        .set(F::NormType, norm_type)
+        .set_float(F::LowerBound, lower_bound)
+        .set(F::StoreAdd, store_add)
+        .set(F::QuantKernel, quant_kernel);
 }
 
 /// P300 on each operand of an untiled bespoke op that is not a whole tensor (SPEC §6.8
@@ -374,7 +377,10 @@ fn check_whole_operands(cx: &mut Cx<'_>) {
         None => String::new(),
     };
     let mut partial = Vec::new();
-    for field in ["srcs", "dsts", "up_bias", "down_bias"] {
+    for field in [fname::srcs, fname::dsts, fname::up_bias, fname::down_bias] {
+        if cx.spec.field(field).is_none() {
+            continue;
+        }
         let Some(index) = cx.index(field) else {
             continue;
         };

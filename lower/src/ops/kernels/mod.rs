@@ -7,6 +7,8 @@
 //! `NKIKLIRKernel` (IT 56). Every kernel node runs on `Unassigned` (the opaque "Cust"
 //! band), so the quadrant rule does not apply to their operands.
 
+use crate::bir::{Arg, Field as F, Opcode, Role, Value as BirValue};
+use crate::catalog::fname;
 use serde_json::{Map, Value as Json, json};
 
 use crate::access::Operand;
@@ -14,7 +16,7 @@ use crate::catalog::{
     ACT_FUNC, Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems, OpSpec,
 };
 use crate::cx::{ACCESS_KINDS, Cx, float_json};
-use crate::diag::{Anchor, Code, Diag, ValuePath, closest, did_you_mean};
+use crate::diag::{Anchor, Code, Diag, FixHint, ValuePath, closest, did_you_mean};
 use crate::model::{Access, Target, Value};
 use crate::types::{Dtype, limits};
 
@@ -75,56 +77,56 @@ const IN_OPERANDS: Kind = Kind::List(&Kind::KernelOperand(Dir::In));
 const OUT_OPERANDS: Kind = Kind::List(&Kind::KernelOperand(Dir::Out));
 
 const SRCS: FieldSpec = FieldSpec {
-    name: "srcs",
+    name: fname::srcs,
     kind: IN_OPERANDS,
     default: Default::EmptyList,
     bir: "operands `srcs[i]` (ins, with `access`); their shapes are `srcs_shape`",
     doc: "the kernel's inputs: accesses, or full/subtensor/tile/opaque(access)",
 };
 const DSTS: FieldSpec = FieldSpec {
-    name: "dsts",
+    name: fname::dsts,
     kind: OUT_OPERANDS,
     default: Default::EmptyList,
     bir: "operands `dsts[i]` (outs, with `access`); their shapes are `dsts_shape`",
     doc: "the kernel's outputs: accesses, or full/subtensor/tile/opaque(access)",
 };
 const LIB_SRCS: FieldSpec = FieldSpec {
-    name: "srcs",
+    name: fname::srcs,
     kind: IN_OPERANDS,
     default: Default::Required,
     bir: "operands `srcs[i]` (ins, `access` seq, or ap for the tiled twin); `srcs_shape`",
     doc: "the kernel's inputs; the first one's leading dims decide `is_tkg` where it applies",
 };
 const LIB_DSTS: FieldSpec = FieldSpec {
-    name: "dsts",
+    name: fname::dsts,
     kind: OUT_OPERANDS,
     default: Default::Required,
     bir: "operands `dsts[i]` (outs, `access` seq, or ap for the tiled twin); `dsts_shape`",
     doc: "the kernel's outputs",
 };
 const REG_SRCS: FieldSpec = FieldSpec {
-    name: "srcs",
+    name: fname::srcs,
     kind: IN_OPERANDS,
     default: Default::EmptyList,
     bir: "operands `srcs[i]` (ins, `access` opaque); their tensor names are `func_args`",
     doc: "the kernel's inputs; the traced kernel owns their tiling (opaque access)",
 };
 const REG_DSTS: FieldSpec = FieldSpec {
-    name: "dsts",
+    name: fname::dsts,
     kind: OUT_OPERANDS,
     default: Default::EmptyList,
     bir: "operands `dsts[i]` (outs, `access` opaque); their tensor names are `func_outs`",
     doc: "the kernel's outputs; the traced kernel owns their tiling (opaque access)",
 };
 const SB_BUF_SHAPE: FieldSpec = FieldSpec {
-    name: "sb_buf_shape",
+    name: fname::sb_buf_shape,
     kind: Kind::List(&Kind::Int),
     default: Default::Computed("[0, 0]"),
     bir: "sb_buf_shape `[a, b]`",
     doc: "the SBUF buffer the kernel needs: two non-negative integers",
 };
 const PSUM_BUF_SHAPE: FieldSpec = FieldSpec {
-    name: "psum_buf_shape",
+    name: fname::psum_buf_shape,
     kind: Kind::List(&Kind::Int),
     default: Default::Computed("[0, 0, 0]"),
     bir: "psum_buf_shape `[a, [b, c]]` (the public Nat × Nat × Nat)",
@@ -142,7 +144,7 @@ const OPT_PSUM_BUF_SHAPE: FieldSpec = FieldSpec {
 };
 
 static NORM_TYPE_ENUM: EnumSpec = EnumSpec {
-    name: "norm_type",
+    name: fname::norm_type,
     values: &[
         EnumValue {
             text: "none",
@@ -163,91 +165,91 @@ static NORM_TYPE_ENUM: EnumSpec = EnumSpec {
 };
 
 const FUSED_RMSNORM: FieldSpec = FieldSpec {
-    name: "fused_rmsnorm",
+    name: fname::fused_rmsnorm,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "fused_rmsnorm (a first-class BIRKernel field)",
     doc: "fuse the RMSNorm of the input into the kernel",
 };
 const NORM_TYPE: FieldSpec = FieldSpec {
-    name: "norm_type",
+    name: fname::norm_type,
     kind: Kind::Enum(&NORM_TYPE_ENUM),
     default: Default::Ident("none"),
     bir: "norm_type as an int: none 0, rms_norm 1, layer_norm 2",
     doc: "the normalisation applied to the input: none, rms_norm or layer_norm",
 };
 const STORE_ADD: FieldSpec = FieldSpec {
-    name: "store_add",
+    name: fname::store_add,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "store_add (a first-class BIRKernel field)",
     doc: "add the result into the output instead of overwriting it",
 };
 const QUANT_KERNEL: FieldSpec = FieldSpec {
-    name: "quant_kernel",
+    name: fname::quant_kernel,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "quant_kernel (a first-class BIRKernel field)",
     doc: "use the quantised variant of the kernel",
 };
 const LOWER_BOUND: FieldSpec = FieldSpec {
-    name: "lower_bound",
+    name: fname::lower_bound,
     kind: Kind::Float,
     default: Default::Float(0.0),
     bir: "lower_bound (a first-class BIRKernel field)",
     doc: "the lower clamp bound of the kernel's (quantisation) range",
 };
 const SKIP_GATE: FieldSpec = FieldSpec {
-    name: "skip_gate",
+    name: fname::skip_gate,
     kind: Kind::Bool,
     default: Default::Absent,
     bir: "kernel_attrs pair [\"skip_gate\", \"true\" | \"false\"], when written",
     doc: "skip the gate projection (a plain up/down MLP)",
 };
 const ACT_FN: FieldSpec = FieldSpec {
-    name: "act_fn",
+    name: fname::act_fn,
     kind: Kind::Enum(&ACT_FUNC),
     default: Default::Absent,
     bir: "kernel_attrs pair [\"act_fn\", the value as written], when written",
     doc: "the activation between the gate/up and down projections",
 };
 const EPS: FieldSpec = FieldSpec {
-    name: "eps",
+    name: fname::eps,
     kind: Kind::Float,
     default: Default::Absent,
     bir: "kernel_attrs pair [\"eps\", the f64 as Rust's `{:?}` prints it], when written",
     doc: "the epsilon of the normalisation",
 };
 const UP_BIAS: FieldSpec = FieldSpec {
-    name: "up_bias",
+    name: fname::up_bias,
     kind: Kind::Acc(Mems::ANY, Dir::In),
     default: Default::Absent,
     bir: "operand `up_bias` (ins after the srcs, same `access`); its shape joins `srcs_shape`",
     doc: "the bias of the up projection",
 };
 const DOWN_BIAS: FieldSpec = FieldSpec {
-    name: "down_bias",
+    name: fname::down_bias,
     kind: Kind::Acc(Mems::ANY, Dir::In),
     default: Default::Absent,
     bir: "operand `down_bias` (ins after the srcs, same `access`); its shape joins `srcs_shape`",
     doc: "the bias of the down projection",
 };
 const QUANT_DTYPE: FieldSpec = FieldSpec {
-    name: "quant_dtype",
+    name: fname::quant_dtype,
     kind: Kind::Dtype,
     default: Default::Absent,
     bir: "kernel_attrs pair [\"quant_dtype\", the dtype as written], when written",
     doc: "the dtype the kernel quantises to",
 };
 const SCALE: FieldSpec = FieldSpec {
-    name: "scale",
+    name: fname::scale,
     kind: Kind::Float,
     default: Default::Absent,
     bir: "kernel_attrs pair [\"scale\", the f64 as Rust's `{:?}` prints it], when written",
     doc: "the softmax scale applied to Q·Kᵀ (1.0 when Q is pre-divided by √d)",
 };
 const IS_CAUSAL: FieldSpec = FieldSpec {
-    name: "is_causal",
+    name: fname::is_causal,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "is_causal (a first-class BIRKernel field)",
@@ -272,7 +274,7 @@ pub static BIR_KERNEL: OpSpec = OpSpec {
     source: "seed 004 §2 codegenBIRKernel, §6 codegenBIRKernelAccess; SPEC §6.8, §6.9",
     fields: &[
         FieldSpec {
-            name: "kernel_name",
+            name: fname::kernel_name,
             kind: Kind::Str,
             default: Default::Required,
             bir: "kernel_name",
@@ -280,7 +282,7 @@ pub static BIR_KERNEL: OpSpec = OpSpec {
                   kernel's name is P408 (it is an InternalNativeNkiKernel)",
         },
         FieldSpec {
-            name: "kernel_attrs",
+            name: fname::kernel_attrs,
             kind: Kind::Record,
             default: Default::Computed("{} (no attributes)"),
             bir: "kernel_attrs: [key, value] string pairs in source order",
@@ -291,14 +293,14 @@ pub static BIR_KERNEL: OpSpec = OpSpec {
         SRCS,
         DSTS,
         FieldSpec {
-            name: "auto_cast",
+            name: fname::auto_cast,
             kind: Kind::Str,
             default: Default::Str("none"),
             bir: "auto_cast",
             doc: "the kernel's automatic cast mode",
         },
         FieldSpec {
-            name: "auto_cast_type",
+            name: fname::auto_cast_type,
             kind: Kind::Dtype,
             default: Default::Absent,
             bir: "auto_cast_type: the BIR dtype name, \"\" when absent",
@@ -311,11 +313,11 @@ pub static BIR_KERNEL: OpSpec = OpSpec {
 };
 
 fn lower_bir_kernel(cx: &mut Cx<'_>) {
-    check_non_empty(cx, "kernel_name");
-    let kernel_name = cx.string("kernel_name");
+    check_non_empty(cx, fname::kernel_name);
+    let kernel_name = cx.string(fname::kernel_name);
     if let Some(name) = kernel_name.filter(|n| INTERNAL_KERNEL_REGISTRY.contains(n)) {
         // SPEC §6.8 [2]: IT 56 if and only if registry (seed 004 §2, §4).
-        let anchor = cx.anchor("kernel_name");
+        let anchor = cx.anchor(fname::kernel_name);
         cx.error(
             Code::P408,
             anchor,
@@ -326,33 +328,33 @@ fn lower_bir_kernel(cx: &mut Cx<'_>) {
             ),
         );
     }
-    let kernel_attrs = record_attrs(cx, "kernel_attrs");
+    let kernel_attrs = record_attrs(cx, fname::kernel_attrs);
     let mut srcs_shape = Vec::new();
     let mut dsts_shape = Vec::new();
-    let ins = operand_args(cx, "srcs", AccessMode::Written, &mut srcs_shape);
-    let outs = operand_args(cx, "dsts", AccessMode::Written, &mut dsts_shape);
-    let sb = sb_buf_json(buf_shape(cx, "sb_buf_shape", 2).as_deref());
-    let psum = psum_buf_json(buf_shape(cx, "psum_buf_shape", 3).as_deref());
-    let auto_cast = cx.string("auto_cast");
+    let ins = operand_args(cx, fname::srcs, AccessMode::Written, &mut srcs_shape);
+    let outs = operand_args(cx, fname::dsts, AccessMode::Written, &mut dsts_shape);
+    let sb = sb_buf_json(buf_shape(cx, fname::sb_buf_shape, 2).as_deref());
+    let psum = psum_buf_json(buf_shape(cx, fname::psum_buf_shape, 3).as_deref());
+    let auto_cast = cx.string(fname::auto_cast);
     let auto_cast_type = cx
-        .ident("auto_cast_type")
+        .ident(fname::auto_cast_type)
         .and_then(Dtype::from_name)
         .map_or("", |d| d.bir_name());
-    let inst = cx.inst("BIRKernel");
+    let inst = cx.inst(Opcode::BirKernel);
     inst.ins = ins;
     inst.outs = outs;
     if let Some(name) = kernel_name {
-        inst.set("kernel_name", name);
+        inst.set(F::KernelName, name);
     }
-    inst.set("srcs_shape", srcs_shape)
-        .set("dsts_shape", dsts_shape)
-        .set("kernel_attrs", kernel_attrs)
-        .set("sb_buf_shape", sb)
-        .set("psum_buf_shape", psum);
+    inst.set(F::SrcsShape, srcs_shape)
+        .set(F::DstsShape, dsts_shape)
+        .set(F::KernelAttrs, kernel_attrs)
+        .set(F::SbBufShape, sb)
+        .set(F::PsumBufShape, psum);
     if let Some(auto_cast) = auto_cast {
-        inst.set("auto_cast", auto_cast);
+        inst.set(F::AutoCast, auto_cast);
     }
-    inst.set("auto_cast_type", auto_cast_type);
+    inst.set(F::AutoCastType, auto_cast_type);
 }
 
 mod library;

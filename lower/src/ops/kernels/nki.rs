@@ -7,7 +7,7 @@ use super::*;
 // ----- the NKI kernel nodes --------------------------------------------------------------
 
 static NKI_FRONTEND: EnumSpec = EnumSpec {
-    name: "nki_frontend",
+    name: fname::nki_frontend,
     values: &[
         EnumValue {
             text: "beta2",
@@ -39,7 +39,7 @@ pub static INTERNAL_NATIVE_NKI_KERNEL: OpSpec = OpSpec {
     source: "seed 004 §4 codegenInternalNativeNkiKernel, _INTERNAL_KERNEL_REGISTRY; SPEC §6.8",
     fields: &[
         FieldSpec {
-            name: "func_name",
+            name: fname::func_name,
             kind: Kind::Str,
             default: Default::Required,
             bir: "names the traced kernel; the default klir_binary is derived from it",
@@ -48,14 +48,14 @@ pub static INTERNAL_NATIVE_NKI_KERNEL: OpSpec = OpSpec {
         REG_SRCS,
         REG_DSTS,
         FieldSpec {
-            name: "nki_frontend",
+            name: fname::nki_frontend,
             kind: Kind::Enum(&NKI_FRONTEND),
             default: Default::Ident("beta2"),
             bir: "kernel_format: \"klir\" (beta2) or \"bir\" (beta3)",
             doc: "the NKI front end that traces the kernel (NKI_FRONTEND): beta2 or beta3",
         },
         FieldSpec {
-            name: "klir_binary",
+            name: fname::klir_binary,
             kind: Kind::Str,
             default: Default::Computed(
                 "\"<func_name>.klir\" (beta2) or \"<func_name>.json\" (beta3)",
@@ -64,7 +64,7 @@ pub static INTERNAL_NATIVE_NKI_KERNEL: OpSpec = OpSpec {
             doc: "the traced binary: a KLR-AST file (beta2) or BIR JSON (beta3)",
         },
         FieldSpec {
-            name: "nki_binary_version_identifier",
+            name: fname::nki_binary_version_identifier,
             kind: Kind::Str,
             default: Default::Str("0"),
             bir: "nki_binary_version_identifier",
@@ -77,45 +77,45 @@ pub static INTERNAL_NATIVE_NKI_KERNEL: OpSpec = OpSpec {
 };
 
 fn lower_internal_nki(cx: &mut Cx<'_>) {
-    let func_name = cx.string("func_name");
+    let func_name = cx.string(fname::func_name);
     if let Some(name) = func_name {
         check_registry(cx, name);
     }
-    let beta3 = cx.ident("nki_frontend") == Some("beta3");
-    let klir_binary = if cx.written("klir_binary") {
-        cx.string("klir_binary").map(str::to_string)
+    let beta3 = cx.ident(fname::nki_frontend) == Some("beta3");
+    let klir_binary = if cx.written(fname::klir_binary) {
+        cx.string(fname::klir_binary).map(str::to_string)
     } else {
         func_name.map(|name| format!("{name}.{}", if beta3 { "json" } else { "klir" }))
     };
-    let version = cx.string("nki_binary_version_identifier");
+    let version = cx.string(fname::nki_binary_version_identifier);
     let mode = AccessMode::Fixed {
         access: "opaque",
         call: "opaque",
         what: "the traced kernel owns its tiling",
     };
-    let ins = operand_args(cx, "srcs", mode, &mut Vec::new());
-    let outs = operand_args(cx, "dsts", mode, &mut Vec::new());
-    let func_args = operand_names(cx, "srcs");
-    let func_outs = operand_names(cx, "dsts");
-    let sb = buf_shape(cx, "sb_buf_shape", 2);
-    let psum = buf_shape(cx, "psum_buf_shape", 3);
+    let ins = operand_args(cx, fname::srcs, mode, &mut Vec::new());
+    let outs = operand_args(cx, fname::dsts, mode, &mut Vec::new());
+    let func_args = operand_names(cx, fname::srcs);
+    let func_outs = operand_names(cx, fname::dsts);
+    let sb = buf_shape(cx, fname::sb_buf_shape, 2);
+    let psum = buf_shape(cx, fname::psum_buf_shape, 3);
 
-    let inst = cx.inst("NKIKLIRKernel");
+    let inst = cx.inst(Opcode::NkiKlirKernel);
     inst.ins = ins;
     inst.outs = outs;
     if let Some(binary) = klir_binary {
-        inst.set("klir_binary", binary);
+        inst.set(F::KlirBinary, binary);
     }
-    inst.set("kernel_format", if beta3 { "bir" } else { "klir" });
+    inst.set(F::KernelFormat, if beta3 { "bir" } else { "klir" });
     if let Some(version) = version {
-        inst.set("nki_binary_version_identifier", version);
+        inst.set(F::NkiBinaryVersionIdentifier, version);
     }
-    inst.set("func_args", func_args).set("func_outs", func_outs);
+    inst.set(F::FuncArgs, func_args).set(F::FuncOuts, func_outs);
     if let Some(sb) = sb {
-        inst.set("sb_buf_shape", sb_buf_json(Some(&sb)));
+        inst.set(F::SbBufShape, sb_buf_json(Some(&sb)));
     }
     if let Some(psum) = psum {
-        inst.set("psum_buf_shape", psum_buf_json(Some(&psum)));
+        inst.set(F::PsumBufShape, psum_buf_json(Some(&psum)));
     }
 }
 
@@ -127,13 +127,15 @@ fn check_registry(cx: &mut Cx<'_>, name: &str) {
     }
     let keys = INTERNAL_KERNEL_REGISTRY.iter().copied();
     let mut message = format!("`{name}` is not in the internal kernel registry");
-    if let Some(key) = did_you_mean(name, keys.clone()) {
+    let suggestion = did_you_mean(name, keys.clone());
+    if let Some(key) = suggestion {
         message.push_str(&format!("; did you mean `{key}`?"));
     } else if let Some(key) = closest(name, keys) {
         message.push_str(&format!(" (the closest key is `{key}`)"));
     }
-    let anchor = cx.anchor("func_name");
-    let mut diag = Diag::new(Code::P408, anchor.clone(), message);
+    let anchor = cx.anchor(fname::func_name);
+    let mut diag =
+        Diag::new(Code::P408, anchor.clone(), message).with_fix(FixHint::replace(suggestion));
     let library = LIBRARY_KERNELS
         .iter()
         .find(|(kernel, _)| kernel.eq_ignore_ascii_case(name));
@@ -168,21 +170,21 @@ pub static EXTERNAL_NATIVE_NKI_KERNEL: OpSpec = OpSpec {
     source: "seed 004 §5 codegenExternalNativeNkiKernel; SPEC §6.8",
     fields: &[
         FieldSpec {
-            name: "func",
+            name: fname::func,
             kind: Kind::Str,
             default: Default::Required,
             bir: "func",
             doc: "the user kernel's function name",
         },
         FieldSpec {
-            name: "func_args",
+            name: fname::func_args,
             kind: Kind::List(&Kind::Acc(Mems::ANY, Dir::In)),
             default: Default::EmptyList,
             bir: "operands `func_args[i]` (ins); func_args: their tensor names",
             doc: "the kernel's input tensors, in parameter order",
         },
         FieldSpec {
-            name: "func_outs",
+            name: fname::func_outs,
             kind: Kind::List(&Kind::Acc(Mems::ANY, Dir::Out)),
             default: Default::EmptyList,
             bir: "operands `func_outs[i]` (outs); func_outs: their tensor names",
@@ -195,23 +197,23 @@ pub static EXTERNAL_NATIVE_NKI_KERNEL: OpSpec = OpSpec {
 };
 
 fn lower_external_nki(cx: &mut Cx<'_>) {
-    check_non_empty(cx, "func");
-    let func = cx.string("func");
+    check_non_empty(cx, fname::func);
+    let func = cx.string(fname::func);
     let (ins, outs) = cx.standard_args();
-    let func_args = operand_names(cx, "func_args");
-    let func_outs = operand_names(cx, "func_outs");
-    let sb = sb_buf_json(buf_shape(cx, "sb_buf_shape", 2).as_deref());
-    let psum = psum_buf_json(buf_shape(cx, "psum_buf_shape", 3).as_deref());
-    let inst = cx.inst("NKIKernel");
+    let func_args = operand_names(cx, fname::func_args);
+    let func_outs = operand_names(cx, fname::func_outs);
+    let sb = sb_buf_json(buf_shape(cx, fname::sb_buf_shape, 2).as_deref());
+    let psum = psum_buf_json(buf_shape(cx, fname::psum_buf_shape, 3).as_deref());
+    let inst = cx.inst(Opcode::NkiKernel);
     inst.ins = ins;
     inst.outs = outs;
     if let Some(func) = func {
-        inst.set("func", func);
+        inst.set(F::Func, func);
     }
-    inst.set("func_args", func_args)
-        .set("func_outs", func_outs)
-        .set("sb_buf_shape", sb)
-        .set("psum_buf_shape", psum);
+    inst.set(F::FuncArgs, func_args)
+        .set(F::FuncOuts, func_outs)
+        .set(F::SbBufShape, sb)
+        .set(F::PsumBufShape, psum);
 }
 
 /// ExternalNativeNkiKlirKernel → `NKIKLIRKernel` (IT 56), the external KLIR-path twin
@@ -227,21 +229,21 @@ pub static EXTERNAL_NATIVE_NKI_KLIR_KERNEL: OpSpec = OpSpec {
     source: "seed 004 §5 codegenExternalNativeNkiKlirKernel; SPEC §6.8, §6.9",
     fields: &[
         FieldSpec {
-            name: "func",
+            name: fname::func,
             kind: Kind::Str,
             default: Default::Required,
             bir: "func",
             doc: "the kernel's function name",
         },
         FieldSpec {
-            name: "klir_binary",
+            name: fname::klir_binary,
             kind: Kind::Str,
             default: Default::Required,
             bir: "klir_binary",
             doc: "the path of the serialized KLR-AST binary",
         },
         FieldSpec {
-            name: "klir_input_names",
+            name: fname::klir_input_names,
             kind: Kind::List(&Kind::Str),
             default: Default::EmptyList,
             bir: "klir_input_names",
@@ -254,28 +256,28 @@ pub static EXTERNAL_NATIVE_NKI_KLIR_KERNEL: OpSpec = OpSpec {
 };
 
 fn lower_external_klir(cx: &mut Cx<'_>) {
-    check_non_empty(cx, "func");
-    let func = cx.string("func");
-    let klir_binary = cx.string("klir_binary");
+    check_non_empty(cx, fname::func);
+    let func = cx.string(fname::func);
+    let klir_binary = cx.string(fname::klir_binary);
     let input_names: Vec<&str> = cx
-        .list("klir_input_names")
+        .list(fname::klir_input_names)
         .iter()
         .filter_map(|v| match v {
             Value::Str(s) => Some(s.as_str()),
             _ => None,
         })
         .collect();
-    let ins = operand_args(cx, "srcs", AccessMode::Written, &mut Vec::new());
-    let outs = operand_args(cx, "dsts", AccessMode::Written, &mut Vec::new());
-    let inst = cx.inst("NKIKLIRKernel");
+    let ins = operand_args(cx, fname::srcs, AccessMode::Written, &mut Vec::new());
+    let outs = operand_args(cx, fname::dsts, AccessMode::Written, &mut Vec::new());
+    let inst = cx.inst(Opcode::NkiKlirKernel);
     inst.ins = ins;
     inst.outs = outs;
     if let Some(func) = func {
-        inst.set("func", func);
+        inst.set(F::Func, func);
     }
     if let Some(binary) = klir_binary {
-        inst.set("klir_binary", binary);
+        inst.set(F::KlirBinary, binary);
     }
-    inst.set("kernel_format", "klir")
-        .set("klir_input_names", input_names);
+    inst.set(F::KernelFormat, "klir")
+        .set(F::KlirInputNames, input_names);
 }

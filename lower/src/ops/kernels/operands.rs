@@ -41,10 +41,10 @@ impl AccessMode {
 /// is left out (its error is reported already).
 pub(super) fn operand_args(
     cx: &mut Cx<'_>,
-    field: &str,
+    field: &'static str,
     mode: AccessMode,
-    shapes: &mut Vec<Json>,
-) -> Vec<Json> {
+    shapes: &mut Vec<BirValue>,
+) -> Vec<Arg> {
     let Some(index) = cx.index(field) else {
         return Vec::new();
     };
@@ -92,11 +92,8 @@ pub(super) fn operand_args(
             }
             (AccessMode::Fixed { access, .. }, None) => access,
         };
-        args.push(with_access(
-            operand.to_json(&format!("{field}[{k}]")),
-            access,
-        ));
-        shapes.push(json!(operand.shape()));
+        args.push(operand.to_arg(Role::element(field, k)).with_access(access));
+        shapes.push(operand.shape().into());
     }
     for path in partial_full {
         let diag = Diag::incorrect_access_pattern(
@@ -151,13 +148,6 @@ pub(super) fn selects_all(operand: &Operand) -> bool {
             })
 }
 
-pub(super) fn with_access(mut arg: Json, access: &str) -> Json {
-    if let Some(obj) = arg.as_object_mut() {
-        obj.insert("access".into(), json!(access));
-    }
-    arg
-}
-
 /// The tensor names of kernel-operand (or access) list `field`, as written.
 pub(super) fn operand_names(cx: &Cx<'_>, field: &str) -> Vec<String> {
     let name = |value: &Value| match value {
@@ -182,7 +172,7 @@ pub(super) fn operand_names(cx: &Cx<'_>, field: &str) -> Vec<String> {
 /// The `[key, value]` string pairs of record field `field` in source order (SPEC §6.8),
 /// reporting P206 for a value that is not a literal, list or record and P205 for a key
 /// written twice (both left out of the pairs).
-pub(super) fn record_attrs(cx: &mut Cx<'_>, field: &str) -> Vec<Json> {
+pub(super) fn record_attrs(cx: &mut Cx<'_>, field: &str) -> Vec<BirValue> {
     let (Some(Value::Record(fields)), Some(index)) = (cx.value(field), cx.index(field)) else {
         return Vec::new();
     };
@@ -206,7 +196,7 @@ pub(super) fn record_attrs(cx: &mut Cx<'_>, field: &str) -> Vec<Json> {
             continue;
         }
         if let Some(text) = attr_string(&attr.value) {
-            pairs.push(json!([attr.name, text]));
+            pairs.push(BirValue::from(vec![attr.name.clone(), text]));
         }
     }
     for diag in diags {
@@ -363,20 +353,21 @@ pub(super) fn buf_shape(cx: &mut Cx<'_>, name: &str, len: usize) -> Option<Vec<u
 }
 
 /// `sb_buf_shape` as BIR writes it: `[a, b]`, `[0, 0]` by default.
-pub(super) fn sb_buf_json(shape: Option<&[u64]>) -> Json {
+pub(super) fn sb_buf_json(shape: Option<&[u64]>) -> BirValue {
     match shape {
-        Some(&[a, b]) => json!([a, b]),
-        _ => json!([0, 0]),
+        Some(&[a, b]) => [a, b].into(),
+        _ => [0u64, 0].into(),
     }
 }
 
 /// `psum_buf_shape` in the public `Nat × Nat × Nat` encoding `[a, [b, c]]`, `[0, [0, 0]]`
 /// by default.
-pub(super) fn psum_buf_json(shape: Option<&[u64]>) -> Json {
-    match shape {
-        Some(&[a, b, c]) => json!([a, [b, c]]),
-        _ => json!([0, [0, 0]]),
-    }
+pub(super) fn psum_buf_json(shape: Option<&[u64]>) -> BirValue {
+    let (a, b, c) = match shape {
+        Some(&[a, b, c]) => (a, b, c),
+        _ => (0, 0, 0),
+    };
+    BirValue::List(vec![a.into(), [b, c].into()])
 }
 
 #[cfg(test)]
@@ -421,9 +412,10 @@ mod tests {
 
     #[test]
     fn buffer_shapes() {
-        assert_eq!(psum_buf_json(Some(&[1, 2, 3])), json!([1, [2, 3]]));
-        assert_eq!(psum_buf_json(None), json!([0, [0, 0]]));
-        assert_eq!(sb_buf_json(Some(&[4, 5])), json!([4, 5]));
+        let json = |v: BirValue| serde_json::to_value(v).unwrap();
+        assert_eq!(json(psum_buf_json(Some(&[1, 2, 3]))), json!([1, [2, 3]]));
+        assert_eq!(json(psum_buf_json(None)), json!([0, [0, 0]]));
+        assert_eq!(json(sb_buf_json(Some(&[4, 5]))), json!([4, 5]));
     }
 
     use std::sync::Arc;
@@ -466,27 +458,28 @@ mod tests {
             let mut op = op(
                 "MLPKernel",
                 vec![
-                    ("srcs", Value::List(vec![x])),
-                    ("dsts", Value::List(vec![hbm("out", &[4, 1, 64])])),
-                    ("eps", Value::Float(F64(1e-6))),
+                    (fname::srcs, Value::List(vec![x])),
+                    (fname::dsts, Value::List(vec![hbm("out", &[4, 1, 64])])),
+                    (fname::eps, Value::Float(F64(1e-6))),
                 ],
             );
             op.settings.tkg_seqlen_threshold = threshold;
             let lowered = crate::lower_op(&op);
             assert!(lowered.diagnostics.is_empty(), "{:?}", lowered.diagnostics);
-            lowered.instructions[0]["kernel_attrs"].clone()
+            let attrs = lowered.instructions[0].get(crate::bir::Field::KernelAttrs);
+            serde_json::to_value(attrs).unwrap()
         };
         assert_eq!(
             mlp(hbm("x", &[4, 1, 64]), 0),
-            json!([["eps", "1e-6"], ["is_tkg", "true"]])
+            json!([[fname::eps, "1e-6"], ["is_tkg", "true"]])
         );
         assert_eq!(
             mlp(hbm("x", &[1, 2048, 64]), 0),
-            json!([["eps", "1e-6"], ["is_tkg", "false"]])
+            json!([[fname::eps, "1e-6"], ["is_tkg", "false"]])
         );
         assert_eq!(
             mlp(hbm("x", &[1, 2048, 64]), 4096),
-            json!([["eps", "1e-6"], ["is_tkg", "true"]])
+            json!([[fname::eps, "1e-6"], ["is_tkg", "true"]])
         );
     }
 

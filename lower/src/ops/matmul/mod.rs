@@ -10,7 +10,8 @@
 //! P409 the `pe_tile_size` for a bad size or a K/M larger than the tile, otherwise the
 //! `pe_tile_position` (or the class name when it is absent); P304 (one bank) the `dst`.
 
-use serde_json::json;
+use crate::bir::{Field as F, Opcode};
+use crate::catalog::fname;
 
 use super::common::{check_pointer_shape, dst, input, later_anchor, src};
 use crate::access::{Operand, describe_iteration};
@@ -18,11 +19,11 @@ use crate::catalog::{
     Default, Dir, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems, OpSpec,
 };
 use crate::cx::{Cx, Inst};
-use crate::diag::{Code, Diag};
+use crate::diag::{Code, Diag, FixHint};
 use crate::types::{Dtype, limits};
 
 static PERF_MODE: EnumSpec = EnumSpec {
-    name: "perf_mode",
+    name: fname::perf_mode,
     values: &[
         EnumValue {
             text: "none",
@@ -39,7 +40,7 @@ static PERF_MODE: EnumSpec = EnumSpec {
 
 /// `dst` of the matmul family: PSUM, written.
 pub const MATMUL_DST: FieldSpec = FieldSpec {
-    name: "dst",
+    name: fname::dst,
     kind: Kind::Acc(Mems::PSUM, Dir::Out),
     default: Default::Required,
     bir: "operand `dst` (outs); `psum_buf_shape` = the dst tensor's [P, F]",
@@ -47,21 +48,21 @@ pub const MATMUL_DST: FieldSpec = FieldSpec {
 };
 /// `stationary`: the weight `[K, M]`.
 pub const STATIONARY: FieldSpec = input(
-    "stationary",
+    fname::stationary,
     Mems::SBUF,
     "operand `stationary` (ins)",
     "the stationary (weight, LHS) [K, M] in sbuf, loaded into the PE array",
 );
 /// `moving`: the ifmap `[K, N]`.
 pub const MOVING: FieldSpec = input(
-    "moving",
+    fname::moving,
     Mems::SBUF,
     "operand `moving` (ins)",
     "the moving (ifmap, RHS) [K, N] in sbuf, streamed through the PE array",
 );
 /// `pe_tile_position`: `[row, col]`.
 pub const PE_TILE_POSITION: FieldSpec = FieldSpec {
-    name: "pe_tile_position",
+    name: fname::pe_tile_position,
     kind: Kind::List(&Kind::Int),
     default: Default::Computed("[0, 0]"),
     bir: "tile_position",
@@ -69,7 +70,7 @@ pub const PE_TILE_POSITION: FieldSpec = FieldSpec {
 };
 /// `pe_tile_size`: `[rows, cols]`.
 pub const PE_TILE_SIZE: FieldSpec = FieldSpec {
-    name: "pe_tile_size",
+    name: fname::pe_tile_size,
     kind: Kind::List(&Kind::Int),
     default: Default::Computed("[128, 128]"),
     bir: "tile_size",
@@ -77,7 +78,7 @@ pub const PE_TILE_SIZE: FieldSpec = FieldSpec {
 };
 /// `is_accumulate`.
 pub const IS_ACCUMULATE: FieldSpec = FieldSpec {
-    name: "is_accumulate",
+    name: fname::is_accumulate,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "is_accumulate; start_tensor_calc = not is_accumulate, stop_tensor_calc = false",
@@ -85,7 +86,7 @@ pub const IS_ACCUMULATE: FieldSpec = FieldSpec {
 };
 /// `isTranspose`.
 pub const IS_TRANSPOSE: FieldSpec = FieldSpec {
-    name: "isTranspose",
+    name: fname::isTranspose,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "is_transpose",
@@ -93,7 +94,7 @@ pub const IS_TRANSPOSE: FieldSpec = FieldSpec {
 };
 /// `isStationaryOneZero`.
 pub const IS_STATIONARY_ONE_ZERO: FieldSpec = FieldSpec {
-    name: "isStationaryOneZero",
+    name: fname::isStationaryOneZero,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "is_weight_onezero",
@@ -101,7 +102,7 @@ pub const IS_STATIONARY_ONE_ZERO: FieldSpec = FieldSpec {
 };
 /// `isMovingZero`.
 pub const IS_MOVING_ZERO: FieldSpec = FieldSpec {
-    name: "isMovingZero",
+    name: fname::isMovingZero,
     kind: Kind::Bool,
     default: Default::Bool(false),
     bir: "is_fmap_onezero",
@@ -110,10 +111,7 @@ pub const IS_MOVING_ZERO: FieldSpec = FieldSpec {
 
 /// MatMulOp → `Matmult`.
 ///
-/// BIR key order: `start_tensor_calc`, `stop_tensor_calc`, `is_transpose`,
-/// `is_fmap_onezero`, `is_weight_onezero`, `tile_size`, `tile_position`, `perf_mode`
-/// (`replication_num_rows` after it under DoubleRow), `ifmap_quant_offset`,
-/// `num_active_channels`, `psum_buf_shape`, `is_accumulate` (the SPEC §8 example).
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static MATMUL_OP: OpSpec = OpSpec {
     class: "MatMulOp",
     opcode: "Matmult",
@@ -130,7 +128,7 @@ pub static MATMUL_OP: OpSpec = OpSpec {
         IS_STATIONARY_ONE_ZERO,
         IS_MOVING_ZERO,
         FieldSpec {
-            name: "ifmap_quant_offset",
+            name: fname::ifmap_quant_offset,
             kind: Kind::Int,
             default: Default::Int(0),
             bir: "ifmap_quant_offset",
@@ -139,14 +137,14 @@ pub static MATMUL_OP: OpSpec = OpSpec {
         PE_TILE_POSITION,
         PE_TILE_SIZE,
         FieldSpec {
-            name: "num_active_partitions",
+            name: fname::num_active_partitions,
             kind: Kind::Int,
             default: Default::Computed("the stationary partition count"),
             bir: "num_active_channels",
             doc: "number of active PE rows (1 to 128)",
         },
         FieldSpec {
-            name: "perf_mode",
+            name: fname::perf_mode,
             kind: Kind::Enum(&PERF_MODE),
             default: Default::Ident("none"),
             bir: "perf_mode (\"None\" | \"DoubleRow\"); with DoubleRow replication_num_rows = 2",
@@ -196,8 +194,8 @@ pub fn pe_tile(cx: &mut Cx<'_>) -> PeTile {
             _ => None,
         }
     };
-    let size = pair(cx, "pe_tile_size", [128, 128]);
-    let position = pair(cx, "pe_tile_position", [0, 0]);
+    let size = pair(cx, fname::pe_tile_size, [128, 128]);
+    let position = pair(cx, fname::pe_tile_position, [0, 0]);
     let mut tile = PeTile {
         size: size.unwrap_or([128, 128]),
         position: position.unwrap_or([0, 0]),
@@ -205,7 +203,7 @@ pub fn pe_tile(cx: &mut Cx<'_>) -> PeTile {
         position_ok: position.is_some(),
     };
     if tile.size_ok && !tile.size.iter().all(|s| matches!(s, 32 | 64 | 128)) {
-        let anchor = cx.anchor("pe_tile_size");
+        let anchor = cx.anchor(fname::pe_tile_size);
         cx.error(
             Code::P409,
             anchor,
@@ -218,7 +216,7 @@ pub fn pe_tile(cx: &mut Cx<'_>) -> PeTile {
             let (p, s) = (tile.position[k], tile.size[k]);
             let end = p.saturating_add(s);
             if p < 0 || p % s != 0 || end > limits::PARTITIONS as i64 {
-                let anchor = cx.anchor("pe_tile_position");
+                let anchor = cx.anchor(fname::pe_tile_position);
                 let what = if k == 0 { "row" } else { "column" };
                 cx.error(
                     Code::P409,
@@ -242,7 +240,7 @@ fn check_tile_fit(cx: &mut Cx<'_>, tile: &PeTile, k: u64, m: u64) -> bool {
     }
     let (rows, cols) = (tile.size[0] as u64, tile.size[1] as u64);
     if k > rows || m > cols {
-        let anchor = cx.anchor("pe_tile_size");
+        let anchor = cx.anchor(fname::pe_tile_size);
         cx.error(
             Code::P409,
             anchor,
@@ -260,11 +258,11 @@ fn check_column_start(cx: &mut Cx<'_>, tile: &PeTile) {
     if !tile.column_tiling() || !tile.position_ok {
         return;
     }
-    let Some(start) = cx.operand("dst").map(Operand::start_partition) else {
+    let Some(start) = cx.operand(fname::dst).map(Operand::start_partition) else {
         return;
     };
     if !start.is_const() || start.c != tile.position[1] {
-        let anchor = cx.anchor("pe_tile_position");
+        let anchor = cx.anchor(fname::pe_tile_position);
         let at = if start.is_const() {
             format!("partition {}", start.c)
         } else {
@@ -283,11 +281,14 @@ fn check_column_start(cx: &mut Cx<'_>, tile: &PeTile) {
 
 /// P406 on `dst` unless it is `[m, n]` (partitions, free size).
 fn check_dst_shape(cx: &mut Cx<'_>, m: u64, n: u64) {
-    let Some((dp, df)) = cx.operand("dst").map(|d| (d.partitions(), d.free_size())) else {
+    let Some((dp, df)) = cx
+        .operand(fname::dst)
+        .map(|d| (d.partitions(), d.free_size()))
+    else {
         return;
     };
     if dp != m || df != n {
-        let anchor = cx.anchor("dst");
+        let anchor = cx.anchor(fname::dst);
         cx.error(
             Code::P406,
             anchor,
@@ -299,11 +300,11 @@ fn check_dst_shape(cx: &mut Cx<'_>, m: u64, n: u64) {
 /// P400 unless the stationary access is rank 2 (seed 000 §2.1
 /// `transformNeuronWeightTensor`). Returns whether it is.
 fn check_weight_rank(cx: &mut Cx<'_>) -> bool {
-    let Some(rank) = cx.operand("stationary").map(Operand::rank) else {
+    let Some(rank) = cx.operand(fname::stationary).map(Operand::rank) else {
         return false;
     };
     if rank != 2 {
-        let anchor = cx.anchor("stationary");
+        let anchor = cx.anchor(fname::stationary);
         cx.error(
             Code::P400,
             anchor,
@@ -366,12 +367,12 @@ fn dtype_error(cx: &mut Cx<'_>, field: &str, message: String) {
 /// `isTranspose`).
 fn check_pe_dtypes(cx: &mut Cx<'_>, double_row: bool, transpose: bool) {
     let (st, mv, ds) = (
-        dtype_of(cx, "stationary"),
-        dtype_of(cx, "moving"),
-        dtype_of(cx, "dst"),
+        dtype_of(cx, fname::stationary),
+        dtype_of(cx, fname::moving),
+        dtype_of(cx, fname::dst),
     );
     let mut inputs_ok = true;
-    for (field, d) in [("stationary", st), ("moving", mv)] {
+    for (field, d) in [(fname::stationary, st), (fname::moving, mv)] {
         let Some(d) = d else { continue };
         let allowed = is_pe_input_dtype(d) && (!double_row || d.is_fp8());
         if !allowed {
@@ -389,7 +390,7 @@ fn check_pe_dtypes(cx: &mut Cx<'_>, double_row: bool, transpose: bool) {
     {
         dtype_error(
             cx,
-            "moving",
+            fname::moving,
             format!(
                 "stationary is {} and moving {}: an f32-family input (f32, f32r, tf32) needs both in that family",
                 s.name(),
@@ -407,7 +408,7 @@ fn check_pe_dtypes(cx: &mut Cx<'_>, double_row: bool, transpose: bool) {
             };
             dtype_error(
                 cx,
-                "dst",
+                fname::dst,
                 format!("dst is {} but must be {}: {why}", d.name(), want.name()),
             );
         }
@@ -420,10 +421,10 @@ fn check_pe_dtypes(cx: &mut Cx<'_>, double_row: bool, transpose: bool) {
 /// whole PSUM already has P304 on its declaration and is skipped; so is a faulty access.
 pub fn check_one_bank(cx: &mut Cx<'_>) {
     // A dst already wrong (its shape, P406; its dtype, P407) is one mistake, not two.
-    if cx.has_error_on("dst") {
+    if cx.has_error_on(fname::dst) {
         return;
     }
-    let Some(dst) = cx.operand("dst") else {
+    let Some(dst) = cx.operand(fname::dst) else {
         return;
     };
     if !dst.on_chip() || dst.tensor.partition_bytes() > limits::PSUM_PARTITION_BYTES {
@@ -457,7 +458,7 @@ pub fn check_one_bank(cx: &mut Cx<'_>) {
     if let Some((first, at)) = crossing {
         let name = dst.tensor.name.clone();
         let (lo, hi) = (first * bytes, (first + span) * bytes + bytes - 1);
-        let anchor = cx.anchor("dst");
+        let anchor = cx.anchor(fname::dst);
         cx.error(
             Code::P304,
             anchor,
@@ -474,7 +475,7 @@ pub fn check_one_bank(cx: &mut Cx<'_>) {
 
 /// `psum_buf_shape`: the dst tensor's `[P, F]` (F the product of its free dims).
 pub fn psum_buf_shape(cx: &Cx<'_>) -> Option<[u64; 2]> {
-    let dst = cx.any_operand("dst")?;
+    let dst = cx.any_operand(fname::dst)?;
     let dims = &dst.tensor.dims;
     let free = dims.iter().skip(1).fold(1u64, |a, d| a.saturating_mul(*d));
     Some([dims.first().copied().unwrap_or(1), free])
@@ -502,7 +503,7 @@ fn check_sizes(
     double_row: bool,
     n_of: &dyn Fn(&mut Cx<'_>, u64) -> Option<u64>,
 ) {
-    let (Some(s), Some(m)) = (cx.operand("stationary"), cx.operand("moving")) else {
+    let (Some(s), Some(m)) = (cx.operand(fname::stationary), cx.operand(fname::moving)) else {
         return;
     };
     let last = |o: &Operand| o.shape().last().copied().unwrap_or(1);
@@ -513,7 +514,7 @@ fn check_sizes(
         (s.free_size(), m.free_size())
     };
     if k != mk || k > limits::PARTITIONS {
-        let anchor = cx.anchor("moving");
+        let anchor = cx.anchor(fname::moving);
         cx.error(
             Code::P405,
             anchor,
@@ -526,7 +527,7 @@ fn check_sizes(
     let n = n_of(cx, n_moving);
     let mut sizes_ok = true;
     if let Some(n) = n.filter(|n| *n > limits::MATMUL_MAX_MOVING_FREE) {
-        let anchor = cx.anchor("moving");
+        let anchor = cx.anchor(fname::moving);
         let what = if n == n_moving {
             format!("moving free size N = {n}")
         } else {
@@ -540,7 +541,7 @@ fn check_sizes(
         sizes_ok = false;
     }
     if mdim > limits::MATMUL_MAX_STATIONARY_FREE {
-        let anchor = cx.anchor("dst");
+        let anchor = cx.anchor(fname::dst);
         cx.error(
             Code::P406,
             anchor,
@@ -561,15 +562,15 @@ fn check_sizes(
 
 /// The fields every matmul-family instruction starts with.
 fn set_calc_flags(inst: &mut Inst, accumulate: bool) {
-    inst.set("start_tensor_calc", !accumulate)
-        .set("stop_tensor_calc", false);
+    inst.set(F::StartTensorCalc, !accumulate)
+        .set(F::StopTensorCalc, false);
 }
 
 fn lower_matmul(cx: &mut Cx<'_>) {
-    let mode_known = !cx.is_bad("perf_mode");
-    let double_row = cx.ident("perf_mode") == Some("double_row");
-    let transpose = cx.bool("isTranspose");
-    cx.mark_stationary("stationary");
+    let mode_known = !cx.is_bad(fname::perf_mode);
+    let double_row = cx.ident(fname::perf_mode) == Some("double_row");
+    let transpose = cx.bool(fname::isTranspose);
+    cx.mark_stationary(fname::stationary);
     let mut tile = pe_tile(cx);
 
     // Layout: rank-2 weight (P400) or the double-row [P, 2, F] layout (P401).
@@ -577,10 +578,10 @@ fn lower_matmul(cx: &mut Cx<'_>) {
     if !mode_known {
         // An unknown perf_mode (P207) says nothing about the layout.
     } else if double_row {
-        layout_ok &= check_double_row_layout(cx, "stationary");
-        layout_ok &= check_double_row_layout(cx, "moving");
+        layout_ok &= check_double_row_layout(cx, fname::stationary);
+        layout_ok &= check_double_row_layout(cx, fname::moving);
         if tile.column_tiling() {
-            let anchor = cx.anchor("pe_tile_position");
+            let anchor = cx.anchor(fname::pe_tile_position);
             cx.error(
                 Code::P409,
                 anchor,
@@ -598,12 +599,12 @@ fn lower_matmul(cx: &mut Cx<'_>) {
         check_sizes(cx, &tile, double_row, &|_, n| Some(n));
     }
     check_one_bank(cx);
-    check_natural(cx, "ifmap_quant_offset");
+    check_natural(cx, fname::ifmap_quant_offset);
     if let Some(n) = cx
-        .int("num_active_partitions")
+        .int(fname::num_active_partitions)
         .filter(|n| !(1..=limits::PARTITIONS as i64).contains(n))
     {
-        let anchor = cx.anchor("num_active_partitions");
+        let anchor = cx.anchor(fname::num_active_partitions);
         cx.error(
             Code::P414,
             anchor,
@@ -611,33 +612,34 @@ fn lower_matmul(cx: &mut Cx<'_>) {
         );
     }
 
-    let accumulate = cx.bool("is_accumulate");
-    let channels = cx
-        .int("num_active_partitions")
-        .or_else(|| cx.any_operand("stationary").map(|s| s.partitions() as i64));
+    let accumulate = cx.bool(fname::is_accumulate);
+    let channels = cx.int(fname::num_active_partitions).or_else(|| {
+        cx.any_operand(fname::stationary)
+            .map(|s| s.partitions() as i64)
+    });
     let psum = psum_buf_shape(cx);
-    let weight_onezero = cx.bool("isStationaryOneZero");
-    let fmap_onezero = cx.bool("isMovingZero");
-    let quant = cx.int("ifmap_quant_offset").unwrap_or(0);
-    let inst = cx.inst_with_args("Matmult");
+    let weight_onezero = cx.bool(fname::isStationaryOneZero);
+    let fmap_onezero = cx.bool(fname::isMovingZero);
+    let quant = cx.int(fname::ifmap_quant_offset).unwrap_or(0);
+    let inst = cx.inst_with_args(Opcode::Matmult);
     set_calc_flags(inst, accumulate);
-    inst.set("is_transpose", transpose)
-        .set("is_fmap_onezero", fmap_onezero)
-        .set("is_weight_onezero", weight_onezero)
-        .set("tile_size", json!(tile.size))
-        .set("tile_position", json!(tile.position))
-        .set("perf_mode", if double_row { "DoubleRow" } else { "None" });
+    inst.set(F::IsTranspose, transpose)
+        .set(F::IsFmapOnezero, fmap_onezero)
+        .set(F::IsWeightOnezero, weight_onezero)
+        .set(F::TileSize, tile.size)
+        .set(F::TilePosition, tile.position)
+        .set(F::PerfMode, if double_row { "DoubleRow" } else { "None" });
     if double_row {
-        inst.set("replication_num_rows", 2);
+        inst.set(F::ReplicationNumRows, 2);
     }
-    inst.set("ifmap_quant_offset", quant.max(0));
+    inst.set(F::IfmapQuantOffset, quant.max(0));
     if let Some(c) = channels {
-        inst.set("num_active_channels", c.max(0));
+        inst.set(F::NumActiveChannels, c.max(0));
     }
     if let Some(p) = psum {
-        inst.set("psum_buf_shape", json!(p));
+        inst.set(F::PsumBufShape, p);
     }
-    inst.set("is_accumulate", accumulate);
+    inst.set(F::IsAccumulate, accumulate);
 }
 
 mod mx;

@@ -5,8 +5,7 @@ use super::*;
 
 /// MatMulMXOp → `MatmultMx`.
 ///
-/// BIR key order: `start_tensor_calc`, `stop_tensor_calc`, `tile_size`, `tile_position`,
-/// `scale`, `offset_scale` (when written), `psum_buf_shape`, `is_accumulate`. The `ins` are
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`. The `ins` are
 /// stationary, moving, lhs_scale, rhs_scale, scale_ptr, then dst_scale (SPEC §6.1 [2]).
 pub static MATMUL_MX_OP: OpSpec = OpSpec {
     class: "MatMulMXOp",
@@ -27,40 +26,40 @@ pub static MATMUL_MX_OP: OpSpec = OpSpec {
         PE_TILE_SIZE,
         IS_ACCUMULATE,
         input(
-            "lhs_scale",
+            fname::lhs_scale,
             Mems::SBUF,
             "operand `lhs_scale` (ins)",
             "E8M0 (or u8) block scales of the stationary: [K/8, M]",
         ),
         input(
-            "rhs_scale",
+            fname::rhs_scale,
             Mems::SBUF,
             "operand `rhs_scale` (ins)",
             "E8M0 (or u8) block scales of the moving: [K/8, N]",
         ),
         FieldSpec {
-            name: "scale",
+            name: fname::scale,
             kind: Kind::Float,
             default: Default::Float(1.0),
             bir: "scale",
             doc: "a constant factor on the product; must be 1.0 when `scale_ptr` is given",
         },
         FieldSpec {
-            name: "scale_ptr",
+            name: fname::scale_ptr,
             kind: Kind::Acc(Mems::SBUF, Dir::In),
             default: Default::Absent,
             bir: "operand `scale_ptr` (ins)",
             doc: "a [P, 1] f32 per-partition factor, P the dst partitions",
         },
         FieldSpec {
-            name: "offset_scale",
+            name: fname::offset_scale,
             kind: Kind::Int,
             default: Default::Absent,
             bir: "offset_scale",
             doc: "the moving's accumulated free size (the product of its free counts)",
         },
         FieldSpec {
-            name: "dst_scale",
+            name: fname::dst_scale,
             kind: Kind::Acc(Mems::SBUF, Dir::In),
             default: Default::Absent,
             bir: "operand `dst_scale` (ins, the last entry)",
@@ -80,7 +79,7 @@ fn is_mx_dtype(d: Dtype) -> bool {
 /// The MX dtype rules (P407): packed ×4 operands, e8m0/u8 scales, an f32 or bf16 dst, an
 /// f32 `scale_ptr`; `dst_scale` is e8m0 or u8 too (SPEC §6.1 [2]).
 fn check_mx_dtypes(cx: &mut Cx<'_>) {
-    for field in ["stationary", "moving"] {
+    for field in [fname::stationary, fname::moving] {
         if let Some(d) = dtype_of(cx, field).filter(|d| !is_mx_dtype(*d)) {
             dtype_error(
                 cx,
@@ -92,7 +91,7 @@ fn check_mx_dtypes(cx: &mut Cx<'_>) {
             );
         }
     }
-    for field in ["lhs_scale", "rhs_scale", "dst_scale"] {
+    for field in [fname::lhs_scale, fname::rhs_scale, fname::dst_scale] {
         if let Some(d) = dtype_of(cx, field).filter(|d| !matches!(d, Dtype::E8m0 | Dtype::U8)) {
             dtype_error(
                 cx,
@@ -101,17 +100,17 @@ fn check_mx_dtypes(cx: &mut Cx<'_>) {
             );
         }
     }
-    if let Some(d) = dtype_of(cx, "dst").filter(|d| !matches!(d, Dtype::F32 | Dtype::Bf16)) {
+    if let Some(d) = dtype_of(cx, fname::dst).filter(|d| !matches!(d, Dtype::F32 | Dtype::Bf16)) {
         dtype_error(
             cx,
-            "dst",
+            fname::dst,
             format!("dst is {}: an MX matmul writes f32 or bf16", d.name()),
         );
     }
-    if let Some(d) = dtype_of(cx, "scale_ptr").filter(|d| *d != Dtype::F32) {
+    if let Some(d) = dtype_of(cx, fname::scale_ptr).filter(|d| *d != Dtype::F32) {
         dtype_error(
             cx,
-            "scale_ptr",
+            fname::scale_ptr,
             format!("`scale_ptr` is {}: it must be f32", d.name()),
         );
     }
@@ -120,12 +119,12 @@ fn check_mx_dtypes(cx: &mut Cx<'_>) {
 /// The MX sizes: K (P405, P406: a multiple of 32), M even and ≤ 128, N by dst dtype
 /// (P406), dst `[M, N]` (P406), the tile fit (P409).
 fn check_mx_sizes(cx: &mut Cx<'_>, tile: &PeTile) {
-    let (Some(s), Some(m)) = (cx.operand("stationary"), cx.operand("moving")) else {
+    let (Some(s), Some(m)) = (cx.operand(fname::stationary), cx.operand(fname::moving)) else {
         return;
     };
     let (k, mk, mdim, n) = (s.partitions(), m.partitions(), s.free_size(), m.free_size());
     if k != mk {
-        let anchor = cx.anchor("moving");
+        let anchor = cx.anchor(fname::moving);
         cx.error(
             Code::P405,
             anchor,
@@ -135,7 +134,7 @@ fn check_mx_sizes(cx: &mut Cx<'_>, tile: &PeTile) {
     }
     let mut sizes_ok = true;
     if k % limits::QUADRANT != 0 || k > limits::PARTITIONS {
-        let anchor = cx.anchor("moving");
+        let anchor = cx.anchor(fname::moving);
         cx.error(
             Code::P406,
             anchor,
@@ -145,13 +144,13 @@ fn check_mx_sizes(cx: &mut Cx<'_>, tile: &PeTile) {
         );
         sizes_ok = false;
     }
-    let n_max = match dtype_of(cx, "dst") {
+    let n_max = match dtype_of(cx, fname::dst) {
         Some(Dtype::F32) => Some(limits::MX_MAX_MOVING_FREE_F32),
         Some(Dtype::Bf16) => Some(limits::MX_MAX_MOVING_FREE_BF16),
         _ => None,
     };
     if let Some(max) = n_max.filter(|max| n > *max) {
-        let anchor = cx.anchor("moving");
+        let anchor = cx.anchor(fname::moving);
         cx.error(
             Code::P406,
             anchor,
@@ -160,7 +159,7 @@ fn check_mx_sizes(cx: &mut Cx<'_>, tile: &PeTile) {
         sizes_ok = false;
     }
     if mdim % 2 != 0 || mdim > limits::MATMUL_MAX_STATIONARY_FREE {
-        let anchor = cx.anchor("dst");
+        let anchor = cx.anchor(fname::dst);
         cx.error(
             Code::P406,
             anchor,
@@ -177,7 +176,10 @@ fn check_mx_sizes(cx: &mut Cx<'_>, tile: &PeTile) {
 /// The scale tensors: `[K/8, F]` with F the operand's free size (P300 partitions, P305
 /// free size; seed 000 §2.2 `getMxScalePartitionAp`), and `scale_ptr` `[P, 1]` (P305).
 fn check_mx_scales(cx: &mut Cx<'_>) {
-    for (scale, of) in [("lhs_scale", "stationary"), ("rhs_scale", "moving")] {
+    for (scale, of) in [
+        (fname::lhs_scale, fname::stationary),
+        (fname::rhs_scale, fname::moving),
+    ] {
         let (Some(sc), Some(op)) = (cx.operand(scale), cx.operand(of)) else {
             continue;
         };
@@ -210,19 +212,19 @@ fn check_mx_scales(cx: &mut Cx<'_>) {
             );
         }
     }
-    let dst_partitions = cx.operand("dst").map(Operand::partitions);
-    if let (Some(p), Some(ptr)) = (dst_partitions, cx.operand("scale_ptr").cloned()) {
-        let anchor = cx.anchor("scale_ptr");
-        check_pointer_shape(cx, "scale_ptr", anchor, &ptr, p);
+    let dst_partitions = cx.operand(fname::dst).map(Operand::partitions);
+    if let (Some(p), Some(ptr)) = (dst_partitions, cx.operand(fname::scale_ptr).cloned()) {
+        let anchor = cx.anchor(fname::scale_ptr);
+        check_pointer_shape(cx, fname::scale_ptr, anchor, &ptr, p);
     }
 }
 
 fn lower_matmul_mx(cx: &mut Cx<'_>) {
-    cx.mark_stationary("stationary");
+    cx.mark_stationary(fname::stationary);
     let mut tile = pe_tile(cx);
     // Row tiling only: tile columns 128 at column 0.
     if tile.size_ok && tile.position_ok && (tile.size[1] != 128 || tile.position[1] != 0) {
-        let anchor = cx.anchor("pe_tile_position");
+        let anchor = cx.anchor(fname::pe_tile_position);
         cx.error(
             Code::P409,
             anchor,
@@ -238,53 +240,56 @@ fn lower_matmul_mx(cx: &mut Cx<'_>) {
     check_mx_scales(cx);
 
     // P402: scale_ptr with a scale other than 1.0.
-    let scale = cx.float("scale");
-    if cx.written("scale_ptr")
-        && !cx.is_bad("scale_ptr")
+    let scale = cx.float(fname::scale);
+    if cx.written(fname::scale_ptr)
+        && !cx.is_bad(fname::scale_ptr)
         && let Some(s) = scale.filter(|s| *s != 1.0)
     {
-        let anchor = cx.anchor("scale");
+        let anchor = cx.anchor(fname::scale);
         cx.report(
             Diag::new(
                 Code::P402,
                 anchor,
                 "Scale should be 1.0 if scale_ptr is specified",
             )
+            .with_fix(Some(FixHint::Replace { with: "1.0".into() }))
             .with_related(
-                cx.anchor("scale_ptr"),
+                cx.anchor(fname::scale_ptr),
                 format!("`scale` is {s} and `scale_ptr` is given here"),
             ),
         );
     }
     // P403: offset_scale differs from the moving's accumulated free size.
-    let offset_scale = cx.int("offset_scale");
-    if let (Some(off), Some(free)) = (offset_scale, cx.operand("moving").map(Operand::free_size))
-        && u64::try_from(off).ok() != Some(free)
+    let offset_scale = cx.int(fname::offset_scale);
+    if let (Some(off), Some(free)) = (
+        offset_scale,
+        cx.operand(fname::moving).map(Operand::free_size),
+    ) && u64::try_from(off).ok() != Some(free)
     {
-        let anchor = cx.anchor("offset_scale");
+        let anchor = cx.anchor(fname::offset_scale);
         let mut diag = Diag::new(
             Code::P403,
             anchor,
             "offset scale is not equivalent to the accumulated tensor size on right of generic dim in {inst}",
         )
-        .with_related(cx.anchor("moving"), format!("the moving's free size is {free}"));
+        .with_related(cx.anchor(fname::moving), format!("the moving's free size is {free}"));
         // `{inst}` is `MatMulMXOp #id`; the id is stamped by the analysis (SPEC §6.1).
         diag.names_instruction = true;
         cx.report(diag);
     }
 
-    let accumulate = cx.bool("is_accumulate");
+    let accumulate = cx.bool(fname::is_accumulate);
     let psum = psum_buf_shape(cx);
-    let inst = cx.inst_with_args("MatmultMx");
+    let inst = cx.inst_with_args(Opcode::MatmultMx);
     set_calc_flags(inst, accumulate);
-    inst.set("tile_size", json!(tile.size))
-        .set("tile_position", json!(tile.position))
-        .set_float("scale", scale.unwrap_or(1.0));
+    inst.set(F::TileSize, tile.size)
+        .set(F::TilePosition, tile.position)
+        .set_float(F::Scale, scale.unwrap_or(1.0));
     if let Some(off) = offset_scale {
-        inst.set("offset_scale", off);
+        inst.set(F::OffsetScale, off);
     }
     if let Some(p) = psum {
-        inst.set("psum_buf_shape", json!(p));
+        inst.set(F::PsumBufShape, p);
     }
-    inst.set("is_accumulate", accumulate);
+    inst.set(F::IsAccumulate, accumulate);
 }

@@ -4,10 +4,7 @@ use super::*;
 
 /// MatMulSparseOp → `MatmultSparse`.
 ///
-/// BIR key order: `start_tensor_calc`, `stop_tensor_calc`, `replication_resolution`,
-/// `replication_shift_amnt`, `replication_num_rows`, `is_transpose`, `is_fmap_onezero`,
-/// `is_weight_onezero`, `tile_size`, `tile_position`, `compress_ratio`, `psum_buf_shape`,
-/// `is_accumulate`.
+/// BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static MATMUL_SPARSE_OP: OpSpec = OpSpec {
     class: "MatMulSparseOp",
     opcode: "MatmultSparse",
@@ -22,7 +19,7 @@ pub static MATMUL_SPARSE_OP: OpSpec = OpSpec {
         STATIONARY,
         MOVING,
         input(
-            "tags",
+            fname::tags,
             Mems::SBUF,
             "operand `tags` (ins)",
             "the sparsity tags of the moving, u8 or u16 in sbuf",
@@ -34,28 +31,28 @@ pub static MATMUL_SPARSE_OP: OpSpec = OpSpec {
         PE_TILE_SIZE,
         IS_ACCUMULATE,
         FieldSpec {
-            name: "compress_ratio",
+            name: fname::compress_ratio,
             kind: Kind::Int,
             default: Default::Required,
             bir: "compress_ratio",
             doc: "the compression of the moving's free dim: 2 or 4",
         },
         FieldSpec {
-            name: "replication_resolution",
+            name: fname::replication_resolution,
             kind: Kind::Int,
             default: Default::Int(0),
             bir: "replication_resolution",
             doc: "replication resolution of the sparse pattern (≥ 0)",
         },
         FieldSpec {
-            name: "replication_shift_amnt",
+            name: fname::replication_shift_amnt,
             kind: Kind::Int,
             default: Default::Int(0),
             bir: "replication_shift_amnt",
             doc: "replication shift amount (≥ 0)",
         },
         FieldSpec {
-            name: "replication_num_rows",
+            name: fname::replication_num_rows,
             kind: Kind::Int,
             default: Default::Int(0),
             bir: "replication_num_rows",
@@ -68,22 +65,22 @@ pub static MATMUL_SPARSE_OP: OpSpec = OpSpec {
 // ----- MatMulSparseOp ----------------------------------------------------------------
 
 fn lower_matmul_sparse(cx: &mut Cx<'_>) {
-    let transpose = cx.bool("isTranspose");
-    cx.mark_stationary("stationary");
+    let transpose = cx.bool(fname::isTranspose);
+    cx.mark_stationary(fname::stationary);
     let tile = pe_tile(cx);
     let rank_ok = check_weight_rank(cx);
     check_pe_dtypes(cx, false, transpose);
-    if let Some(d) = dtype_of(cx, "tags").filter(|d| !matches!(d, Dtype::U8 | Dtype::U16)) {
+    if let Some(d) = dtype_of(cx, fname::tags).filter(|d| !matches!(d, Dtype::U8 | Dtype::U16)) {
         dtype_error(
             cx,
-            "tags",
+            fname::tags,
             format!("`tags` is {}: sparsity tags are u8 or u16", d.name()),
         );
     }
-    let ratio = cx.int("compress_ratio");
+    let ratio = cx.int(fname::compress_ratio);
     let ratio_ok = ratio.filter(|r| matches!(r, 2 | 4));
     if let Some(r) = ratio.filter(|_| ratio_ok.is_none()) {
-        let anchor = cx.anchor("compress_ratio");
+        let anchor = cx.anchor(fname::compress_ratio);
         cx.error(
             Code::P414,
             anchor,
@@ -94,7 +91,7 @@ fn lower_matmul_sparse(cx: &mut Cx<'_>) {
         let n_of = |cx: &mut Cx<'_>, n: u64| -> Option<u64> {
             let r = ratio_ok? as u64;
             if !n.is_multiple_of(r) {
-                let anchor = cx.anchor("moving");
+                let anchor = cx.anchor(fname::moving);
                 cx.error(
                     Code::P305,
                     anchor,
@@ -108,40 +105,40 @@ fn lower_matmul_sparse(cx: &mut Cx<'_>) {
     }
     check_one_bank(cx);
     for field in [
-        "replication_resolution",
-        "replication_shift_amnt",
-        "replication_num_rows",
+        fname::replication_resolution,
+        fname::replication_shift_amnt,
+        fname::replication_num_rows,
     ] {
         check_natural(cx, field);
     }
 
-    let accumulate = cx.bool("is_accumulate");
+    let accumulate = cx.bool(fname::is_accumulate);
     let psum = psum_buf_shape(cx);
-    let replication: Vec<(&str, i64)> = [
-        "replication_resolution",
-        "replication_shift_amnt",
-        "replication_num_rows",
+    let replication: Vec<(F, i64)> = [
+        (fname::replication_resolution, F::ReplicationResolution),
+        (fname::replication_shift_amnt, F::ReplicationShiftAmnt),
+        (fname::replication_num_rows, F::ReplicationNumRows),
     ]
     .into_iter()
-    .map(|f| (f, cx.int(f).unwrap_or(0).max(0)))
+    .map(|(f, key)| (key, cx.int(f).unwrap_or(0).max(0)))
     .collect();
-    let weight_onezero = cx.bool("isStationaryOneZero");
-    let fmap_onezero = cx.bool("isMovingZero");
-    let inst = cx.inst_with_args("MatmultSparse");
+    let weight_onezero = cx.bool(fname::isStationaryOneZero);
+    let fmap_onezero = cx.bool(fname::isMovingZero);
+    let inst = cx.inst_with_args(Opcode::MatmultSparse);
     set_calc_flags(inst, accumulate);
     for (field, value) in replication {
         inst.set(field, value);
     }
-    inst.set("is_transpose", transpose)
-        .set("is_fmap_onezero", fmap_onezero)
-        .set("is_weight_onezero", weight_onezero)
-        .set("tile_size", json!(tile.size))
-        .set("tile_position", json!(tile.position));
+    inst.set(F::IsTranspose, transpose)
+        .set(F::IsFmapOnezero, fmap_onezero)
+        .set(F::IsWeightOnezero, weight_onezero)
+        .set(F::TileSize, tile.size)
+        .set(F::TilePosition, tile.position);
     if let Some(r) = ratio {
-        inst.set("compress_ratio", r);
+        inst.set(F::CompressRatio, r);
     }
     if let Some(p) = psum {
-        inst.set("psum_buf_shape", json!(p));
+        inst.set(F::PsumBufShape, p);
     }
-    inst.set("is_accumulate", accumulate);
+    inst.set(F::IsAccumulate, accumulate);
 }

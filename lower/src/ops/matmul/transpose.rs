@@ -5,10 +5,7 @@ use super::*;
 /// TransposeOp → `Matmult` with `is_transpose: true` and `identity: true`.
 ///
 /// The `src` sits in the moving slot (its argument's role is `src`, the Penguin field,
-/// SPEC §8); the implied identity stationary is not an argument. BIR key order: `start_tensor_calc`, `stop_tensor_calc`,
-/// `is_transpose`, `identity`, `is_fmap_onezero`, `is_weight_onezero`, `tile_size`,
-/// `tile_position`, `perf_mode`, `ifmap_quant_offset`, `num_active_channels`,
-/// `psum_buf_shape`, `is_accumulate` (MatMulOp's, with `identity` after `is_transpose`).
+/// SPEC §8); the implied identity stationary is not an argument. BIR keys: the opcode's row of `crate::bir::OPCODES`.
 pub static TRANSPOSE_OP: OpSpec = OpSpec {
     class: "TransposeOp",
     opcode: "Matmult",
@@ -35,7 +32,7 @@ pub static TRANSPOSE_OP: OpSpec = OpSpec {
 
 fn lower_transpose(cx: &mut Cx<'_>) {
     let mut shapes_ok = true;
-    for field in ["src", "dst"] {
+    for field in [fname::src, fname::dst] {
         let Some(rank) = cx.operand(field).map(Operand::rank) else {
             shapes_ok = false;
             continue;
@@ -52,10 +49,10 @@ fn lower_transpose(cx: &mut Cx<'_>) {
     }
     if shapes_ok {
         let shape = |cx: &Cx<'_>, f: &str| cx.operand(f).map(Operand::shape).unwrap_or_default();
-        let (s, d) = (shape(cx, "src"), shape(cx, "dst"));
+        let (s, d) = (shape(cx, fname::src), shape(cx, fname::dst));
         let free = s.get(1).copied().unwrap_or(1);
         if free > limits::PARTITIONS {
-            let anchor = cx.anchor("src");
+            let anchor = cx.anchor(fname::src);
             cx.error(
                 Code::P406,
                 anchor,
@@ -65,7 +62,7 @@ fn lower_transpose(cx: &mut Cx<'_>) {
             );
         } else if d.iter().rev().ne(s.iter()) {
             let reversed: Vec<u64> = s.iter().rev().copied().collect();
-            let anchor = later_anchor(cx, "src", "dst");
+            let anchor = later_anchor(cx, fname::src, fname::dst);
             cx.error(
                 Code::P305,
                 anchor,
@@ -75,11 +72,11 @@ fn lower_transpose(cx: &mut Cx<'_>) {
             );
         }
     }
-    let (st, ds) = (dtype_of(cx, "src"), dtype_of(cx, "dst"));
+    let (st, ds) = (dtype_of(cx, fname::src), dtype_of(cx, fname::dst));
     if let Some(s) = st.filter(|s| !is_pe_input_dtype(*s)) {
         dtype_error(
             cx,
-            "src",
+            fname::src,
             format!(
                 "`src` is {}: the PE takes f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2",
                 s.name()
@@ -90,7 +87,7 @@ fn lower_transpose(cx: &mut Cx<'_>) {
     {
         dtype_error(
             cx,
-            "dst",
+            fname::dst,
             format!(
                 "dst is {} but a transpose keeps the dtype: it must be {}",
                 d.name(),
@@ -100,24 +97,24 @@ fn lower_transpose(cx: &mut Cx<'_>) {
     }
     check_one_bank(cx);
 
-    let channels = cx.any_operand("src").map(|s| s.partitions());
+    let channels = cx.any_operand(fname::src).map(|s| s.partitions());
     let psum = psum_buf_shape(cx);
     // `src` sits in the moving slot (SPEC §6.7); its role names the Penguin field (§8).
-    let inst = cx.inst_with_args("Matmult");
+    let inst = cx.inst_with_args(Opcode::Matmult);
     set_calc_flags(inst, false);
-    inst.set("is_transpose", true)
-        .set("identity", true)
-        .set("is_fmap_onezero", false)
-        .set("is_weight_onezero", false)
-        .set("tile_size", json!([128, 128]))
-        .set("tile_position", json!([0, 0]))
-        .set("perf_mode", "None")
-        .set("ifmap_quant_offset", 0);
+    inst.set(F::IsTranspose, true)
+        .set(F::Identity, true)
+        .set(F::IsFmapOnezero, false)
+        .set(F::IsWeightOnezero, false)
+        .set(F::TileSize, [128i64, 128])
+        .set(F::TilePosition, [0i64, 0])
+        .set(F::PerfMode, "None")
+        .set(F::IfmapQuantOffset, 0);
     if let Some(c) = channels {
-        inst.set("num_active_channels", c);
+        inst.set(F::NumActiveChannels, c);
     }
     if let Some(p) = psum {
-        inst.set("psum_buf_shape", json!(p));
+        inst.set(F::PsumBufShape, p);
     }
-    inst.set("is_accumulate", false);
+    inst.set(F::IsAccumulate, false);
 }
