@@ -228,9 +228,14 @@ impl Analysis {
         })
     }
 
-    /// Semantic tokens (see [`ide::semantic_tokens`]).
-    pub fn semantic_tokens(&self, file: FileId) -> Cancellable<Vec<ide::SemanticToken>> {
-        self.with_db(|db| ide::semantic_tokens(db, file.0))
+    /// Semantic tokens of the file, or of the lines `range` touches (see
+    /// [`ide::semantic_tokens`]).
+    pub fn semantic_tokens(
+        &self,
+        file: FileId,
+        range: Option<TextRange>,
+    ) -> Cancellable<Vec<ide::SemanticToken>> {
+        self.with_db(|db| ide::semantic_tokens(db, file.0, range))
     }
 
     /// Folding ranges (see [`ide::folding_ranges`]).

@@ -215,18 +215,20 @@ fn column_to_byte(line: &str, column: u32, encoding: Encoding) -> usize {
 
 /// Semantic tokens in the LSP's relative encoding: `[Δline, Δstart, length, type,
 /// modifiers]` per token, positions and lengths in the negotiated encoding; a token that
-/// spans lines is split at each line end. One pass over the text: positions advance from
-/// token to token (a long line of wide characters stays linear).
+/// spans lines is split at each line end. One pass over the text from `from` (the start of
+/// the line of the first token: the file's start, or a range's first line): positions
+/// advance from token to token (a long line of wide characters stays linear).
 pub fn semantic_tokens(
     text: &str,
     tokens: &[analysis::ide::SemanticToken],
     encoding: Encoding,
+    from: LineStart,
 ) -> Vec<tower_lsp_server::ls_types::SemanticToken> {
     let mut cursor = Cursor {
         text,
         encoding,
-        at: 0,
-        line: 0,
+        at: from.offset,
+        line: from.line,
         column: 0,
     };
     let mut out = Vec::new();
@@ -280,6 +282,16 @@ pub fn semantic_tokens(
         }
     }
     out
+}
+
+/// The start of a line: its byte offset and its 0-based LSP line number (where
+/// [`semantic_tokens`] starts counting; no token may start before it).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LineStart {
+    /// UTF-8 byte offset of the line's first character.
+    pub offset: usize,
+    /// 0-based line number, as LSP counts lines.
+    pub line: u32,
 }
 
 /// A position moving forward through a text: byte offset, line, column in `encoding`.

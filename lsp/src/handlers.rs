@@ -526,9 +526,35 @@ pub fn semantic_tokens(
 ) -> Result<Option<lsp::SemanticTokensResult>> {
     let doc = doc(snap, &params.text_document.uri)?;
     let text = snap.analysis.file_text(doc.file);
-    let tokens = cancellable(snap.analysis.semantic_tokens(doc.file))?;
-    let data = convert::semantic_tokens(text, &tokens, snap.encoding);
+    let tokens = cancellable(snap.analysis.semantic_tokens(doc.file, None))?;
+    let data =
+        convert::semantic_tokens(text, &tokens, snap.encoding, convert::LineStart::default());
     Ok(Some(lsp::SemanticTokensResult::Tokens(
+        lsp::SemanticTokens {
+            result_id: None,
+            data,
+        },
+    )))
+}
+
+/// `textDocument/semanticTokens/range`: the tokens of the lines the range touches (what an
+/// editor asks for the visible lines of a large file), at the cost of those lines.
+pub fn semantic_tokens_range(
+    snap: &Snapshot,
+    params: lsp::SemanticTokensRangeParams,
+) -> Result<Option<lsp::SemanticTokensRangeResult>> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let (text, index) = text_and_index(snap, doc)?;
+    let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
+        .map_err(|e| Error::invalid_params(e.0))?;
+    let tokens = cancellable(snap.analysis.semantic_tokens(doc.file, Some(range)))?;
+    let first_line = analysis::ide::lines_of(text, range).start();
+    let from = convert::LineStart {
+        offset: usize::from(first_line),
+        line: index.line_col(first_line).line,
+    };
+    let data = convert::semantic_tokens(text, &tokens, snap.encoding, from);
+    Ok(Some(lsp::SemanticTokensRangeResult::Tokens(
         lsp::SemanticTokens {
             result_id: None,
             data,

@@ -249,7 +249,7 @@ impl LanguageServer for Backend {
                         SemanticTokensOptions {
                             legend: handlers::semantic_tokens_legend(),
                             full: Some(SemanticTokensFullOptions::Bool(true)),
-                            range: None,
+                            range: Some(true),
                             work_done_progress_options: WorkDoneProgressOptions::default(),
                         },
                     ),
@@ -393,6 +393,16 @@ impl LanguageServer for Backend {
     ) -> Result<Option<SemanticTokensResult>> {
         self.run("semanticTokens/full", move |s| {
             handlers::semantic_tokens(s, params)
+        })
+        .await
+    }
+
+    async fn semantic_tokens_range(
+        &self,
+        params: SemanticTokensRangeParams,
+    ) -> Result<Option<SemanticTokensRangeResult>> {
+        self.run("semanticTokens/range", move |s| {
+            handlers::semantic_tokens_range(s, params)
         })
         .await
     }

@@ -161,6 +161,54 @@ fn semantic_tokens_decode_to_the_right_words() {
     assert!(server.shutdown_and_exit().success());
 }
 
+/// Decodes semantic tokens (LSP's relative encoding) to `(line, start, length, type)`.
+fn absolute_tokens(result: &Value) -> Vec<[u64; 4]> {
+    let data: Vec<u64> = result["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_u64)
+        .collect();
+    let (mut line, mut start) = (0u64, 0u64);
+    data.chunks(5)
+        .map(|c| {
+            if c[0] > 0 {
+                line += c[0];
+                start = c[1];
+            } else {
+                start += c[1];
+            }
+            [line, start, c[2], c[3]]
+        })
+        .collect()
+}
+
+#[test]
+fn semantic_tokens_of_a_range_are_the_files_on_its_lines() {
+    let (mut server, u, _, text) = open(&format!("{KERNEL}<|>"));
+    let full = server.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": u}}),
+    );
+    let full = absolute_tokens(&full["result"]);
+    let last_line = text.lines().count() as u64;
+    for first in 0..last_line {
+        let range = server.request(
+            "textDocument/semanticTokens/range",
+            json!({"textDocument": {"uri": u}, "range": {"start": {"line": first, "character": 0}, "end": {"line": first + 1, "character": 0}}}),
+        );
+        let got = absolute_tokens(&range["result"]);
+        // The lines the range touches: its first, and the one its end stands at.
+        let want: Vec<[u64; 4]> = full
+            .iter()
+            .filter(|t| t[0] == first || t[0] == first + 1)
+            .copied()
+            .collect();
+        assert_eq!(got, want, "lines from {first}");
+    }
+    assert!(server.shutdown_and_exit().success());
+}
+
 #[test]
 fn quick_fix_and_formatting() {
     let (mut server, u, _, text) = open(&format!(

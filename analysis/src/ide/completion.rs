@@ -54,10 +54,78 @@ pub struct CompletionItem {
     pub replace: TextRange,
 }
 
+/// The tokens the completion context is read from: those of the statement around `offset`
+/// (from the last line that starts a statement, `syntax::starts_statement_line`, to the
+/// end of the cursor's line), not the whole file's. Inside a kernel or loop body, an open
+/// `{` stands first for the body the statement is in (the context of a statement start).
+fn tokens_before(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<(Token, TextRange)> {
+    let text = file.text(db);
+    let mut at = usize::from(offset).min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    // Back to a statement line, at most this many lines up (then from the file's start).
+    const MAX_LINES: usize = 400;
+    let mut start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let mut lines = 0;
+    while start > 0 && !syntax::starts_statement_line(text, start) {
+        lines += 1;
+        if lines > MAX_LINES {
+            start = 0;
+            break;
+        }
+        start = text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
+    }
+    let shift = TextSize::from(start as u32);
+    let mut tokens: Vec<(Token, TextRange)> = Vec::new();
+    if start > 0 {
+        // One `{` for each kernel or loop body open where the window starts, after what
+        // ends a loop header (a bound), as in `for %i in 0..4 {`.
+        let at = TextRange::empty(shift);
+        for _ in 0..open_bodies(&parse(db, file).file, shift) {
+            tokens.extend([(Token::Int, at), (Token::LBrace, at)]);
+        }
+    }
+    let (lexed, _) = syntax::lex(&text[start..line_end]);
+    tokens.extend(lexed.into_iter().map(|(t, r)| (t, r + shift)));
+    tokens
+}
+
+/// How many kernel and loop bodies are open at `at` (binary searches down the tree).
+fn open_bodies(file: &syntax::ast::SourceFile, at: TextSize) -> usize {
+    let inside = |body: Option<TextRange>| body.is_some_and(|b| b.start() < at && at <= b.end());
+    let kernel = file.kernels.partition_point(|k| k.range.end() < at);
+    let Some(kernel) = file.kernels.get(kernel).filter(|k| inside(k.body_range)) else {
+        return 0;
+    };
+    let mut depth = 1;
+    let mut stmts = &kernel.body;
+    loop {
+        let i = stmts.partition_point(|s| s.range().end() < at);
+        match stmts.get(i) {
+            Some(syntax::ast::Stmt::Loop(lp)) if inside(lp.body_range) => {
+                depth += 1;
+                stmts = &lp.body;
+            }
+            _ => return depth,
+        }
+    }
+}
+
 /// The completions at `offset`.
 pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<CompletionItem> {
+    completions_from(db, file, offset, &tokens_before(db, file, offset))
+}
+
+/// The completions at `offset`, the context read from `tokens` (see [`tokens_before`]).
+fn completions_from(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    tokens: &[(Token, TextRange)],
+) -> Vec<CompletionItem> {
     let text = file.text(db);
-    let (tokens, _) = syntax::lex(text);
     // Nothing to complete inside a comment.
     if tokens
         .iter()
@@ -679,5 +747,35 @@ mod tests {
         let got = labels("kernel @k(%x: hbm f32[4]) {\n  tensor %t : sbuf b<|>\n}\n");
         assert!(got.contains(&"bf16".to_string()), "{got:?}");
         assert_eq!(labels("<|>"), ["kernel"]);
+    }
+}
+
+#[cfg(test)]
+mod window_tests {
+    use syntax::ast::TextSize;
+
+    use crate::db::{RootDatabase, SourceFile};
+
+    /// Reading the context from the statement around the cursor gives the completions that
+    /// reading it from the whole file gives, at every offset of every corpus file.
+    #[test]
+    fn the_statement_around_the_cursor_is_context_enough() {
+        let labels = |items: Vec<super::CompletionItem>| {
+            items
+                .into_iter()
+                .map(|i| (i.label, i.replace))
+                .collect::<Vec<_>>()
+        };
+        for (name, text) in test_utils::corpus_files() {
+            let db = RootDatabase::default();
+            let file = SourceFile::new(&db, text.clone());
+            let (whole, _) = syntax::lex(&text);
+            for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
+                let offset = TextSize::from(offset as u32);
+                let want = labels(super::completions_from(&db, file, offset, &whole));
+                let got = labels(super::completions(&db, file, offset));
+                assert_eq!(got, want, "{name} at {offset:?}");
+            }
+        }
     }
 }

@@ -18,33 +18,46 @@ pub use format::{format, format_range};
 pub use hover::{HoverResult, hover};
 pub use inlay::{InlayHint, inlay_hints};
 pub use navigation::{Reference, definition, is_identifier, prepare_rename, references, rename};
-pub use semantic_tokens::{MODIFIERS, SemanticToken, TokenType, semantic_tokens};
+pub use semantic_tokens::{MODIFIERS, SemanticToken, TokenType, lines_of, semantic_tokens};
 pub use show_bir::show_bir;
 pub use structure::{Fold, FoldKind, folding_ranges, selection_ranges};
 pub use symbols::{Symbol, SymbolKind, document_symbols, workspace_symbols};
 
 use syntax::ast::{TextRange, TextSize};
 
-use crate::check::for_each_op;
-use crate::db::{Db, SourceFile, file_items};
-use crate::resolve::{KernelItems, OpItem};
+use crate::db::{Db, SourceFile, file_items, parse};
+use crate::resolve::{Item, KernelItems, OpItem};
 
 /// The op whose text contains `offset` (its class name to its closing brace), with its
-/// kernel.
+/// kernel. A binary search over the kernels and each body's items (they are in source
+/// order and do not overlap), not a walk over every op.
 pub fn op_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<(&KernelItems, &OpItem)> {
     let items = file_items(db, file);
-    for kernel in &items.kernels {
-        let mut found = None;
-        for_each_op(&kernel.body, &mut |op| {
-            if found.is_none() && contains_inclusive(op.syntax.range, offset) {
-                found = Some(op);
-            }
-        });
-        if let Some(op) = found {
-            return Some((kernel, op));
-        }
-    }
-    None
+    let kernels = &parse(db, file).file.kernels;
+    // `resolve` makes one `KernelItems` per parsed kernel, in order.
+    let first = kernels.partition_point(|k| k.range.end() < offset);
+    (first..kernels.len())
+        .take_while(|&k| kernels[k].range.start() <= offset)
+        .find_map(|k| {
+            let kernel = items.kernels.get(k)?;
+            Some((kernel, op_in(&kernel.body, offset)?))
+        })
+}
+
+/// The first op of `items` (loop bodies included) whose range contains `offset`.
+fn op_in(items: &[Item], offset: TextSize) -> Option<&OpItem> {
+    let range = |item: &Item| match item {
+        Item::Op(op) => op.syntax.range,
+        Item::Loop(lp) => lp.range,
+    };
+    let first = items.partition_point(|item| range(item).end() < offset);
+    items[first..]
+        .iter()
+        .take_while(|item| range(item).start() <= offset)
+        .find_map(|item| match item {
+            Item::Op(op) => contains_inclusive(op.syntax.range, offset).then_some(op),
+            Item::Loop(lp) => op_in(&lp.body, offset),
+        })
 }
 
 /// Whether `offset` lies in `range`, its end included (a cursor right after a token is
@@ -67,5 +80,46 @@ pub(crate) mod fixture {
         let db = RootDatabase::default();
         let file = SourceFile::new(&db, clean);
         (db, file, offset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::check::for_each_op;
+    use crate::db::RootDatabase;
+
+    /// `op_at` by binary search finds what a walk over every op finds, at every offset of
+    /// every corpus file (kernels, loops, ops touching end to start).
+    #[test]
+    fn op_at_agrees_with_a_walk_over_every_op() {
+        let mut files = test_utils::corpus_files();
+        files.push((
+            "adjacent".into(),
+            "kernel @a() {\n  NoOp {}NoOp {}\n  for %i in 0..2 { NoOp {} for %j in 0..2 {NoOp{}} }\n}kernel @b() { NoOp {} }".into(),
+        ));
+        for (name, text) in files {
+            let db = RootDatabase::default();
+            let file = SourceFile::new(&db, text.clone());
+            let walk = |offset: TextSize| {
+                let mut found = None;
+                for kernel in &file_items(&db, file).kernels {
+                    for_each_op(&kernel.body, &mut |op| {
+                        if found.is_none() && contains_inclusive(op.syntax.range, offset) {
+                            found = Some(op.syntax.range);
+                        }
+                    });
+                    if found.is_some() {
+                        break;
+                    }
+                }
+                found
+            };
+            for offset in 0..=text.len() {
+                let offset = TextSize::from(offset as u32);
+                let got = op_at(&db, file, offset).map(|(_, op)| op.syntax.range);
+                assert_eq!(got, walk(offset), "{name} at {offset:?}");
+            }
+        }
     }
 }

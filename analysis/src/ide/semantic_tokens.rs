@@ -103,13 +103,23 @@ pub struct SemanticToken {
     pub modifiers: u32,
 }
 
-/// Every classified token, in source order.
-pub fn semantic_tokens(db: &dyn Db, file: SourceFile) -> Vec<SemanticToken> {
+/// The classified tokens in source order: every one, or, with `range`, those of the lines
+/// `range` touches. A range costs what its lines hold plus a binary search, not the file:
+/// only those lines are lexed, and only the names and statements in them are looked up.
+pub fn semantic_tokens(
+    db: &dyn Db,
+    file: SourceFile,
+    range: Option<TextRange>,
+) -> Vec<SemanticToken> {
     let text = file.text(db);
-    let roles = roles(db, file);
-    let (tokens, _) = syntax::lex(text);
+    let window = range.map_or(TextRange::up_to(TextSize::of(text.as_str())), |r| {
+        lines_of(text, r)
+    });
+    let roles = roles(db, file, window);
+    let (tokens, _) = syntax::lex(&text[window]);
     let mut out = Vec::new();
     for (token, range) in tokens {
+        let range = range + window.start();
         let (token_type, modifiers) = match token {
             Token::Comment => (TokenType::Comment, 0),
             t if t.is_keyword() => (TokenType::Keyword, 0),
@@ -144,8 +154,25 @@ pub fn semantic_tokens(db: &dyn Db, file: SourceFile) -> Vec<SemanticToken> {
     out
 }
 
-/// What each name token (by start offset) means.
-fn roles(db: &dyn Db, file: SourceFile) -> HashMap<TextSize, (TokenType, u32)> {
+/// The whole lines `range` touches: from the start of its first line to the end of its
+/// last (its `\n` included). No token spans a `\n` (SPEC §2), so lexing them alone gives
+/// the file's tokens there.
+pub fn lines_of(text: &str, range: TextRange) -> TextRange {
+    let clamp = |o: TextSize| {
+        let mut o = usize::from(o).min(text.len());
+        while !text.is_char_boundary(o) {
+            o -= 1;
+        }
+        o
+    };
+    let (start, end) = (clamp(range.start()), clamp(range.end()));
+    let start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[end..].find('\n').map_or(text.len(), |i| end + i + 1);
+    TextRange::new(TextSize::from(start as u32), TextSize::from(end as u32))
+}
+
+/// What each name token (by start offset) in `window` means.
+fn roles(db: &dyn Db, file: SourceFile, window: TextRange) -> HashMap<TextSize, (TokenType, u32)> {
     let items = file_items(db, file);
     let mut roles = HashMap::new();
     let kind_of = |kind: DefKind| match kind {
@@ -154,20 +181,33 @@ fn roles(db: &dyn Db, file: SourceFile) -> HashMap<TextSize, (TokenType, u32)> {
         DefKind::Tensor | DefKind::Register => (TokenType::Variable, 0),
         DefKind::LoopVar => (TokenType::Variable, 2),
     };
-    for def in &items.definitions {
+    let inside = |r: TextRange| window.contains(r.start());
+    for def in items.definitions.iter().filter(|d| inside(d.range)) {
         let (t, m) = kind_of(def.kind);
         roles.insert(def.range.start(), (t, m | 1));
     }
-    for (range, def) in &items.references {
+    // Uses are in source order: the window's are one run.
+    let first = items
+        .references
+        .partition_point(|(r, _)| r.start() < window.start());
+    for (range, def) in items.references[first..]
+        .iter()
+        .take_while(|(r, _)| inside(*r))
+    {
         if let Some(d) = items.definitions.get(*def) {
             roles.insert(range.start(), kind_of(d.kind));
         }
     }
-    for kernel in &parse(db, file).file.kernels {
+    let kernels = &parse(db, file).file.kernels;
+    let first = kernels.partition_point(|k| k.range.end() < window.start());
+    for kernel in kernels[first..]
+        .iter()
+        .take_while(|k| k.range.start() < window.end())
+    {
         for p in kernel.params.iter().chain(&kernel.outputs) {
             type_roles(p.ty.as_ref(), &mut roles);
         }
-        stmt_roles(&kernel.body, &mut roles);
+        stmt_roles(&kernel.body, window, &mut roles);
     }
     roles
 }
@@ -180,8 +220,17 @@ fn type_roles(ty: Option<&ast::TypeRef>, roles: &mut HashMap<TextSize, (TokenTyp
     }
 }
 
-fn stmt_roles(stmts: &[ast::Stmt], roles: &mut HashMap<TextSize, (TokenType, u32)>) {
-    for stmt in stmts {
+/// The roles of the names in the statements of `stmts` that overlap `window`.
+fn stmt_roles(
+    stmts: &[ast::Stmt],
+    window: TextRange,
+    roles: &mut HashMap<TextSize, (TokenType, u32)>,
+) {
+    let first = stmts.partition_point(|s| s.range().end() < window.start());
+    for stmt in stmts[first..]
+        .iter()
+        .take_while(|s| s.range().start() < window.end())
+    {
         match stmt {
             ast::Stmt::Tensor(t) => type_roles(t.ty.as_ref(), roles),
             ast::Stmt::Reg(r) => {
@@ -190,7 +239,7 @@ fn stmt_roles(stmts: &[ast::Stmt], roles: &mut HashMap<TextSize, (TokenType, u32
                     roles.insert(d.range.start(), (TokenType::Type, 0));
                 }
             }
-            ast::Stmt::Loop(l) => stmt_roles(&l.body, roles),
+            ast::Stmt::Loop(l) => stmt_roles(&l.body, window, roles),
             ast::Stmt::Op(op) => {
                 roles.insert(op.class.range.start(), (TokenType::Class, 0));
                 let spec = catalog::lookup(&op.class.text);
@@ -251,7 +300,7 @@ mod tests {
         let db = RootDatabase::default();
         let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4] // c\n  for %i in 0..2 {\n    ActivationOp #7 { dst = %t, src = %t, func = exp }\n  }\n}\n";
         let file = SourceFile::new(&db, text.to_string());
-        let rendered: Vec<String> = super::semantic_tokens(&db, file)
+        let rendered: Vec<String> = super::semantic_tokens(&db, file, None)
             .iter()
             .map(|t| {
                 format!(
@@ -275,5 +324,38 @@ mod tests {
         has("func:property:0");
         has("exp:enumMember:0");
         has("%t:variable:0");
+    }
+}
+
+#[cfg(test)]
+mod range_tests {
+    use syntax::ast::{TextRange, TextSize};
+
+    use crate::db::{RootDatabase, SourceFile};
+
+    /// The tokens of a range are the file's tokens on the lines it touches, for every
+    /// window of a few lines of every corpus file.
+    #[test]
+    fn a_range_gives_the_files_tokens_on_its_lines() {
+        for (name, text) in test_utils::corpus_files() {
+            let db = RootDatabase::default();
+            let file = SourceFile::new(&db, text.clone());
+            let all = super::semantic_tokens(&db, file, None);
+            let line_starts: Vec<usize> = std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            for (k, &from) in line_starts.iter().enumerate() {
+                let to = line_starts.get(k + 3).copied().unwrap_or(text.len());
+                let range = TextRange::new(TextSize::from(from as u32), TextSize::from(to as u32));
+                let window = super::lines_of(&text, range);
+                let want: Vec<_> = all
+                    .iter()
+                    .filter(|t| window.contains(t.range.start()))
+                    .copied()
+                    .collect();
+                let got = super::semantic_tokens(&db, file, Some(range));
+                assert_eq!(got, want, "{name}, lines from byte {from}");
+            }
+        }
     }
 }
