@@ -522,3 +522,23 @@ fn nki_and_bir_names_get_a_did_you_mean() {
         "{report}"
     );
 }
+
+/// A control character in the file (here ESC, which starts terminal escape sequences)
+/// never reaches the terminal raw: not in a message, not in the source line shown.
+#[test]
+fn control_characters_of_the_file_are_not_printed_raw() {
+    let path = temp(
+        "control.pir",
+        b"kernel @k() {\n  NoOp { a = \x1b[31m }\n  Op\x07 {}\n}\n",
+    );
+    let out = pir().arg("check").arg(&path).output().expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("P103"), "{stderr}");
+    assert!(
+        !stderr
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\n' | '\t')),
+        "{stderr:?}"
+    );
+}

@@ -402,8 +402,10 @@ fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic])
         related: true,
         ..primary
     };
-    // One source (its line table) per file, not per diagnostic.
-    let mut cache = OneFile(Source::from(text));
+    // One source (its line table) per file, not per diagnostic; what it shows of the file
+    // never carries a control character to the terminal.
+    let shown = printable(text);
+    let mut cache = OneFile(Source::from(shown.as_ref()));
     for d in diagnostics {
         let range = chars(d.range);
         let kind = match d.severity {
@@ -413,12 +415,28 @@ fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic])
         let mut report = Report::build(kind, (primary, range.clone()))
             .with_config(config)
             .with_code(d.code)
-            .with_message(&d.message)
+            .with_message(printable(&d.message))
             .with_label(Label::new((primary, range)).with_message(d.code.summary()));
         for (range, note) in &d.related {
-            report = report.with_label(Label::new((related, chars(*range))).with_message(note));
+            report = report
+                .with_label(Label::new((related, chars(*range))).with_message(printable(note)));
         }
         let _ = report.finish().write(&mut cache, &mut stderr);
+    }
+}
+
+/// `text` with every control character but tab and line ends replaced by U+FFFD (one
+/// character for one, so character offsets still hold): a file's bytes (ESC, say) must not
+/// reach a terminal raw.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let shown = |c: char| !c.is_control() || matches!(c, '\t' | '\n' | '\r');
+    if text.chars().all(shown) {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        text.chars()
+            .map(|c| if shown(c) { c } else { '\u{FFFD}' })
+            .collect::<String>()
+            .into()
     }
 }
 

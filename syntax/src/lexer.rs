@@ -543,8 +543,14 @@ fn unknown_error(run: &str, range: TextRange) -> SyntaxError {
 
 /// At most 24 characters of `s`, for messages.
 pub(crate) fn shorten(s: &str) -> String {
-    match s.char_indices().nth(24) {
+    let short = match s.char_indices().nth(24) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_string(),
+    };
+    // A control character from the file (ESC, say) must not reach a terminal raw.
+    if short.chars().any(char::is_control) {
+        short.escape_debug().to_string()
+    } else {
+        short
     }
 }

@@ -16,6 +16,11 @@ pub fn format(text: &str) -> Option<String> {
     if !syntax::parse(text).errors.is_empty() {
         return None;
     }
+    // A byte-order mark is kept as it was (it is no token, so the layout below would drop
+    // it).
+    if let Some(rest) = text.strip_prefix('\u{FEFF}') {
+        return format(rest).map(|formatted| format!("\u{FEFF}{formatted}"));
+    }
     let (tokens, _) = syntax::lex(text);
     let mut lines: Vec<Vec<(Token, TextRange)>> = vec![Vec::new()];
     for (t, r) in tokens {
@@ -312,5 +317,19 @@ mod tests {
         let text = "kernel @k(%a: hbm f32[4],\n          %b: hbm f32[4])\n    -> (%c: hbm f32[4]) {\n  NoOp {}\n}\n";
         assert_eq!(format(text).as_deref(), Some(text));
         assert_eq!(format("kernel @k( {"), None);
+    }
+}
+
+#[cfg(test)]
+mod bom_tests {
+    #[test]
+    fn a_byte_order_mark_is_kept() {
+        let text = "\u{FEFF}kernel @k() {\n    NoOp   {}\n}\n";
+        let formatted = super::format(text).expect("no syntax error");
+        assert!(formatted.starts_with("\u{FEFF}kernel"), "{formatted:?}");
+        assert_eq!(
+            super::format(&formatted).as_deref(),
+            Some(formatted.as_str())
+        );
     }
 }
