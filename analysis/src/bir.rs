@@ -18,8 +18,9 @@ use crate::diagnostic::Diagnostic;
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
 use crate::{LineCol, line_col};
 
-/// The §8 JSON of the whole file.
-#[salsa::tracked(returns(ref))]
+/// The §8 JSON of the whole file, built on demand from the memoized lowerings and not
+/// memoized itself: a huge file's document (gigabytes as a JSON tree) is not held after the
+/// request that asked for it.
 pub fn file_bir(db: &dyn Db, file: SourceFile) -> Json {
     serde_json::to_value(bir_document(db, file)).unwrap_or(Json::Null)
 }
@@ -242,7 +243,7 @@ mod tests {
             let db = RootDatabase::default();
             let file = SourceFile::new(&db, text.to_string());
             let streamed = serde_json::to_string_pretty(&super::bir_document(&db, file)).unwrap();
-            let tree = serde_json::to_string_pretty(super::file_bir(&db, file)).unwrap();
+            let tree = serde_json::to_string_pretty(&super::file_bir(&db, file)).unwrap();
             assert_eq!(streamed, tree);
             assert!(streamed.contains("\"opcode\": \""), "{streamed}");
         }

@@ -129,7 +129,7 @@ impl Analysis {
     }
 
     /// The BIR document of `file` (SPEC §8).
-    pub fn file_bir(&self, file: FileId) -> Cancellable<&Json> {
+    pub fn file_bir(&self, file: FileId) -> Cancellable<Json> {
         self.with_db(|db| crate::bir::file_bir(db, file.0))
     }
 

@@ -25,7 +25,7 @@ fn exercise(text: &str) {
         );
     }
     let bir = analysis::file_bir(&db, file);
-    assert!(serde_json::to_string(bir).is_ok());
+    assert!(serde_json::to_string(&bir).is_ok());
     let _ = analysis::ide::inlay_hints(&db, file, None);
     let _ = analysis::ide::semantic_tokens(&db, file, None);
     let _ = analysis::ide::document_symbols(&db, file);

@@ -18,5 +18,5 @@ pub fn show_bir(db: &dyn Db, file: SourceFile, offset: Option<TextSize>) -> Json
             "instructions": op_instructions(db, file, op),
         });
     }
-    file_bir(db, file).clone()
+    file_bir(db, file)
 }

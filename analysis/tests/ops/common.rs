@@ -175,7 +175,7 @@ pub fn check_schema(fixture: &str) {
     ));
     std::fs::write(
         &path,
-        serde_json::to_string_pretty(bir).expect("BIR serialises"),
+        serde_json::to_string_pretty(&bir).expect("BIR serialises"),
     )
     .expect("temp file");
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string());
