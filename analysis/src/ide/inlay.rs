@@ -5,8 +5,7 @@ use lower::bir::Inst;
 use lower::catalog::Engine;
 use syntax::ast::{TextRange, TextSize};
 
-use crate::check::for_each_op;
-use crate::db::{Db, SourceFile, file_items, op_lowering};
+use crate::db::{Db, SourceFile, op_lowering};
 
 /// One hint: where it goes (a UTF-8 byte offset: the end of the op's text) and its label.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,23 +16,20 @@ pub struct InlayHint {
     pub label: String,
 }
 
-/// The hints of every op that ends inside `range` (the whole file when `None`).
+/// The hints of every op that ends inside `range` (the whole file when `None`), at the cost
+/// of the ops in `range` (see [`super::for_each_op_ending_in`]).
 pub fn inlay_hints(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> Vec<InlayHint> {
+    let range = range.unwrap_or_else(|| TextRange::up_to(TextSize::of(file.text(db).as_str())));
     let mut hints = Vec::new();
-    for kernel in &file_items(db, file).kernels {
-        for_each_op(&kernel.body, &mut |op| {
-            let end = op.syntax.range.end();
-            if range.is_none_or(|r| r.start() <= end && end <= r.end()) {
-                hints.push(InlayHint {
-                    offset: end,
-                    label: label(
-                        &op_lowering(db, op).instructions,
-                        lower::lookup(&op.resolved.class).and_then(|s| s.instruction_type),
-                    ),
-                });
-            }
+    super::for_each_op_ending_in(db, file, range, &mut |_, op| {
+        hints.push(InlayHint {
+            offset: op.syntax.range.end(),
+            label: label(
+                &op_lowering(db, op).instructions,
+                lower::lookup(&op.resolved.class).and_then(|s| s.instruction_type),
+            ),
         });
-    }
+    });
     hints
 }
 
@@ -109,5 +105,40 @@ mod tests {
         let got = hints(text);
         assert_eq!(got.len(), 1, "{got:?}");
         assert!(got[0].ends_with("→ BIRKernel (IT 54)"), "{got:?}");
+    }
+}
+
+#[cfg(test)]
+mod range_tests {
+    use syntax::ast::{TextRange, TextSize};
+
+    use crate::db::{RootDatabase, SourceFile};
+
+    /// The hints of a range are the file's hints that end in it, for every window of a few
+    /// lines of every corpus file.
+    #[test]
+    fn a_range_gives_the_files_hints_in_it() {
+        for (name, text) in test_utils::corpus_files() {
+            let db = RootDatabase::default();
+            let file = SourceFile::new(&db, text.clone());
+            let all = super::inlay_hints(&db, file, None);
+            let starts: Vec<usize> = std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect();
+            for (k, &from) in starts.iter().enumerate() {
+                let to = starts.get(k + 3).copied().unwrap_or(text.len());
+                let range = TextRange::new(TextSize::from(from as u32), TextSize::from(to as u32));
+                let want: Vec<_> = all
+                    .iter()
+                    .filter(|h| range.start() <= h.offset && h.offset <= range.end())
+                    .cloned()
+                    .collect();
+                assert_eq!(
+                    super::inlay_hints(&db, file, Some(range)),
+                    want,
+                    "{name} from {from}"
+                );
+            }
+        }
     }
 }

@@ -44,6 +44,43 @@ pub fn op_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<(&Kernel
         })
 }
 
+/// Calls `f` on every op whose text ends inside `range` (its end included), in source order:
+/// binary searches over the kernels and each body's items, so the cost is that of the ops
+/// in `range`, not of the file.
+pub fn for_each_op_ending_in<'db>(
+    db: &'db dyn Db,
+    file: SourceFile,
+    range: TextRange,
+    f: &mut impl FnMut(&'db KernelItems, &'db OpItem),
+) {
+    let items = file_items(db, file);
+    let kernels = &parse(db, file).file.kernels;
+    let first = kernels.partition_point(|k| k.range.end() < range.start());
+    for k in (first..kernels.len()).take_while(|&k| kernels[k].range.start() <= range.end()) {
+        if let Some(kernel) = items.kernels.get(k) {
+            ops_ending_in(&kernel.body, range, &mut |op| f(kernel, op));
+        }
+    }
+}
+
+fn ops_ending_in<'a>(items: &'a [Item], range: TextRange, f: &mut impl FnMut(&'a OpItem)) {
+    let item_range = |item: &Item| match item {
+        Item::Op(op) => op.syntax.range,
+        Item::Loop(lp) => lp.range,
+    };
+    let first = items.partition_point(|item| item_range(item).end() < range.start());
+    for item in items[first..]
+        .iter()
+        .take_while(|item| item_range(item).start() <= range.end())
+    {
+        match item {
+            Item::Op(op) if contains_inclusive(range, op.syntax.range.end()) => f(op),
+            Item::Op(_) => {}
+            Item::Loop(lp) => ops_ending_in(&lp.body, range, f),
+        }
+    }
+}
+
 /// The first op of `items` (loop bodies included) whose range contains `offset`.
 fn op_in(items: &[Item], offset: TextSize) -> Option<&OpItem> {
     let range = |item: &Item| match item {
