@@ -542,3 +542,41 @@ fn control_characters_of_the_file_are_not_printed_raw() {
         "{stderr:?}"
     );
 }
+
+/// A note on the diagnostic's own range is its label: the span is drawn once, with the
+/// specific note, not twice (once with the code's generic summary).
+#[test]
+fn a_note_on_the_primary_range_is_its_label() {
+    let path = test_utils::corpus_dir().join("rule_P300_last_iteration.pir");
+    let out = pir().arg("check").arg(&path).output().expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let drawn = stderr
+        .lines()
+        .filter(|l| l.contains("%i*512 : %i*512 + 512"))
+        .count();
+    assert_eq!(drawn, 1, "{stderr}");
+    assert!(
+        stderr.contains("the access reaches element 2047 when %i = 3"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("incorrect access pattern (bounds"),
+        "{stderr}"
+    );
+}
+
+/// A line too long to draw is named by its position, not printed once per diagnostic.
+#[test]
+fn a_very_long_line_is_not_drawn() {
+    let mut text = String::from("kernel @k() {\n  NoOp {");
+    for i in 0..200 {
+        text.push_str(&format!(" f{i} = 1,"));
+    }
+    text.push_str(" }\n}\n");
+    let path = temp("long.pir", text.as_bytes());
+    let out = pir().arg("check").arg(&path).output().expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("P203"), "{stderr}");
+    assert!(stderr.contains("not drawn"), "{stderr}");
+    assert!(stderr.len() < 20_000, "{} bytes of stderr", stderr.len());
+}

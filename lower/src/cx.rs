@@ -113,11 +113,15 @@ impl<'a> Cx<'a> {
                 continue;
             };
             if repeated {
-                cx.diags.push(Diag::new(
+                let mut diag = Diag::new(
                     Code::P205,
                     Anchor::FieldName(i),
                     format!("field `{}` is written twice", field.name),
-                ));
+                );
+                if let Some(first) = op.fields.iter().position(|f| f.name == field.name) {
+                    diag = diag.with_related(Anchor::FieldName(first), "first written here");
+                }
+                cx.diags.push(diag);
                 continue;
             }
             let ok = cx.check_kind(&spec.fields[slot].kind, &field.value, &ValuePath::field(i));

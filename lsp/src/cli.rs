@@ -374,6 +374,10 @@ fn json_report(
     json!({ "path": loaded.path.display().to_string(), "diagnostics": diagnostics })
 }
 
+/// The longest source line drawn under a diagnostic (bytes); a longer one is named by its
+/// position only.
+const MAX_DRAWN_LINE: usize = 1000;
+
 /// Human diagnostics on stderr: the source line with the range underlined (ariadne).
 fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic]) {
     use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
@@ -407,17 +411,46 @@ fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic])
     let shown = printable(text);
     let mut cache = OneFile(Source::from(shown.as_ref()));
     for d in diagnostics {
+        // A line too long to draw (a minified or generated file) is named, not printed
+        // once per diagnostic.
+        let line_start = text[..usize::from(d.range.start())]
+            .rfind('\n')
+            .map_or(0, |i| i + 1);
+        let line_end = text[line_start..]
+            .find('\n')
+            .map_or(text.len(), |i| line_start + i);
+        if line_end - line_start > MAX_DRAWN_LINE {
+            let index = settled(analysis.line_index(loaded.file));
+            let LineCol { line, column } = line_col(index, text, d.range.start());
+            let _ = writeln!(
+                stderr,
+                "[{}] {}: {}\n    at {name}:{line}:{column} (a line of {} bytes, not drawn)",
+                d.code.as_str(),
+                if d.severity == Severity::Error {
+                    "Error"
+                } else {
+                    "Warning"
+                },
+                printable(&d.message),
+                line_end - line_start,
+            );
+            continue;
+        }
         let range = chars(d.range);
         let kind = match d.severity {
             Severity::Error => ReportKind::Error,
             Severity::Warning => ReportKind::Warning,
         };
+        // A note on the primary range itself is the primary label (not the same span shown
+        // twice, once with the code's summary).
+        let own_note = d.related.iter().find(|(r, _)| *r == d.range);
+        let primary_label = own_note.map_or(d.code.summary(), |(_, note)| note.as_str());
         let mut report = Report::build(kind, (primary, range.clone()))
             .with_config(config)
             .with_code(d.code)
             .with_message(printable(&d.message))
-            .with_label(Label::new((primary, range)).with_message(d.code.summary()));
-        for (range, note) in &d.related {
+            .with_label(Label::new((primary, range)).with_message(printable(primary_label)));
+        for (range, note) in d.related.iter().filter(|(r, _)| *r != d.range) {
             report = report
                 .with_label(Label::new((related, chars(*range))).with_message(printable(note)));
         }

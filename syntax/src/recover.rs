@@ -408,12 +408,22 @@ fn field<'a>(
             emit_expected(inp, &[Exp::Label("value")]);
             None
         } else {
-            Some(
-                parse_or_skip(inp, text, value, Stop::Field).unwrap_or_else(|span| Value {
-                    range: range(span),
+            let read = parse_or_skip(inp, text, value, Stop::Field).unwrap_or_else(|span| Value {
+                range: range(span),
+                kind: crate::ValueKind::Error,
+            });
+            // A lexical error right after the value (`%rhs§_tile`, a bad byte inside a
+            // name) means the value is not what was meant: unreadable, so that its one
+            // mistake (the lexer's P103) is not followed by checks of a truncated value.
+            let (next, next_span, _) = peek2(inp);
+            if next == Some(Token::Error) && next_span.start == usize::from(read.range.end()) {
+                Some(Value {
+                    range: read.range,
                     kind: crate::ValueKind::Error,
-                }),
-            )
+                })
+            } else {
+                Some(read)
+            }
         }
     } else {
         emit_expected(inp, &[Exp::Tok(Token::Eq)]);

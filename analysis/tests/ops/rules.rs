@@ -30,6 +30,43 @@ kernel @k(%input: hbm f32[128, 4]) {
 }
 
 #[test]
+fn a_field_written_twice_points_at_the_first() {
+    check(
+        r#"
+kernel @k(%x: hbm f32[128, 4]) -> (%y: hbm f32[128, 4]) {
+  DmaCopyOp { dst = %y, src = %x, dst = %y }
+}
+"#,
+        expect![[r#"
+            3: DMACopy DMA I-1-0 errors=["P205"]
+              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %x
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %y
+              {"mode":"Copy"}
+            P205 error:3:35 `dst`: field `dst` is written twice
+                related `dst`: first written here
+        "#]],
+    );
+}
+
+#[test]
+fn a_lexical_error_inside_a_value_is_its_only_diagnostic() {
+    // `%x§_tile`: the access read before the bad character (`%x`, in hbm) is not what was
+    // meant, so no P301 (or P200) follows the P103.
+    check(
+        r#"
+kernel @k(%x: hbm f32[128, 4]) -> (%y: sbuf f32[128, 4]) {
+  TensorCopyOp { dst = %y, src = %x§_tile }
+}
+"#,
+        expect![[r#"
+            3: TensorCopy DVE I-1-0 errors=["P103"]
+              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %y start_partition=0
+            P103 error:3:36 `§`: unknown character `§`
+        "#]],
+    );
+}
+
+#[test]
 fn duplicate_definitions_and_op_ids() {
     check(
         r#"
