@@ -29,13 +29,25 @@ pub fn file_bir(db: &dyn Db, file: SourceFile) -> Json {
 /// module doc): `serde_json::to_string_pretty(&bir_document(db, file))` is the text of
 /// [`file_bir`].
 pub fn bir_document(db: &dyn Db, file: SourceFile) -> BirDocument<'_> {
-    BirDocument { db, file }
+    BirDocument {
+        db,
+        file,
+        kernels: usize::MAX,
+    }
+}
+
+/// The §8 document of `file` with only its first `kernels` kernels (a page of a huge file,
+/// see [`crate::ide::show_bir`]).
+pub fn bir_document_first(db: &dyn Db, file: SourceFile, kernels: usize) -> BirDocument<'_> {
+    BirDocument { db, file, kernels }
 }
 
 /// A file's BIR document, written by its `Serialize` impl (see [`bir_document`]).
 pub struct BirDocument<'db> {
     db: &'db dyn Db,
     file: SourceFile,
+    /// How many of the file's kernels it holds (all: `usize::MAX`).
+    kernels: usize,
 }
 
 impl Serialize for BirDocument<'_> {
@@ -44,6 +56,7 @@ impl Serialize for BirDocument<'_> {
         let functions: Vec<Function<'_>> = items
             .kernels
             .iter()
+            .take(self.kernels)
             .map(|kernel| Function {
                 db: self.db,
                 file: self.file,
