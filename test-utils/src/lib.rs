@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use text_size::TextSize;
+use text_size::{TextRange, TextSize};
 
 /// The cursor marker of fixtures.
 pub const CURSOR: &str = "<|>";
@@ -39,6 +39,23 @@ pub fn cursor(fixture: &str) -> (String, TextSize) {
             offsets.len()
         ),
     }
+}
+
+/// Every window of `lines` whole lines of `text` (one starting at each line), as byte
+/// ranges: what range requests (the visible lines of an editor) are tested with.
+pub fn line_windows(text: &str, lines: usize) -> Vec<TextRange> {
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let size = |o: usize| TextSize::from(u32::try_from(o).unwrap_or(u32::MAX));
+    starts
+        .iter()
+        .enumerate()
+        .map(|(k, &from)| {
+            let to = starts.get(k + lines).copied().unwrap_or(text.len());
+            TextRange::new(size(from), size(to))
+        })
+        .collect()
 }
 
 /// The corpus folder: the shared original (`../shared/corpus` beside the repository)

@@ -95,8 +95,8 @@ fn tokens_before(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<(Token,
 /// How many kernel and loop bodies are open at `at` (binary searches down the tree).
 fn open_bodies(file: &syntax::ast::SourceFile, at: TextSize) -> usize {
     let inside = |body: Option<TextRange>| body.is_some_and(|b| b.start() < at && at <= b.end());
-    let kernel = file.kernels.partition_point(|k| k.range.end() < at);
-    let Some(kernel) = file.kernels.get(kernel).filter(|k| inside(k.body_range)) else {
+    let touching = super::kernels_touching(&file.kernels, TextRange::empty(at));
+    let Some(kernel) = file.kernels[touching].iter().find(|k| inside(k.body_range)) else {
         return 0;
     };
     let mut depth = 1;

@@ -110,7 +110,6 @@ mod tests {
 
 #[cfg(test)]
 mod range_tests {
-    use syntax::ast::{TextRange, TextSize};
 
     use crate::db::{RootDatabase, SourceFile};
 
@@ -122,12 +121,8 @@ mod range_tests {
             let db = RootDatabase::default();
             let file = SourceFile::new(&db, text.clone());
             let all = super::inlay_hints(&db, file, None);
-            let starts: Vec<usize> = std::iter::once(0)
-                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-                .collect();
-            for (k, &from) in starts.iter().enumerate() {
-                let to = starts.get(k + 3).copied().unwrap_or(text.len());
-                let range = TextRange::new(TextSize::from(from as u32), TextSize::from(to as u32));
+            for range in test_utils::line_windows(&text, 3) {
+                let from = range.start();
                 let want: Vec<_> = all
                     .iter()
                     .filter(|h| range.start() <= h.offset && h.offset <= range.end())
@@ -136,7 +131,7 @@ mod range_tests {
                 assert_eq!(
                     super::inlay_hints(&db, file, Some(range)),
                     want,
-                    "{name} from {from}"
+                    "{name} from {from:?}"
                 );
             }
         }

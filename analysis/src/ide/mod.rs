@@ -23,10 +23,20 @@ pub use show_bir::show_bir;
 pub use structure::{Fold, FoldKind, folding_ranges, selection_ranges};
 pub use symbols::{Symbol, SymbolKind, document_symbols, workspace_symbols};
 
+use std::ops::Range;
+
 use syntax::ast::{TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, file_items, parse};
 use crate::resolve::{Item, KernelItems, OpItem};
+
+/// The indices of the kernels of `kernels` (in source order, not overlapping) whose range
+/// touches `range`, both ends included: a binary search, not a walk.
+pub fn kernels_touching(kernels: &[syntax::ast::Kernel], range: TextRange) -> Range<usize> {
+    let first = kernels.partition_point(|k| k.range.end() < range.start());
+    let last = first + kernels[first..].partition_point(|k| k.range.start() <= range.end());
+    first..last
+}
 
 /// The op whose text contains `offset` (its class name to its closing brace), with its
 /// kernel. A binary search over the kernels and each body's items (they are in source
@@ -35,13 +45,10 @@ pub fn op_at(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<(&Kernel
     let items = file_items(db, file);
     let kernels = &parse(db, file).file.kernels;
     // `resolve` makes one `KernelItems` per parsed kernel, in order.
-    let first = kernels.partition_point(|k| k.range.end() < offset);
-    (first..kernels.len())
-        .take_while(|&k| kernels[k].range.start() <= offset)
-        .find_map(|k| {
-            let kernel = items.kernels.get(k)?;
-            Some((kernel, op_in(&kernel.body, offset)?))
-        })
+    kernels_touching(kernels, TextRange::empty(offset)).find_map(|k| {
+        let kernel = items.kernels.get(k)?;
+        Some((kernel, op_in(&kernel.body, offset)?))
+    })
 }
 
 /// Calls `f` on every op whose text ends inside `range` (its end included), in source order:
@@ -55,8 +62,7 @@ pub fn for_each_op_ending_in<'db>(
 ) {
     let items = file_items(db, file);
     let kernels = &parse(db, file).file.kernels;
-    let first = kernels.partition_point(|k| k.range.end() < range.start());
-    for k in (first..kernels.len()).take_while(|&k| kernels[k].range.start() <= range.end()) {
+    for k in kernels_touching(kernels, range) {
         if let Some(kernel) = items.kernels.get(k) {
             ops_ending_in(&kernel.body, range, &mut |op| f(kernel, op));
         }

@@ -199,11 +199,7 @@ fn roles(db: &dyn Db, file: SourceFile, window: TextRange) -> HashMap<TextSize, 
         }
     }
     let kernels = &parse(db, file).file.kernels;
-    let first = kernels.partition_point(|k| k.range.end() < window.start());
-    for kernel in kernels[first..]
-        .iter()
-        .take_while(|k| k.range.start() < window.end())
-    {
+    for kernel in &kernels[super::kernels_touching(kernels, window)] {
         for p in kernel.params.iter().chain(&kernel.outputs) {
             type_roles(p.ty.as_ref(), &mut roles);
         }
@@ -329,7 +325,6 @@ mod tests {
 
 #[cfg(test)]
 mod range_tests {
-    use syntax::ast::{TextRange, TextSize};
 
     use crate::db::{RootDatabase, SourceFile};
 
@@ -341,12 +336,8 @@ mod range_tests {
             let db = RootDatabase::default();
             let file = SourceFile::new(&db, text.clone());
             let all = super::semantic_tokens(&db, file, None);
-            let line_starts: Vec<usize> = std::iter::once(0)
-                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-                .collect();
-            for (k, &from) in line_starts.iter().enumerate() {
-                let to = line_starts.get(k + 3).copied().unwrap_or(text.len());
-                let range = TextRange::new(TextSize::from(from as u32), TextSize::from(to as u32));
+            for range in test_utils::line_windows(&text, 3) {
+                let from = range.start();
                 let window = super::lines_of(&text, range);
                 let want: Vec<_> = all
                     .iter()
@@ -354,7 +345,7 @@ mod range_tests {
                     .copied()
                     .collect();
                 let got = super::semantic_tokens(&db, file, Some(range));
-                assert_eq!(got, want, "{name}, lines from byte {from}");
+                assert_eq!(got, want, "{name}, lines from byte {from:?}");
             }
         }
     }
