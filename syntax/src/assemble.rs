@@ -36,10 +36,14 @@ impl Open {
 /// `kernel`, found …" at its first token, and what the statement reader said inside the
 /// run is dropped, as the run is skipped whole (the lexer's and the layout's errors are not
 /// in `errors` and stay).
+///
+/// `end` is where the statements end: the end of the file, or (for a piece of a file read
+/// with look-ahead, [`crate::parse_piece`]) the start of the next kernel's line.
 pub(crate) fn assemble(
     text: &str,
     statements: Vec<FlatStmt>,
     errors: &mut Vec<SyntaxError>,
+    end: PieceEnd<'_>,
 ) -> SourceFile {
     let mut file = SourceFile::default();
     let mut open: Vec<Open> = Vec::new();
@@ -65,8 +69,9 @@ pub(crate) fn assemble(
                         first_stray.take().unwrap_or_default(),
                     ));
                 }
-                let why = Unclosed::Kernel(header.range.start());
-                close_unclosed(text, &mut open, &mut suspects, &mut file, errors, why);
+                let name = header.name.as_ref().map(|n| n.text.clone());
+                let why = Unclosed::Kernel(name.as_deref());
+                close_unclosed(&mut open, &mut suspects, &mut file, errors, why);
                 suspects.clear();
                 let (kernel, brace) = kernel_of(header);
                 match brace {
@@ -101,16 +106,20 @@ pub(crate) fn assemble(
             FlatStmt::Stmt(stmt) => push_stmt(&mut open, stmt),
         }
     }
-    close_unclosed(
-        text,
-        &mut open,
+    close_unclosed(&mut open,
         &mut suspects,
         &mut file,
         errors,
-        Unclosed::End,
+        match end {
+            PieceEnd::File => Unclosed::End,
+            PieceEnd::Kernel { name, .. } => Unclosed::Kernel(name),
+        },
     );
     if let Some(from) = outside {
-        let to = TextSize::of(text);
+        let to = match end {
+            PieceEnd::File => TextSize::of(text),
+            PieceEnd::Kernel { at, .. } => at,
+        };
         stray.push((
             TextRange::new(from, to),
             first_stray.take().unwrap_or_default(),
@@ -178,10 +187,24 @@ fn push_stmt(open: &mut [Open], stmt: Stmt) {
     }
 }
 
+/// Where the statements [`assemble`] nests end.
+#[derive(Clone, Copy)]
+pub(crate) enum PieceEnd<'a> {
+    /// At the end of the text.
+    File,
+    /// At byte `at`, where a line holding kernel `name` (`None`: unnamed) starts.
+    Kernel {
+        /// The start of the kernel's line.
+        at: TextSize,
+        /// The kernel's name without `@`.
+        name: Option<&'a str>,
+    },
+}
+
 /// Why open bodies are closed: a kernel starts at this offset, or the file ends.
 #[derive(Clone, Copy)]
-enum Unclosed {
-    Kernel(TextSize),
+enum Unclosed<'a> {
+    Kernel(Option<&'a str>),
     End,
 }
 
@@ -189,7 +212,6 @@ enum Unclosed {
 /// (a block closed by an under-indented `}`, see the module docs) while there are some,
 /// else at its own `{`.
 fn close_unclosed(
-    text: &str,
     open: &mut Vec<Open>,
     suspects: &mut Vec<(TextRange, TextRange)>,
     file: &mut SourceFile,
@@ -200,21 +222,23 @@ fn close_unclosed(
         let brace = block.brace();
         let (at, message) = if suspects.is_empty() {
             let message = match why {
-                Unclosed::Kernel(at) => format!(
-                    "{}: the kernel on line {} starts before its `}}`",
+                Unclosed::Kernel(Some(name)) => format!(
+                    "{}: kernel `@{name}` starts before its `}}`",
                     crate::recover::UNCLOSED,
-                    line_of(text, at)
+                ),
+                Unclosed::Kernel(None) => format!(
+                    "{}: the next kernel starts before its `}}`",
+                    crate::recover::UNCLOSED,
                 ),
                 Unclosed::End => crate::recover::UNCLOSED_AT_END.to_string(),
             };
             (brace, message)
         } else {
-            let (suspect, close) = suspects.remove(0);
+            let (suspect, _close) = suspects.remove(0);
             let message = format!(
-                "{}: the `}}` on line {} is indented like an outer block's, so this block has \
-                 no `}}`",
+                "{}: the `}}` that closes it is indented like an outer block's, so this block \
+                 has no `}}`",
                 crate::recover::UNCLOSED,
-                line_of(text, close.start())
             );
             (suspect, message)
         };
@@ -227,11 +251,6 @@ fn close_unclosed(
         let end = block.body_end().unwrap_or(brace.end()).max(brace.end());
         close_block(block, end, open, file);
     }
-}
-
-/// The 1-based line of byte `at`.
-fn line_of(text: &str, at: TextSize) -> usize {
-    text[..usize::from(at)].matches('\n').count() + 1
 }
 
 /// The indentation (spaces and tabs) of the line holding byte `at`.

@@ -49,6 +49,27 @@ pub fn starts_statement_line(text: &str, line: usize) -> bool {
     }
 }
 
+/// Whether the line of `text` that starts at byte `line` starts a kernel: its first two
+/// tokens (comments aside) are `kernel @name`. Such a line ends every body open before it
+/// and starts a kernel of the file, whatever precedes it (see the module docs); the kernels
+/// from one such line to the next parse alone as in their file ([`crate::parse_piece`]).
+/// `line` must be 0 or follow a `\n`.
+pub fn starts_kernel_line(text: &str, line: usize) -> bool {
+    let line_end = text[line..].find('\n').map_or(text.len(), |i| line + i);
+    let (tokens, _) = lex(&text[line..line_end]);
+    let mut significant = tokens.iter().filter(|(kind, _)| *kind != Token::Comment);
+    matches!(
+        (significant.next(), significant.next()),
+        (Some((Token::Kernel, _)), Some((Token::Global, _)))
+    )
+}
+
+/// The byte offset just past the line of `text` that starts at byte `line` (after its
+/// `\n`, or the end of the text).
+pub fn line_end(text: &str, line: usize) -> usize {
+    text[line..].find('\n').map_or(text.len(), |i| line + i + 1)
+}
+
 /// Chunk starts for `text`: 0, then statement lines (see [`statement_lines`]) at least
 /// `target` bytes apart, so each chunk but the last holds `target` bytes or more (or the
 /// rest of the file). A file without statement lines is one chunk.

@@ -24,7 +24,7 @@ mod recover;
 mod value;
 
 pub use ast::*;
-pub use chunks::{chunk_starts, starts_statement_line, statement_lines};
+pub use chunks::{chunk_starts, line_end, starts_kernel_line, starts_statement_line, statement_lines};
 pub use lexer::{Token, lex};
 
 /// The syntax error codes of SPEC §7.
@@ -69,8 +69,20 @@ pub struct SyntaxError {
 pub struct Parse {
     /// The tree, as complete as recovery allows.
     pub file: SourceFile,
-    /// Syntax errors in source order.
+    /// Syntax errors in source order: at most 100, then one P100 "too many syntax errors:
+    /// N more not reported" (see [`too_many_errors`]).
     pub errors: Vec<SyntaxError>,
+    /// How many errors the cap left out (the N above; 0 when all were reported).
+    pub left_out: usize,
+}
+
+/// At most this many syntax errors are reported per file (SPEC §7 does not bound them; a
+/// language server must); then one P100 says how many more there were.
+pub const MAX_ERRORS: usize = parser::MAX_ERRORS;
+
+/// The P100 at `at` saying that `left_out` syntax errors were not reported.
+pub fn too_many_errors(at: TextRange, left_out: usize) -> SyntaxError {
+    parser::too_many_errors(at, left_out)
 }
 
 /// Parses a whole file. Never panics, whatever the input; deep nesting and long operator
@@ -89,6 +101,21 @@ pub fn parse(text: &str) -> Parse {
 /// long parse stops at once instead of running to its end.
 pub fn parse_cancellable(text: &str, check: &dyn Fn()) -> Parse {
     parser::parse(text, &[], check)
+}
+
+/// Parses a piece of a file: the whole kernels of `text[..end]`, where `end` is the end of
+/// the text or the start of a line that starts a kernel (`kernel @name`, see
+/// [`statement_lines`]); `text[end..]` is look-ahead, that line (or more), so that what is
+/// said at the end of the piece is what the whole file says there. Ranges are UTF-8 byte
+/// offsets into `text`.
+///
+/// The pieces of a file cut at kernel lines, each parsed with the next piece's first line
+/// as look-ahead, give the file's parse: the same kernels and errors, their ranges shifted
+/// by each piece's start (`syntax/tests/pieces.rs`), but for the cap of [`MAX_ERRORS`],
+/// which applies per piece (a caller joining pieces caps the whole, see [`Parse::left_out`]).
+/// `check` is called as in [`parse_cancellable`].
+pub fn parse_piece(text: &str, end: usize, check: &dyn Fn()) -> Parse {
+    parser::parse_piece(text, end, check)
 }
 
 /// Reads the statements of `text` that start before byte `end` as a flat list

@@ -43,6 +43,7 @@ use crate::recover::{
     plain_ident, range, skip_junk,
 };
 use crate::value::{expr_parser, value_parser};
+use crate::assemble::PieceEnd;
 use crate::{Parse, SyntaxError, SyntaxErrorCode};
 
 /// Chumsky's span: UTF-8 byte offsets.
@@ -72,11 +73,60 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange], check: &dyn Fn()) ->
         lexical_errors: mut errors,
         mut reader_errors,
     } = statements(text, invalid_utf8, text.len(), check);
-    let file = crate::assemble::assemble(text, statements, &mut reader_errors);
+    let file = crate::assemble::assemble(text, statements, &mut reader_errors, PieceEnd::File);
     errors.append(&mut reader_errors);
+    let (errors, left_out) = finish_errors(errors);
     Parse {
         file,
-        errors: finish_errors(errors),
+        errors,
+        left_out,
+    }
+}
+
+/// Parses the whole kernels of `text[..end]`; `text[end..]` is look-ahead, the line of the
+/// next kernel (see [`crate::parse_piece`]).
+pub(crate) fn parse_piece(text: &str, end: usize, check: &dyn Fn()) -> Parse {
+    let end = end.min(text.len());
+    let Statements {
+        statements,
+        lexical_errors: mut errors,
+        mut reader_errors,
+    } = statements(text, &[], end, check);
+    let piece_end = if end == text.len() {
+        PieceEnd::File
+    } else {
+        PieceEnd::Kernel {
+            at: TextSize::try_from(end).unwrap_or_default(),
+            name: kernel_name(&text[end..]),
+        }
+    };
+    let file = crate::assemble::assemble(text, statements, &mut reader_errors, piece_end);
+    errors.append(&mut reader_errors);
+    // The look-ahead's errors are the next piece's, but for those at its first token, which
+    // this piece's last statement reported ("expected `]`, found `kernel`").
+    if end < text.len() {
+        let rest = &text[end..];
+        let first = end + rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        errors.retain(|e| usize::from(e.range.start()) <= first);
+    }
+    let (errors, left_out) = finish_errors(errors);
+    Parse {
+        file,
+        errors,
+        left_out,
+    }
+}
+
+/// The name (without `@`) of the kernel whose line starts `line`, if it has one.
+fn kernel_name(line: &str) -> Option<&str> {
+    let line = &line[..line.find('\n').unwrap_or(line.len())];
+    let (tokens, _) = crate::lexer::lex(line);
+    let mut significant = tokens.iter().filter(|(kind, _)| *kind != Token::Comment);
+    match (significant.next(), significant.next()) {
+        (Some((Token::Kernel, _)), Some((Token::Global, range))) => {
+            line.get(usize::from(range.start()) + 1..usize::from(range.end()))
+        }
+        _ => None,
     }
 }
 
@@ -194,20 +244,26 @@ fn join_or(names: &[String]) -> String {
 }
 
 /// Source order, one error per start offset (the first reported: a cascade at one token
-/// is one mistake), and the [`MAX_ERRORS`] cap.
-fn finish_errors(mut errors: Vec<SyntaxError>) -> Vec<SyntaxError> {
+/// is one mistake), and the [`MAX_ERRORS`] cap: with the number of errors left out.
+fn finish_errors(mut errors: Vec<SyntaxError>) -> (Vec<SyntaxError>, usize) {
     order_errors(&mut errors);
+    let mut left_out = 0;
     if errors.len() > MAX_ERRORS {
-        let left_out = errors.len() - MAX_ERRORS;
+        left_out = errors.len() - MAX_ERRORS;
         let at = errors[MAX_ERRORS].range;
         errors.truncate(MAX_ERRORS);
-        errors.push(SyntaxError {
-            code: SyntaxErrorCode::P100,
-            range: at,
-            message: format!("too many syntax errors: {left_out} more not reported"),
-        });
+        errors.push(too_many_errors(at, left_out));
     }
-    errors
+    (errors, left_out)
+}
+
+/// The P100 at `at` that says `left_out` errors were not reported.
+pub(crate) fn too_many_errors(at: TextRange, left_out: usize) -> SyntaxError {
+    SyntaxError {
+        code: SyntaxErrorCode::P100,
+        range: at,
+        message: format!("too many syntax errors: {left_out} more not reported"),
+    }
 }
 
 /// Source order, one error per start offset: where two start together the higher code

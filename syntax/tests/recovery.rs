@@ -115,7 +115,7 @@ fn missing_close_brace_before_next_kernel() {
               Op {x = 1} 16..26
             kernel @b () -> () 27..57
               Op {y = 2} 43..55
-            P100 12..13 unclosed `{`: the kernel on line 3 starts before its `}`
+            P100 12..13 unclosed `{`: kernel `@b` starts before its `}`
             P100 19..20 unclosed `{`: the next statement starts before its `}`
         "#]],
     );
@@ -395,7 +395,7 @@ fn an_unclosed_brace_is_reported_where_it_opens() {
               for %i in 0..2 16..62
                 Op {a = %i} 37..50
                 Op2 {} 54..60
-            P100 31..32 unclosed `{`: the `}` on line 6 is indented like an outer block's, so this block has no `}`
+            P100 31..32 unclosed `{`: the `}` that closes it is indented like an outer block's, so this block has no `}`
         "#]],
     );
 }

@@ -312,3 +312,36 @@ fn expr_ranges(e: &Expr, out: &mut Vec<TextRange>) {
 pub fn corpus_files() -> Vec<(String, String)> {
     test_utils::corpus_files()
 }
+
+/// The `Debug` text of `value`, every range `a..b` in it shifted by `by` bytes.
+pub fn shifted<T: std::fmt::Debug>(value: &T, by: usize) -> String {
+    let text = format!("{value:?}");
+    let mut out = String::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // A range prints as `start..end`, two decimal numbers (nothing else in the tree's
+        // `Debug` has that shape: expressions print as structs).
+        let number = |mut j: usize| {
+            let from = j;
+            while j < bytes.len() && bytes[j].is_ascii_digit() {
+                j += 1;
+            }
+            (j > from).then(|| (text[from..j].parse::<usize>().unwrap(), j))
+        };
+        let boundary = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        if boundary
+            && let Some((start, j)) = number(i)
+            && text[j..].starts_with("..")
+            && let Some((end, k)) = number(j + 2)
+        {
+            out.push_str(&format!("{}..{}", start + by, end + by));
+            i = k;
+            continue;
+        }
+        let c = text[i..].chars().next().expect("a char boundary");
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
