@@ -40,8 +40,8 @@ fn bench(c: &mut Criterion) {
         let text = kernel_with_ops(n);
         c.bench_function(&format!("cold check, {n} ops"), |b| {
             b.iter(|| {
-                let host = AnalysisHost::new();
-                let file = host.add_file(text.clone());
+                let mut host = AnalysisHost::new();
+                let file = host.add_file(&text);
                 analyse(&host, file);
             });
         });
@@ -61,10 +61,10 @@ fn bench(c: &mut Criterion) {
             )
         };
         let mut db = AnalysisHost::with_execution_log();
-        let file = db.add_file(with_value(0));
+        let file = db.add_file(&with_value(0));
         analyse(&db, file);
         db.take_executions();
-        db.set_file_text(file, with_value(1));
+        db.set_file_text(file, &with_value(1));
         analyse(&db, file);
         assert_eq!(
             lowerings(&db),
@@ -82,7 +82,7 @@ fn bench(c: &mut Criterion) {
                     },
                     |edited| {
                         // What the server computes after each change.
-                        db.set_file_text(file, edited);
+                        db.set_file_text(file, &edited);
                         std::hint::black_box(db.snapshot().diagnostics(file).ok());
                     },
                     criterion::BatchSize::SmallInput,
@@ -98,7 +98,7 @@ fn bench(c: &mut Criterion) {
                         with_value(value)
                     },
                     |edited| {
-                        db.set_file_text(file, edited);
+                        db.set_file_text(file, &edited);
                         analyse(&db, file);
                     },
                     criterion::BatchSize::SmallInput,
@@ -108,10 +108,10 @@ fn bench(c: &mut Criterion) {
 
         // A comment line moves every op.
         let commented = text.replacen("  DmaCopyOp", "  // moved\n  DmaCopyOp", 1);
-        db.set_file_text(file, text.clone());
+        db.set_file_text(file, &text);
         analyse(&db, file);
         db.take_executions();
-        db.set_file_text(file, commented.clone());
+        db.set_file_text(file, &commented);
         analyse(&db, file);
         assert_eq!(lowerings(&db), 0, "moving ops must re-lower none");
         let mut flip = false;
@@ -120,14 +120,7 @@ fn bench(c: &mut Criterion) {
             |b| {
                 b.iter(|| {
                     flip = !flip;
-                    db.set_file_text(
-                        file,
-                        if flip {
-                            commented.clone()
-                        } else {
-                            text.clone()
-                        },
-                    );
+                    db.set_file_text(file, if flip { &commented } else { &text });
                     analyse(&db, file);
                 });
             },

@@ -15,53 +15,71 @@ use serde_json::{Value as Json, json};
 use crate::check::{diagnostics, for_each_op};
 use crate::db::{Db, SourceFile, file_items, line_index, op_lowering};
 use crate::diagnostic::Diagnostic;
+use crate::document::Document;
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
 use crate::{LineCol, line_col};
 
-/// The §8 JSON of the whole file, built on demand from the memoized lowerings and not
-/// memoized itself: a huge file's document (gigabytes as a JSON tree) is not held after the
-/// request that asked for it.
-pub fn file_bir(db: &dyn Db, file: SourceFile) -> Json {
-    serde_json::to_value(bir_document(db, file)).unwrap_or(Json::Null)
+/// The §8 JSON of one source text (a whole file; see [`crate::Analysis::file_bir`] for
+/// a document's).
+pub fn source_bir(db: &dyn Db, file: SourceFile) -> Json {
+    file_bir(db, &Document::of_source(db, file))
 }
 
-/// The §8 document of `file`, serialized on demand from the memoized lowerings (see the
-/// module doc): `serde_json::to_string_pretty(&bir_document(db, file))` is the text of
+/// The §8 JSON of the whole document, built on demand from the memoized lowerings and not
+/// memoized itself: a huge file's document (gigabytes as a JSON tree) is not held after the
+/// request that asked for it.
+pub(crate) fn file_bir(db: &dyn Db, doc: &Document) -> Json {
+    serde_json::to_value(bir_document(db, doc)).unwrap_or(Json::Null)
+}
+
+/// The §8 document of `doc`, serialized on demand from the memoized lowerings (see the
+/// module doc): `serde_json::to_string_pretty(&bir_document(db, doc))` is the text of
 /// [`file_bir`].
-pub fn bir_document(db: &dyn Db, file: SourceFile) -> BirDocument<'_> {
+pub(crate) fn bir_document<'db>(db: &'db dyn Db, doc: &'db Document) -> BirDocument<'db> {
     BirDocument {
         db,
-        file,
+        doc,
         kernels: usize::MAX,
     }
 }
 
-/// The §8 document of `file` with only its first `kernels` kernels (a page of a huge file,
+/// The §8 document of `doc` with only its first `kernels` kernels (a page of a huge file,
 /// see [`crate::ide::show_bir`]).
-pub fn bir_document_first(db: &dyn Db, file: SourceFile, kernels: usize) -> BirDocument<'_> {
-    BirDocument { db, file, kernels }
+pub(crate) fn bir_document_first<'db>(
+    db: &'db dyn Db,
+    doc: &'db Document,
+    kernels: usize,
+) -> BirDocument<'db> {
+    BirDocument { db, doc, kernels }
 }
 
-/// A file's BIR document, written by its `Serialize` impl (see [`bir_document`]).
-pub struct BirDocument<'db> {
+/// A document's BIR, written by its `Serialize` impl (see [`bir_document`]).
+pub(crate) struct BirDocument<'db> {
     db: &'db dyn Db,
-    file: SourceFile,
-    /// How many of the file's kernels it holds (all: `usize::MAX`).
+    doc: &'db Document,
+    /// How many of the document's kernels it holds (all: `usize::MAX`).
     kernels: usize,
 }
 
 impl Serialize for BirDocument<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let items = file_items(self.db, self.file);
-        let functions: Vec<Function<'_>> = items
-            .kernels
+        let db = self.db;
+        let functions: Vec<Function<'_>> = self
+            .doc
+            .chunks
             .iter()
-            .take(self.kernels)
-            .map(|kernel| Function {
-                db: self.db,
-                file: self.file,
-                kernel,
+            .flat_map(|chunk| {
+                file_items(db, chunk.source)
+                    .kernels
+                    .iter()
+                    .map(move |kernel| Function {
+                        db,
+                        file: chunk.source,
+                        first_line: chunk.first_line,
+                        kernel,
+                    })
             })
+            .take(self.kernels)
             .collect();
         let mut map = s.serialize_map(Some(4))?;
         map.serialize_entry("attributes", &json!({"neuron_core_id": 0}))?;
@@ -75,6 +93,8 @@ impl Serialize for BirDocument<'_> {
 struct Function<'db> {
     db: &'db dyn Db,
     file: SourceFile,
+    /// The line of the document where `file` starts (0-based).
+    first_line: u32,
     kernel: &'db KernelItems,
 }
 
@@ -96,6 +116,7 @@ impl Serialize for Function<'_> {
         let entry = Block {
             db,
             file: self.file,
+            first_line: self.first_line,
             name: "entry".to_string(),
             items: &kernel.body,
         };
@@ -112,6 +133,7 @@ impl Serialize for Function<'_> {
 struct Block<'db> {
     db: &'db dyn Db,
     file: SourceFile,
+    first_line: u32,
     name: String,
     items: &'db [Item],
 }
@@ -125,6 +147,7 @@ impl Serialize for Block<'_> {
             &Instructions {
                 db: self.db,
                 file: self.file,
+                first_line: self.first_line,
                 items: self.items,
             },
         )?;
@@ -136,19 +159,20 @@ impl Serialize for Block<'_> {
 struct Instructions<'db> {
     db: &'db dyn Db,
     file: SourceFile,
+    first_line: u32,
     items: &'db [Item],
 }
 
 impl Serialize for Instructions<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (db, file) = (self.db, self.file);
+        let (db, file, first_line) = (self.db, self.file, self.first_line);
         let mut seq = s.serialize_seq(None)?;
         for item in self.items {
             match item {
                 Item::Op(op) => {
                     let lowered = op_lowering(db, op);
                     let errors = op_error_codes(diagnostics(db, file), op);
-                    let stamp = op_stamp(db, file, op, &errors);
+                    let stamp = op_stamp(db, file, first_line, op, &errors);
                     let debuginfo = lower::debuginfo(&op.resolved, &stamp);
                     for (k, inst) in lowered.instructions.iter().enumerate() {
                         let name = lower::instruction_name(k, &stamp);
@@ -160,6 +184,7 @@ impl Serialize for Instructions<'_> {
                     let body = Block {
                         db,
                         file,
+                        first_line,
                         name: format!("{}-body", lp.bir_name),
                         items: &lp.body,
                     };
@@ -193,11 +218,13 @@ impl Serialize for Loop<'_> {
     }
 }
 
-/// Where `op` stands: its id, the 1-based line and column of its class name, and the
-/// error codes within it (`errors`, from [`op_error_codes`]).
+/// Where `op` stands: its id, the 1-based line (of the document `file` is a chunk of,
+/// which starts on line `first_line`, 0-based) and column of its class name, and the error
+/// codes within it (`errors`, from [`op_error_codes`]).
 fn op_stamp<'a>(
     db: &dyn Db,
     file: SourceFile,
+    first_line: u32,
     op: &OpItem,
     errors: &'a [&'a str],
 ) -> lower::Stamp<'a> {
@@ -208,18 +235,19 @@ fn op_stamp<'a>(
     );
     lower::Stamp {
         op_id: op.op_id,
-        line,
+        line: line + first_line,
         column,
         errors,
     }
 }
 
 /// The instructions of one op with `debuginfo.line`/`column` (1-based, where the class
-/// name starts) and `errors` (every error diagnostic inside the op, sorted, unique).
-pub fn op_instructions(db: &dyn Db, file: SourceFile, op: &OpItem) -> Vec<Json> {
+/// name starts; `file` starts on line `first_line` of its document, 0-based) and `errors`
+/// (every error diagnostic inside the op, sorted, unique).
+pub fn op_instructions(db: &dyn Db, file: SourceFile, first_line: u32, op: &OpItem) -> Vec<Json> {
     let lowered = op_lowering(db, op);
     let errors = op_error_codes(diagnostics(db, file), op);
-    let stamp = op_stamp(db, file, op, &errors);
+    let stamp = op_stamp(db, file, first_line, op, &errors);
     lowered
         .instructions
         .iter()
@@ -242,7 +270,8 @@ fn op_error_codes(diagnostics: &[Diagnostic], op: &OpItem) -> Vec<&'static str> 
 
 #[cfg(test)]
 mod tests {
-    use crate::db::{RootDatabase, SourceFile};
+    use crate::db::RootDatabase;
+    use crate::document::Document;
 
     #[test]
     fn the_streamed_document_is_the_json_document() {
@@ -254,9 +283,9 @@ mod tests {
             include_str!("../../tests/corpus/topk.pir"),
         ] {
             let db = RootDatabase::default();
-            let file = SourceFile::new(&db, text.to_string());
-            let streamed = serde_json::to_string_pretty(&super::bir_document(&db, file)).unwrap();
-            let tree = serde_json::to_string_pretty(&super::file_bir(&db, file)).unwrap();
+            let doc = Document::new(&db, text);
+            let streamed = serde_json::to_string_pretty(&super::bir_document(&db, &doc)).unwrap();
+            let tree = serde_json::to_string_pretty(&super::file_bir(&db, &doc)).unwrap();
             assert_eq!(streamed, tree);
             assert!(streamed.contains("\"opcode\": \""), "{streamed}");
         }

@@ -17,12 +17,21 @@ use lower::model::{OpSettings, ResolvedOp};
 
 use crate::resolve::{self, FileItems, OpItem};
 
-/// A source file: its text (the salsa input a client edits).
+/// A source text analysed alone: a whole file, or a chunk of a document (its whole
+/// kernels from one kernel line to the next, see [`crate::document`]). Every query and IDE
+/// function of this crate that takes a `SourceFile` answers in byte offsets into its
+/// `text`; the [`crate::Analysis`] façade makes a chunk's offsets the document's.
 #[salsa::input(debug)]
 pub struct SourceFile {
-    /// The whole text (UTF-8; CRLF allowed).
+    /// The text (UTF-8; CRLF allowed).
     #[returns(ref)]
     pub text: String,
+    /// Look-ahead: the first line of the next chunk of its document (a `kernel @name`
+    /// line), so that the end of `text` reads as in the whole file; empty when `text` ends
+    /// the file (see [`syntax::parse_piece`]).
+    #[default]
+    #[returns(ref)]
+    pub look_ahead: String,
 }
 
 /// Client settings (SPEC §10 initialization options) that change lowering.
@@ -88,7 +97,13 @@ impl RootDatabase {
             settings: None,
             executions,
         };
-        db.settings = Some(Settings::new(&db, 0));
+        // Settings rarely change: at high durability, they do not make every query of low
+        // durability (see `document::new_source`).
+        db.settings = Some(
+            Settings::builder(0)
+                .tkg_seqlen_threshold_durability(salsa::Durability::HIGH)
+                .new(&db),
+        );
         db
     }
 
@@ -105,7 +120,14 @@ impl RootDatabase {
 /// The parse of a file (never fails).
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
-    syntax::parse_cancellable(file.text(db), &|| db.unwind_if_revision_cancelled())
+    let check = || db.unwind_if_revision_cancelled();
+    let look_ahead = file.look_ahead(db);
+    if look_ahead.is_empty() {
+        return syntax::parse_cancellable(file.text(db), &check);
+    }
+    let text = file.text(db);
+    let piece = format!("{text}{look_ahead}");
+    syntax::parse_piece(&piece, text.len(), &check)
 }
 
 /// The line index of a file (offsets ↔ lines and columns).
@@ -114,18 +136,16 @@ pub fn line_index(db: &dyn Db, file: SourceFile) -> LineIndex {
     LineIndex::new(file.text(db))
 }
 
-/// The line index of a file with lines as editors count them (SPEC §1 [2]): `\n`, `\r\n`
+/// The line index of `text` with lines as editors count them (SPEC §1 [2]): `\n`, `\r\n`
 /// and a lone `\r` each end a line, whatever the language makes of a lone `\r` (the
 /// lexer reads it as part of its line, P103). Offsets are the text's UTF-8 bytes; a line
-/// ending at a lone `\r` includes it, as a line ending at `\n` does. The language server
-/// converts positions with this index; [`line_index`] (lines end at `\n`) serves the CLI.
-#[salsa::tracked(returns(ref))]
-pub fn editor_line_index(db: &dyn Db, file: SourceFile) -> LineIndex {
-    let text = file.text(db);
+/// ending at a lone `\r` includes it, as a line ending at `\n` does. [`line_index`] (lines
+/// end at `\n`) serves the CLI.
+pub fn editor_lines(text: &str) -> LineIndex {
     let bytes = text.as_bytes();
     let lone_cr = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
     if !(0..bytes.len()).any(lone_cr) {
-        return line_index(db, file).clone();
+        return LineIndex::new(text);
     }
     // A lone `\r` becomes `\n`: the same byte length, so every offset stays put.
     let patched: String = text

@@ -7,14 +7,17 @@
 //! `ContentModified`), and the change waits until they have let go of the database.
 //! Positions are UTF-8 byte offsets, as everywhere in this crate.
 
-use std::panic::{AssertUnwindSafe, UnwindSafe};
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use salsa::Setter;
 use serde_json::Value as Json;
 
 use crate::db::{Db, RootDatabase, SourceFile};
+use crate::document::{Document, Shift};
 use crate::ide;
-use crate::{Diagnostic, LineIndex, TextRange, TextSize};
+use crate::{Diagnostic, LineCol, LineIndex, TextRange, TextSize};
 
 /// A change made the snapshot's answers stale: ask again on a new snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,14 +34,18 @@ impl std::error::Error for Cancelled {}
 /// An answer, or [`Cancelled`] when a change came first.
 pub type Cancellable<T> = Result<T, Cancelled>;
 
-/// A file of the host (cheap to copy; valid for the host that made it).
+/// A document of the host (cheap to copy; valid for the host that made it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FileId(SourceFile);
+pub struct FileId(u32);
 
-/// Takes changes: files' texts and the client settings.
+/// Takes changes: documents' texts and edits, and the client settings.
 #[derive(Default)]
 pub struct AnalysisHost {
     db: RootDatabase,
+    /// By [`FileId`]; each document a list of chunks ([`Document`]).
+    documents: Vec<Arc<Document>>,
+    /// The smallest chunk in bytes (0: [`crate::CHUNK_TARGET`]).
+    chunk_target: usize,
 }
 
 impl AnalysisHost {
@@ -51,7 +58,16 @@ impl AnalysisHost {
     pub fn with_execution_log() -> AnalysisHost {
         AnalysisHost {
             db: RootDatabase::new(true),
+            ..AnalysisHost::default()
         }
+    }
+
+    /// The host, cutting documents into chunks of at least `bytes` (the default is
+    /// [`crate::CHUNK_TARGET`]; tests cut small to cross chunk boundaries).
+    #[must_use]
+    pub fn with_chunk_target(mut self, bytes: usize) -> AnalysisHost {
+        self.chunk_target = bytes;
+        self
     }
 
     /// The query executions logged since the last call (see [`RootDatabase::take_executions`]).
@@ -65,28 +81,50 @@ impl AnalysisHost {
         if settings.tkg_seqlen_threshold(&self.db) != threshold {
             settings
                 .set_tkg_seqlen_threshold(&mut self.db)
+                .with_durability(salsa::Durability::HIGH)
                 .to(threshold);
         }
     }
 
-    /// Adds a file with `text` (UTF-8; LF or CRLF line ends). Not a change: snapshots
-    /// taken before see the new file too and are not cancelled.
-    pub fn add_file(&self, text: String) -> FileId {
-        FileId(SourceFile::new(&self.db, text))
+    /// Adds a document with `text` (UTF-8; LF or CRLF line ends), cut into chunks of whole
+    /// kernels. Not a change: snapshots taken before it are not cancelled (they do not see
+    /// the new document).
+    pub fn add_file(&mut self, text: &str) -> FileId {
+        let id = FileId(u32::try_from(self.documents.len()).unwrap_or(u32::MAX));
+        let target = match self.chunk_target {
+            0 => crate::CHUNK_TARGET,
+            n => n,
+        };
+        let doc = Document::with_target(&self.db, text, target);
+        self.documents.push(Arc::new(doc));
+        id
     }
 
-    /// Replaces the text of `file` (nothing happens when it is the same). Waits for the
-    /// snapshots taken before it to let go (they are cancelled).
-    pub fn set_file_text(&mut self, file: FileId, text: String) {
-        if file.0.text(&self.db) != &text {
-            file.0.set_text(&mut self.db).to(text);
-        }
+    /// Replaces the text of `file` (only the chunks whose text changed are set). Waits for
+    /// the snapshots taken before it to let go (they are cancelled).
+    pub fn set_file_text(&mut self, file: FileId, text: &str) {
+        let Some(doc) = self.documents.get_mut(file.0 as usize) else {
+            return;
+        };
+        Arc::make_mut(doc).set_text(&mut self.db, text);
+    }
+
+    /// Replaces the bytes `range` of the text of `file` with `insert`: UTF-8 byte offsets,
+    /// `range` clamped to the text (and moved to char boundaries). Only the chunk(s) the
+    /// edit touches are set (see [`Document::edit`]); waits for the snapshots taken before
+    /// it to let go (they are cancelled).
+    pub fn edit_file(&mut self, file: FileId, range: TextRange, insert: &str) {
+        let Some(doc) = self.documents.get_mut(file.0 as usize) else {
+            return;
+        };
+        Arc::make_mut(doc).edit(&mut self.db, range, insert);
     }
 
     /// A consistent view for queries, until the next change.
     pub fn snapshot(&self) -> Analysis {
         Analysis {
             db: self.db.clone(),
+            documents: self.documents.clone(),
         }
     }
 }
@@ -96,59 +134,111 @@ impl AnalysisHost {
 #[derive(Clone)]
 pub struct Analysis {
     db: RootDatabase,
+    documents: Vec<Arc<Document>>,
 }
 
 impl Analysis {
-    /// Runs `f` on the database; a cancellation becomes `Err(Cancelled)`.
-    fn with_db<'a, T>(
-        &'a self,
-        f: impl FnOnce(&'a RootDatabase) -> T + UnwindSafe,
+    fn doc(&self, file: FileId) -> &Document {
+        &self.documents[file.0 as usize]
+    }
+
+    /// `f` on the chunk holding `offset`, with `offset` relative to it; its answer shifted
+    /// back into the document's offsets.
+    fn at<T: Shift>(
+        &self,
+        file: FileId,
+        offset: TextSize,
+        f: impl FnOnce(&dyn Db, SourceFile, TextSize) -> T,
     ) -> Cancellable<T> {
-        let db = AssertUnwindSafe(&self.db);
-        salsa::Cancelled::catch(move || f(*db)).map_err(|_| Cancelled)
+        let (chunk, relative) = self.doc(file).locate(offset);
+        let mut answer = self.with_db(move |db| f(db, chunk.source, relative))?;
+        answer.shift(chunk.start);
+        Ok(answer)
     }
 
-    /// The text of `file`.
-    pub fn file_text(&self, file: FileId) -> &str {
-        file.0.text(&self.db)
+    /// `f` on each chunk `range` touches (or every chunk: `None`), with the part of `range`
+    /// in it; the answers shifted and joined in order.
+    fn across<T: Shift>(
+        &self,
+        file: FileId,
+        range: Option<TextRange>,
+        f: impl Fn(&dyn Db, SourceFile, TextRange) -> Vec<T>,
+    ) -> Cancellable<Vec<T>> {
+        let doc = self.doc(file);
+        let range = range.unwrap_or_else(|| TextRange::up_to(doc.len()));
+        let mut out = Vec::new();
+        for (chunk, part) in doc.chunks_in(range) {
+            let f = &f;
+            let mut answer = self.with_db(move |db| f(db, chunk.source, part))?;
+            answer.shift(chunk.start);
+            out.append(&mut answer);
+        }
+        Ok(out)
     }
 
-    /// The line index of `file` as LSP counts lines (`\n`, `\r\n`, lone `\r`; SPEC §1 [2]).
-    pub fn editor_line_index(&self, file: FileId) -> Cancellable<&LineIndex> {
-        self.with_db(|db| crate::db::editor_line_index(db, file.0))
+    /// Runs `f` on the database; a cancellation becomes `Err(Cancelled)`.
+    fn with_db<'a, T>(&'a self, f: impl FnOnce(&'a RootDatabase) -> T) -> Cancellable<T> {
+        let db = &self.db;
+        salsa::Cancelled::catch(AssertUnwindSafe(move || f(db))).map_err(|_| Cancelled)
     }
 
-    /// The line index of `file` as the language counts lines (`\n`; `pir check`, SPEC §9).
-    pub fn line_index(&self, file: FileId) -> Cancellable<&LineIndex> {
-        self.with_db(|db| crate::db::line_index(db, file.0))
+    /// The whole text of `file` (a copy, O(file): for the command line, not a keystroke).
+    pub fn file_text(&self, file: FileId) -> String {
+        self.doc(file).text(&self.db)
     }
 
-    /// Every diagnostic of `file`, sorted by range (SPEC §7).
-    pub fn diagnostics(&self, file: FileId) -> Cancellable<&[Diagnostic]> {
-        self.with_db(|db| crate::check::diagnostics(db, file.0).as_slice())
+    /// The length of `file`'s text in bytes.
+    pub fn file_len(&self, file: FileId) -> TextSize {
+        self.doc(file).len()
+    }
+
+    /// The 1-based line and column (Unicode scalar values) of byte `offset` of `file`, as
+    /// `pir check` reports them (SPEC §9; lines end at `\n`).
+    pub fn line_col(&self, file: FileId, offset: TextSize) -> Cancellable<LineCol> {
+        let doc = self.doc(file);
+        self.with_db(|db| doc.line_col(db, offset))
+    }
+
+    /// The line index of `file` as LSP counts lines (`\n`, `\r\n`, lone `\r`; SPEC §1
+    /// [2]), built anew from the whole text (O(file)).
+    pub fn editor_line_index(&self, file: FileId) -> Cancellable<LineIndex> {
+        Ok(crate::db::editor_lines(&self.file_text(file)))
+    }
+
+    /// Every diagnostic of `file`, sorted by range (SPEC §7): each chunk's (memoized),
+    /// in the document's offsets (see [`Document::diagnostics`]).
+    pub fn diagnostics(&self, file: FileId) -> Cancellable<Vec<Diagnostic>> {
+        let doc = self.doc(file);
+        self.with_db(|db| doc.diagnostics(db))
     }
 
     /// The BIR document of `file` (SPEC §8).
     pub fn file_bir(&self, file: FileId) -> Cancellable<Json> {
-        self.with_db(|db| crate::bir::file_bir(db, file.0))
+        let doc = self.doc(file);
+        self.with_db(|db| crate::bir::file_bir(db, doc))
     }
 
     /// The BIR document of `file` as `pir lower` writes it (SPEC §8: pretty JSON, numbers
     /// as Rust's `{:?}` prints them), written straight from the typed lowerings.
     pub fn bir_text(&self, file: FileId) -> Cancellable<String> {
+        let doc = self.doc(file);
         self.with_db(|db| {
-            serde_json::to_string_pretty(&crate::bir::bir_document(db, file.0)).unwrap_or_default()
+            serde_json::to_string_pretty(&crate::bir::bir_document(db, doc)).unwrap_or_default()
         })
     }
 
     /// `pir/showBir`: the whole file's BIR, or the op's at `offset` (see [`ide::show_bir`]).
     pub fn show_bir(&self, file: FileId, offset: Option<TextSize>) -> Cancellable<Json> {
-        self.with_db(|db| ide::show_bir(db, file.0, offset))
+        let doc = self.doc(file);
+        self.with_db(|db| ide::show_bir(db, doc, offset))
     }
 
     /// Hover at `offset` (see [`ide::hover`]).
     pub fn hover(&self, file: FileId, offset: TextSize) -> Cancellable<Option<ide::HoverResult>> {
-        self.with_db(|db| ide::hover(db, file.0, offset))
+        let (chunk, _) = self.doc(file).locate(offset);
+        self.at(file, offset, |db, source, at| {
+            ide::hover_in(db, source, chunk.first_line, at)
+        })
     }
 
     /// Inlay hints, in `range` if given (see [`ide::inlay_hints`]).
@@ -157,7 +247,9 @@ impl Analysis {
         file: FileId,
         range: Option<TextRange>,
     ) -> Cancellable<Vec<ide::InlayHint>> {
-        self.with_db(|db| ide::inlay_hints(db, file.0, range))
+        self.across(file, range, |db, source, part| {
+            ide::inlay_hints(db, source, Some(part))
+        })
     }
 
     /// Completions at `offset` (see [`ide::completions`]).
@@ -166,17 +258,17 @@ impl Analysis {
         file: FileId,
         offset: TextSize,
     ) -> Cancellable<Vec<ide::CompletionItem>> {
-        self.with_db(|db| ide::completions(db, file.0, offset))
+        self.at(file, offset, ide::completions)
     }
 
     /// Quick fixes for the diagnostics in `range` (see [`ide::fixes`]).
     pub fn fixes(&self, file: FileId, range: TextRange) -> Cancellable<Vec<ide::Fix>> {
-        self.with_db(|db| ide::fixes(db, file.0, range))
+        self.across(file, Some(range), ide::fixes)
     }
 
     /// The definition of the name at `offset` (see [`ide::definition`]).
     pub fn definition(&self, file: FileId, offset: TextSize) -> Cancellable<Option<TextRange>> {
-        self.with_db(|db| ide::definition(db, file.0, offset))
+        self.at(file, offset, ide::definition)
     }
 
     /// The references to the name at `offset` (see [`ide::references`]).
@@ -186,7 +278,9 @@ impl Analysis {
         offset: TextSize,
         include_declaration: bool,
     ) -> Cancellable<Vec<ide::Reference>> {
-        self.with_db(|db| ide::references(db, file.0, offset, include_declaration))
+        self.at(file, offset, move |db, source, at| {
+            ide::references(db, source, at, include_declaration)
+        })
     }
 
     /// The range and text a rename at `offset` would change (see [`ide::prepare_rename`]).
@@ -195,7 +289,7 @@ impl Analysis {
         file: FileId,
         offset: TextSize,
     ) -> Cancellable<Option<(TextRange, String)>> {
-        self.with_db(|db| ide::prepare_rename(db, file.0, offset))
+        self.at(file, offset, ide::prepare_rename)
     }
 
     /// The edits of renaming the name at `offset` (see [`ide::rename`]).
@@ -205,12 +299,17 @@ impl Analysis {
         offset: TextSize,
         new_name: &str,
     ) -> Cancellable<Result<Vec<(TextRange, String)>, String>> {
-        self.with_db(|db| ide::rename(db, file.0, offset, new_name))
+        let new_name = new_name.to_string();
+        self.at(file, offset, move |db, source, at| {
+            ide::rename(db, source, at, &new_name)
+        })
     }
 
     /// Document symbols (see [`ide::document_symbols`]).
     pub fn document_symbols(&self, file: FileId) -> Cancellable<Vec<ide::Symbol>> {
-        self.with_db(|db| ide::document_symbols(db, file.0))
+        self.across(file, None, |db, source, _| {
+            ide::document_symbols(db, source)
+        })
     }
 
     /// Symbols of `files` matching `query` (see [`ide::workspace_symbols`]).
@@ -219,13 +318,24 @@ impl Analysis {
         files: &[FileId],
         query: &str,
     ) -> Cancellable<Vec<(FileId, ide::Symbol)>> {
-        let files: Vec<SourceFile> = files.iter().map(|f| f.0).collect();
-        self.with_db(|db| {
-            ide::workspace_symbols(db, &files, query)
-                .into_iter()
-                .map(|(f, s)| (FileId(f), s))
-                .collect()
-        })
+        let mut chunks = HashMap::new();
+        for &file in files {
+            for chunk in &self.doc(file).chunks {
+                chunks.insert(chunk.source, (file, chunk.start));
+            }
+        }
+        let sources: Vec<SourceFile> = chunks.keys().copied().collect();
+        let found = self.with_db(|db| ide::workspace_symbols(db, &sources, query))?;
+        let mut out: Vec<(FileId, ide::Symbol)> = found
+            .into_iter()
+            .filter_map(|(source, mut symbol)| {
+                let &(file, start) = chunks.get(&source)?;
+                symbol.shift(start);
+                Some((file, symbol))
+            })
+            .collect();
+        out.sort_by_key(|(file, s)| (file.0, s.range.start()));
+        Ok(out)
     }
 
     /// Semantic tokens of the file, or of the lines `range` touches (see
@@ -235,16 +345,84 @@ impl Analysis {
         file: FileId,
         range: Option<TextRange>,
     ) -> Cancellable<Vec<ide::SemanticToken>> {
-        self.with_db(|db| ide::semantic_tokens(db, file.0, range))
+        let whole = range.is_none();
+        self.across(file, range, move |db, source, part| {
+            ide::semantic_tokens(db, source, (!whole).then_some(part))
+        })
     }
 
     /// Folding ranges (see [`ide::folding_ranges`]).
     pub fn folding_ranges(&self, file: FileId) -> Cancellable<Vec<ide::Fold>> {
-        self.with_db(|db| ide::folding_ranges(db, file.0))
+        self.across(file, None, |db, source, _| ide::folding_ranges(db, source))
     }
 
-    /// Selection ranges at `offset`, innermost first (see [`ide::selection_ranges`]).
+    /// Selection ranges at `offset`, innermost first (see [`ide::selection_ranges`]); the
+    /// last is the whole document.
     pub fn selection_ranges(&self, file: FileId, offset: TextSize) -> Cancellable<Vec<TextRange>> {
-        self.with_db(|db| ide::selection_ranges(db, file.0, offset))
+        let mut ranges = self.at(file, offset, ide::selection_ranges_within)?;
+        let whole = TextRange::up_to(self.file_len(file));
+        if ranges.last() != Some(&whole) {
+            ranges.push(whole);
+        }
+        Ok(ranges)
+    }
+}
+
+impl Shift for ide::HoverResult {
+    fn shift(&mut self, by: TextSize) {
+        self.range.shift(by);
+    }
+}
+
+impl Shift for ide::InlayHint {
+    fn shift(&mut self, by: TextSize) {
+        self.offset.shift(by);
+    }
+}
+
+impl Shift for ide::CompletionItem {
+    fn shift(&mut self, by: TextSize) {
+        self.replace.shift(by);
+    }
+}
+
+impl Shift for ide::Fix {
+    fn shift(&mut self, by: TextSize) {
+        self.diagnostic.shift(by);
+        self.edits.shift(by);
+    }
+}
+
+impl Shift for ide::Reference {
+    fn shift(&mut self, by: TextSize) {
+        self.range.shift(by);
+    }
+}
+
+impl Shift for ide::Symbol {
+    fn shift(&mut self, by: TextSize) {
+        self.range.shift(by);
+        self.selection_range.shift(by);
+        self.children.shift(by);
+    }
+}
+
+impl Shift for ide::SemanticToken {
+    fn shift(&mut self, by: TextSize) {
+        self.range.shift(by);
+    }
+}
+
+impl Shift for ide::Fold {
+    fn shift(&mut self, by: TextSize) {
+        self.range.shift(by);
+    }
+}
+
+impl<T: Shift, E> Shift for Result<T, E> {
+    fn shift(&mut self, by: TextSize) {
+        if let Ok(value) = self {
+            value.shift(by);
+        }
     }
 }

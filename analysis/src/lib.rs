@@ -11,18 +11,20 @@ mod bir;
 mod check;
 pub mod db;
 pub mod diagnostic;
+mod document;
 mod host;
 pub mod ide;
 pub mod resolve;
 
 pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
-pub use bir::{BirDocument, bir_document, file_bir};
+pub use bir::source_bir as file_bir;
 pub use check::{diagnostics, for_each_op};
 pub use db::{
-    Db, RootDatabase, Settings, SourceFile, editor_line_index, file_items, line_index, op_lowering,
+    Db, RootDatabase, Settings, SourceFile, editor_lines, file_items, line_index, op_lowering,
     parse,
 };
 pub use diagnostic::Diagnostic;
+pub use document::CHUNK_TARGET;
 pub use host::{Analysis, AnalysisHost, Cancellable, Cancelled, FileId};
 
 /// A 1-based line and a 1-based column counted in Unicode scalar values, as `pir check

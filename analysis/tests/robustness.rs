@@ -1,7 +1,7 @@
 //! Bad input never panics: every query and IDE feature over mangled real kernels, and
 //! hand-picked hostile files (SPEC §7: "every error is a diagnostic").
 
-use analysis::{RootDatabase, SourceFile, TextSize};
+use analysis::{AnalysisHost, RootDatabase, SourceFile, TextSize};
 use proptest::prelude::*;
 
 fn corpus() -> Vec<String> {
@@ -11,11 +11,17 @@ fn corpus() -> Vec<String> {
         .collect()
 }
 
-/// Runs everything the CLI and the server can ask of a file.
+/// Runs everything the CLI and the server can ask of a file, through the façade, with the
+/// file whole and cut into chunks of single kernels.
 fn exercise(text: &str) {
-    let db = RootDatabase::default();
-    let file = SourceFile::new(&db, text.to_string());
-    let diagnostics = analysis::diagnostics(&db, file);
+    exercise_in(AnalysisHost::new(), text);
+    exercise_in(AnalysisHost::new().with_chunk_target(1), text);
+}
+
+fn exercise_in(mut host: AnalysisHost, text: &str) {
+    let file = host.add_file(text);
+    let analysis = host.snapshot();
+    let diagnostics = analysis.diagnostics(file).unwrap();
     for d in diagnostics {
         assert!(usize::from(d.range.end()) <= text.len(), "{d:?}");
         assert!(
@@ -24,12 +30,12 @@ fn exercise(text: &str) {
             "{d:?}"
         );
     }
-    let bir = analysis::file_bir(&db, file);
+    let bir = analysis.file_bir(file).unwrap();
     assert!(serde_json::to_string(&bir).is_ok());
-    let _ = analysis::ide::inlay_hints(&db, file, None);
-    let _ = analysis::ide::semantic_tokens(&db, file, None);
-    let _ = analysis::ide::document_symbols(&db, file);
-    let _ = analysis::ide::folding_ranges(&db, file);
+    let _ = analysis.inlay_hints(file, None).unwrap();
+    let _ = analysis.semantic_tokens(file, None).unwrap();
+    let _ = analysis.document_symbols(file).unwrap();
+    let _ = analysis.folding_ranges(file).unwrap();
     let _ = analysis::ide::format(text);
     let len = text.len();
     let step = (len / 40).max(1);
@@ -38,13 +44,15 @@ fn exercise(text: &str) {
         .filter(|o| text.is_char_boundary(*o))
     {
         let at = TextSize::from(offset as u32);
-        let _ = analysis::ide::hover(&db, file, at);
-        let _ = analysis::ide::completions(&db, file, at);
-        let _ = analysis::ide::show_bir(&db, file, Some(at));
-        let _ = analysis::ide::selection_ranges(&db, file, at);
-        let _ = analysis::ide::references(&db, file, at, true);
-        let _ = analysis::ide::rename(&db, file, at, "renamed");
-        let _ = analysis::ide::fixes(&db, file, analysis::TextRange::empty(at));
+        let _ = analysis.hover(file, at).unwrap();
+        let _ = analysis.completions(file, at).unwrap();
+        let _ = analysis.show_bir(file, Some(at)).unwrap();
+        let _ = analysis.selection_ranges(file, at).unwrap();
+        let _ = analysis.references(file, at, true).unwrap();
+        let _ = analysis.rename(file, at, "renamed").unwrap();
+        let _ = analysis
+            .fixes(file, analysis::TextRange::empty(at))
+            .unwrap();
     }
 }
 

@@ -7,7 +7,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use analysis::{Analysis, AnalysisHost, Cancellable, Diagnostic, FileId, LineCol, line_col};
+use analysis::{Analysis, AnalysisHost, Cancellable, Diagnostic, FileId, LineCol};
 use lower::{Code, Severity};
 use serde_json::json;
 
@@ -53,7 +53,7 @@ fn read(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// Reads `path` (any bytes; `-` is standard input) into `host`.
-fn load(host: &AnalysisHost, path: &Path) -> std::io::Result<Loaded> {
+fn load(host: &mut AnalysisHost, path: &Path) -> std::io::Result<Loaded> {
     let bytes = read(path)?;
     let (text, bad) = syntax::decode(&bytes);
     let decoding = bad
@@ -62,7 +62,7 @@ fn load(host: &AnalysisHost, path: &Path) -> std::io::Result<Loaded> {
         .collect();
     Ok(Loaded {
         path: path.to_path_buf(),
-        file: host.add_file(text),
+        file: host.add_file(&text),
         decoding,
     })
 }
@@ -217,9 +217,9 @@ fn print_stdout(text: &str) -> bool {
         .is_ok()
 }
 
-/// An analysis host with the client settings of the command line, and its snapshot (files
-/// added to the host later are seen by the snapshot; the command line makes no other change,
-/// so no answer is ever cancelled).
+/// An analysis host with the client settings of the command line, and its snapshot (take a
+/// new one after adding files: a snapshot sees the files added before it; the command line
+/// makes no other change, so no answer is ever cancelled).
 fn analysis(tkg_seqlen_threshold: Option<u64>) -> (AnalysisHost, Analysis) {
     let mut host = AnalysisHost::new();
     if let Some(threshold) = tkg_seqlen_threshold {
@@ -245,7 +245,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
     if files.paths.is_empty() && status == 0 {
         eprintln!("pir: no .pir files to check");
     }
-    let (host, analysis) = analysis(tkg_seqlen_threshold);
+    let (mut host, mut analysis) = analysis(tkg_seqlen_threshold);
     let mut reports: Vec<serde_json::Value> = files
         .errors
         .iter()
@@ -254,7 +254,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
     let (mut errors, mut warnings) = (0usize, 0usize);
     let (mut checked, mut unreadable) = (0usize, files.errors.len());
     for path in &files.paths {
-        let loaded = match load(&host, path) {
+        let loaded = match load(&mut host, path) {
             Ok(l) => l,
             Err(e) => {
                 // Reported by name, never counted as checked (SPEC §9 [2]).
@@ -270,6 +270,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
             }
         };
         checked += 1;
+        analysis = host.snapshot();
         let diagnostics = file_diagnostics(&analysis, &loaded);
         let file_errors = diagnostics
             .iter()
@@ -323,14 +324,15 @@ fn exit_without_freeing(host: AnalysisHost, analysis: Analysis) {
 
 /// `pir lower` (`-` reads standard input; `-o -` is standard output, as no `-o` is).
 pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u64>) -> u8 {
-    let (host, analysis) = analysis(tkg_seqlen_threshold);
-    let loaded = match load(&host, path) {
+    let (mut host, _) = analysis(tkg_seqlen_threshold);
+    let loaded = match load(&mut host, path) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("pir: {}: {e}", display(path));
             return 2;
         }
     };
+    let analysis = host.snapshot();
     let output = output.filter(|out| !is_stdin(out));
     let diagnostics = file_diagnostics(&analysis, &loaded);
     print_human(&analysis, &loaded, &diagnostics);
@@ -355,8 +357,7 @@ pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u6
 }
 
 fn position(analysis: &Analysis, file: FileId, offset: analysis::TextSize) -> serde_json::Value {
-    let index = settled(analysis.line_index(file));
-    let LineCol { line, column } = line_col(index, analysis.file_text(file), offset);
+    let LineCol { line, column } = settled(analysis.line_col(file, offset));
     json!({ "line": line, "column": column })
 }
 
@@ -422,7 +423,7 @@ fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic])
     };
     // One source (its line table) per file, not per diagnostic; what it shows of the file
     // never carries a control character to the terminal.
-    let shown = printable(text);
+    let shown = printable(&text);
     let mut cache = OneFile(Source::from(shown.as_ref()));
     for d in diagnostics {
         // A line too long to draw (a minified or generated file) is named, not printed
@@ -434,8 +435,7 @@ fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic])
             .find('\n')
             .map_or(text.len(), |i| line_start + i);
         if line_end - line_start > MAX_DRAWN_LINE {
-            let index = settled(analysis.line_index(loaded.file));
-            let LineCol { line, column } = line_col(index, text, d.range.start());
+            let LineCol { line, column } = settled(analysis.line_col(loaded.file, d.range.start()));
             let _ = writeln!(
                 stderr,
                 "[{}] {}: {}\n    at {name}:{line}:{column} (a line of {} bytes, not drawn)",

@@ -30,19 +30,19 @@ fn cancellable<T>(answer: Cancellable<T>) -> Result<T> {
 
 /// A document's text and line index, with lines as LSP counts them (a lone `\r` ends a
 /// line, SPEC §1 [2]): what converts its byte offsets to LSP positions.
-struct View<'s> {
-    text: &'s str,
-    index: &'s LineIndex,
+struct View {
+    text: String,
+    index: LineIndex,
     encoding: convert::Encoding,
 }
 
-impl View<'_> {
+impl View {
     fn range(&self, range: TextRange) -> lsp::Range {
-        convert::range(self.index, self.text, range, self.encoding)
+        convert::range(&self.index, &self.text, range, self.encoding)
     }
 }
 
-fn view<'s>(snap: &'s Snapshot, doc: &Doc) -> Result<View<'s>> {
+fn view(snap: &Snapshot, doc: &Doc) -> Result<View> {
     Ok(View {
         text: snap.analysis.file_text(doc.file),
         index: cancellable(snap.analysis.editor_line_index(doc.file))?,
@@ -50,13 +50,9 @@ fn view<'s>(snap: &'s Snapshot, doc: &Doc) -> Result<View<'s>> {
     })
 }
 
-fn text_and_index<'s>(snap: &'s Snapshot, doc: &Doc) -> Result<(&'s str, &'s LineIndex)> {
-    let view = view(snap, doc)?;
-    Ok((view.text, view.index))
-}
-
 fn offset(snap: &Snapshot, doc: &Doc, pos: Position) -> Result<TextSize> {
-    let (text, index) = text_and_index(snap, doc)?;
+    let view = view(snap, doc)?;
+    let (text, index) = (view.text.as_str(), &view.index);
     convert::offset(index, text, pos, snap.encoding).map_err(|e| Error::invalid_params(e.0))
 }
 
@@ -68,7 +64,8 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
     let Some(h) = cancellable(snap.analysis.hover(doc.file, at))? else {
         return Ok(None);
     };
-    let (text, index) = text_and_index(snap, doc)?;
+    let view = view(snap, doc)?;
+    let (text, index) = (view.text.as_str(), &view.index);
     Ok(Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
@@ -84,7 +81,8 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
         return Ok(Some(Vec::new()));
     }
     let doc = doc(snap, &params.text_document.uri)?;
-    let (text, index) = text_and_index(snap, doc)?;
+    let view = view(snap, doc)?;
+    let (text, index) = (view.text.as_str(), &view.index);
     let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
         .map_err(|e| Error::invalid_params(e.0))?;
     let hints = cancellable(snap.analysis.inlay_hints(doc.file, Some(range)))?
@@ -106,7 +104,8 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
 /// The LSP diagnostics of an open document.
 pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
     let doc = doc(snap, uri)?;
-    let (text, index) = text_and_index(snap, doc)?;
+    let view = view(snap, doc)?;
+    let (text, index) = (view.text.as_str(), &view.index);
     Ok(cancellable(snap.analysis.diagnostics(doc.file))?
         .iter()
         .map(|d| to_lsp_diagnostic(d, uri, index, text, snap.encoding))
@@ -329,7 +328,7 @@ pub fn document_symbols(
     let doc = doc(snap, &params.text_document.uri)?;
     let view = view(snap, doc)?;
     #[allow(deprecated)]
-    fn convert(view: &View<'_>, s: analysis::ide::Symbol) -> lsp::DocumentSymbol {
+    fn convert(view: &View, s: analysis::ide::Symbol) -> lsp::DocumentSymbol {
         lsp::DocumentSymbol {
             name: s.name,
             detail: s.detail,
@@ -442,8 +441,8 @@ pub fn workspace_symbols(
         };
         let (text, _) = syntax::decode(&bytes);
         let index = LineIndex::new(&text);
-        let host = analysis::AnalysisHost::new();
-        let file = host.add_file(text.clone());
+        let mut host = analysis::AnalysisHost::new();
+        let file = host.add_file(&text);
         let symbols = cancellable(host.snapshot().workspace_symbols(&[file], &params.query))?;
         let text = text.as_str();
         for (_, s) in symbols {
@@ -528,7 +527,7 @@ pub fn semantic_tokens(
     let text = snap.analysis.file_text(doc.file);
     let tokens = cancellable(snap.analysis.semantic_tokens(doc.file, None))?;
     let data =
-        convert::semantic_tokens(text, &tokens, snap.encoding, convert::LineStart::default());
+        convert::semantic_tokens(&text, &tokens, snap.encoding, convert::LineStart::default());
     Ok(Some(lsp::SemanticTokensResult::Tokens(
         lsp::SemanticTokens {
             result_id: None,
@@ -544,7 +543,8 @@ pub fn semantic_tokens_range(
     params: lsp::SemanticTokensRangeParams,
 ) -> Result<Option<lsp::SemanticTokensRangeResult>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let (text, index) = text_and_index(snap, doc)?;
+    let view = view(snap, doc)?;
+    let (text, index) = (view.text.as_str(), &view.index);
     let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
         .map_err(|e| Error::invalid_params(e.0))?;
     let tokens = cancellable(snap.analysis.semantic_tokens(doc.file, Some(range)))?;
@@ -570,7 +570,7 @@ pub fn code_actions(
     let uri = params.text_document.uri;
     let doc = doc(snap, &uri)?;
     let view = view(snap, doc)?;
-    let (text, index) = text_and_index(snap, doc)?;
+    let (text, index) = (view.text.as_str(), &view.index);
     let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
         .map_err(|e| Error::invalid_params(e.0))?;
     let actions = cancellable(snap.analysis.fixes(doc.file, range))?
@@ -614,7 +614,7 @@ pub fn formatting(
 ) -> Result<Option<Vec<lsp::TextEdit>>> {
     let doc = doc(snap, &params.text_document.uri)?;
     let view = view(snap, doc)?;
-    let text = snap.analysis.file_text(doc.file);
+    let text = view.text.as_str();
     let Some(formatted) = analysis::ide::format(text) else {
         return Ok(None);
     };
@@ -637,7 +637,7 @@ pub fn range_formatting(
 ) -> Result<Option<Vec<lsp::TextEdit>>> {
     let doc = doc(snap, &params.text_document.uri)?;
     let view = view(snap, doc)?;
-    let (text, index) = text_and_index(snap, doc)?;
+    let (text, index) = (view.text.as_str(), &view.index);
     let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
         .map_err(|e| Error::invalid_params(e.0))?;
     let Some(edits) = analysis::ide::format_range(text, range) else {

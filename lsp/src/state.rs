@@ -242,7 +242,7 @@ impl Owner {
                 let key = document_key(&uri);
                 let file = match self.docs.get(&key) {
                     Some(doc) => doc.file,
-                    None => self.host.add_file(text.clone()),
+                    None => self.host.add_file(&text),
                 };
                 self.ropes.insert(key.clone(), Rope::from_str(&text));
                 Arc::make_mut(&mut self.docs).insert(key.clone(), Doc { file, version, uri });
@@ -313,7 +313,7 @@ impl Owner {
             };
             let text = rope.to_string();
             let file = doc.file;
-            self.host.set_file_text(file, text);
+            self.host.set_file_text(file, &text);
             self.changed(key, on_change);
         }
     }

@@ -106,7 +106,8 @@ pub(crate) fn assemble(
             FlatStmt::Stmt(stmt) => push_stmt(&mut open, stmt),
         }
     }
-    close_unclosed(&mut open,
+    close_unclosed(
+        &mut open,
         &mut suspects,
         &mut file,
         errors,

@@ -24,7 +24,9 @@ mod recover;
 mod value;
 
 pub use ast::*;
-pub use chunks::{chunk_starts, line_end, starts_kernel_line, starts_statement_line, statement_lines};
+pub use chunks::{
+    chunk_starts, line_end, starts_kernel_line, starts_statement_line, statement_lines,
+};
 pub use lexer::{Token, lex};
 
 /// The syntax error codes of SPEC §7.

@@ -34,6 +34,7 @@
 use chumsky::input::{Input as _, InputRef, MappedInput};
 use chumsky::prelude::*;
 
+use crate::assemble::PieceEnd;
 use crate::ast::*;
 use crate::layout::layout;
 use crate::lexer::{Token, lex_checked};
@@ -43,7 +44,6 @@ use crate::recover::{
     plain_ident, range, skip_junk,
 };
 use crate::value::{expr_parser, value_parser};
-use crate::assemble::PieceEnd;
 use crate::{Parse, SyntaxError, SyntaxErrorCode};
 
 /// Chumsky's span: UTF-8 byte offsets.

@@ -39,7 +39,9 @@ pub fn fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<Fix> {
         };
         match &d.fix {
             Some(FixHint::Replace { with }) => {
-                let covered = &text[usize::from(d.range.start())..usize::from(d.range.end())];
+                let covered = text
+                    .get(usize::from(d.range.start())..usize::from(d.range.end()))
+                    .unwrap_or_default();
                 let replacement = if covered.starts_with('"') {
                     format!("\"{with}\"")
                 } else {

@@ -23,6 +23,17 @@ pub struct HoverResult {
 
 /// The hover at `offset`, if there is something to say.
 pub fn hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<HoverResult> {
+    hover_in(db, file, 0, offset)
+}
+
+/// [`hover`] in a chunk of a document that starts on line `first_line` (0-based): the
+/// BIR shown on an op gives the document's line in its `debuginfo`.
+pub fn hover_in(
+    db: &dyn Db,
+    file: SourceFile,
+    first_line: u32,
+    offset: TextSize,
+) -> Option<HoverResult> {
     if let Some(h) = name_hover(db, file, offset) {
         return Some(h);
     }
@@ -30,10 +41,10 @@ pub fn hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<HoverRes
         return Some(h);
     }
     let (_, op) = op_at(db, file, offset)?;
-    field_hover(op, offset).or_else(|| Some(op_hover(db, file, op)))
+    field_hover(op, offset).or_else(|| Some(op_hover(db, file, first_line, op)))
 }
 
-fn op_hover(db: &dyn Db, file: SourceFile, op: &OpItem) -> HoverResult {
+fn op_hover(db: &dyn Db, file: SourceFile, first_line: u32, op: &OpItem) -> HoverResult {
     let range = op.syntax.class.range;
     let Some(spec) = catalog::lookup(&op.resolved.class) else {
         return HoverResult {
@@ -41,7 +52,7 @@ fn op_hover(db: &dyn Db, file: SourceFile, op: &OpItem) -> HoverResult {
             markdown: format!("**{}**: not an op class", op.resolved.class),
         };
     };
-    let instructions = op_instructions(db, file, op);
+    let instructions = op_instructions(db, file, first_line, op);
     let json = compact_json(&serde_json::Value::Array(instructions));
     let it = spec
         .instruction_type

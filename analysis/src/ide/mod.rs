@@ -15,12 +15,12 @@ mod symbols;
 pub use completion::{CompletionItem, CompletionKind, completions};
 pub use fixes::{Fix, fixes};
 pub use format::{format, format_range};
-pub use hover::{HoverResult, hover};
+pub use hover::{HoverResult, hover, hover_in};
 pub use inlay::{InlayHint, inlay_hints};
 pub use navigation::{Reference, definition, is_identifier, prepare_rename, references, rename};
 pub use semantic_tokens::{MODIFIERS, SemanticToken, TokenType, lines_of, semantic_tokens};
-pub use show_bir::show_bir;
-pub use structure::{Fold, FoldKind, folding_ranges, selection_ranges};
+pub(crate) use show_bir::show_bir;
+pub use structure::{Fold, FoldKind, folding_ranges, selection_ranges, selection_ranges_within};
 pub use symbols::{Symbol, SymbolKind, document_symbols, workspace_symbols};
 
 use std::ops::Range;

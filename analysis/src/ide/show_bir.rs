@@ -11,27 +11,32 @@ use syntax::ast::TextSize;
 
 use crate::bir::{bir_document_first, file_bir, op_instructions};
 use crate::check::for_each_op;
-use crate::db::{Db, SourceFile, file_items};
+use crate::db::{Db, file_items};
+use crate::document::Document;
 use crate::ide::op_at;
 
 /// The most ops whose BIR a whole-file view shows (about 4 MB of JSON).
 pub const MAX_SHOWN_OPS: usize = 2000;
 
-/// The whole file's BIR document (paged beyond [`MAX_SHOWN_OPS`] ops), or, with `offset`
-/// inside an op, `{"op", "op_id", "instructions"}` for that op. An offset outside every op
-/// gives the whole file.
-pub fn show_bir(db: &dyn Db, file: SourceFile, offset: Option<TextSize>) -> Json {
-    if let Some((kernel, op)) = offset.and_then(|o| op_at(db, file, o)) {
-        return json!({
-            "kernel": kernel.name,
-            "op": op.resolved.class,
-            "op_id": op.op_id,
-            "instructions": op_instructions(db, file, op),
-        });
+/// The whole document's BIR (paged beyond [`MAX_SHOWN_OPS`] ops), or, with `offset`
+/// (bytes into the document) inside an op, `{"op", "op_id", "instructions"}` for that op.
+/// An offset outside every op gives the whole document.
+pub(crate) fn show_bir(db: &dyn Db, doc: &Document, offset: Option<TextSize>) -> Json {
+    if let Some(offset) = offset {
+        let (chunk, relative) = doc.locate(offset);
+        if let Some((kernel, op)) = op_at(db, chunk.source, relative) {
+            return json!({
+                "kernel": kernel.name,
+                "op": op.resolved.class,
+                "op_id": op.op_id,
+                "instructions": op_instructions(db, chunk.source, chunk.first_line, op),
+            });
+        }
     }
-    let counts: Vec<usize> = file_items(db, file)
-        .kernels
+    let counts: Vec<usize> = doc
+        .chunks
         .iter()
+        .flat_map(|chunk| file_items(db, chunk.source).kernels.iter())
         .map(|k| {
             let mut n = 0;
             for_each_op(&k.body, &mut |_| n += 1);
@@ -40,7 +45,7 @@ pub fn show_bir(db: &dyn Db, file: SourceFile, offset: Option<TextSize>) -> Json
         .collect();
     let total: usize = counts.iter().sum();
     if total <= MAX_SHOWN_OPS {
-        return file_bir(db, file);
+        return file_bir(db, doc);
     }
     // The first kernels within the budget (at least one).
     let mut shown = (0, 0);
@@ -50,7 +55,7 @@ pub fn show_bir(db: &dyn Db, file: SourceFile, offset: Option<TextSize>) -> Json
         }
         shown = (shown.0 + 1, shown.1 + n);
     }
-    let mut bir = serde_json::to_value(bir_document_first(db, file, shown.0)).unwrap_or(Json::Null);
+    let mut bir = serde_json::to_value(bir_document_first(db, doc, shown.0)).unwrap_or(Json::Null);
     if let Some(map) = bir.as_object_mut() {
         map.insert(
             "truncated".into(),
@@ -67,7 +72,8 @@ pub fn show_bir(db: &dyn Db, file: SourceFile, offset: Option<TextSize>) -> Json
 
 #[cfg(test)]
 mod tests {
-    use crate::db::{RootDatabase, SourceFile};
+    use crate::db::RootDatabase;
+    use crate::document::Document;
 
     #[test]
     fn a_huge_file_is_shown_a_page_at_a_time() {
@@ -77,14 +83,18 @@ mod tests {
         };
         let text: String = (0..10).map(kernel).collect();
         let db = RootDatabase::default();
-        let file = SourceFile::new(&db, text);
-        let bir = super::show_bir(&db, file, None);
+        let doc = Document::new(&db, &text);
+        let bir = super::show_bir(&db, &doc, None);
         let functions = bir["functions"].as_array().map_or(0, Vec::len);
         assert_eq!(functions, 6, "{}", bir["truncated"]);
         assert_eq!(bir["truncated"]["ops"], "1800 of 3000");
         assert_eq!(bir["truncated"]["kernels"], "6 of 10");
         // A small file is whole, without the entry.
-        let small = SourceFile::new(&db, kernel(0));
-        assert!(super::show_bir(&db, small, None).get("truncated").is_none());
+        let small = Document::new(&db, &kernel(0));
+        assert!(
+            super::show_bir(&db, &small, None)
+                .get("truncated")
+                .is_none()
+        );
     }
 }

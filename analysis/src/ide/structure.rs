@@ -135,6 +135,17 @@ fn walk_value(value: &ast::Value, f: &mut impl FnMut(TextRange)) {
 /// The selection ranges at `offset`, innermost first, each containing the previous: the
 /// token, then every enclosing node of the tree, then the whole file.
 pub fn selection_ranges(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<TextRange> {
+    let mut ranges = selection_ranges_within(db, file, offset);
+    let whole = TextRange::up_to(TextSize::of(file.text(db).as_str()));
+    if ranges.last() != Some(&whole) {
+        ranges.push(whole);
+    }
+    ranges
+}
+
+/// [`selection_ranges`] without the whole text (in a chunk of a document, the document's
+/// whole text comes last instead).
+pub fn selection_ranges_within(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<TextRange> {
     let text = file.text(db);
     let mut ranges = Vec::new();
     let (tokens, _) = syntax::lex(text);
@@ -147,7 +158,6 @@ pub fn selection_ranges(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<
     for kernel in &parse(db, file).file.kernels {
         collect_kernel(kernel, &mut ranges);
     }
-    ranges.push(TextRange::up_to(TextSize::of(text.as_str())));
     ranges.retain(|r| contains_inclusive(*r, offset));
     ranges.sort_by_key(|r| (r.len(), std::cmp::Reverse(r.start())));
     ranges.dedup();

@@ -12,10 +12,16 @@
 //! memoized), `diagnostics` (the `diagnostics` query once the three above are cached: the
 //! dataflow warnings, sorting and collecting), `line index`, and `set text` (handing the
 //! new text to salsa, which drops the old one).
+//!
+//! Then the same through the `AnalysisHost` the server uses, where the document is kept
+//! as chunks of whole kernels: the cold diagnostics, and for each edit kind of `scale.rs`
+//! the CPU time of `edit_file` (routing the edit to its chunk) and of the document's
+//! diagnostics after it (wall time: these are below the CPU clock's 4 ms tick), edit and
+//! undo, median of 5.
 
 use std::time::Duration;
 
-use analysis::{RootDatabase, SourceFile};
+use analysis::{AnalysisHost, RootDatabase, SourceFile, TextRange, TextSize};
 use salsa::Setter;
 
 /// A clock of this thread's CPU time (`/proc/thread-self/schedstat`, ns), so that a
@@ -100,6 +106,7 @@ fn main() {
         generated.ops,
         generated.text.len() as f64 / 1e6
     );
+    through_the_host(&generated);
     let mut db = RootDatabase::default();
     let file = SourceFile::new(&db, generated.text.clone());
     queries(&db, file, "cold");
@@ -114,5 +121,49 @@ fn main() {
         let set_ms = ms(t);
         queries(&db, file, label);
         println!("{:<22} set text {set_ms}", "");
+    }
+}
+
+/// The keystroke path of the server's analysis: `edit_file` and the document's diagnostics.
+fn through_the_host(generated: &pir_gen::Generated) {
+    let mut host = AnalysisHost::new();
+    let t = Instant::now();
+    let file = host.add_file(&generated.text);
+    let n = host.snapshot().diagnostics(file).map_or(0, |d| d.len());
+    println!(
+        "host: cold add + diagnostics {} ms ({n} diagnostics)",
+        ms(t)
+    );
+    let range = |offset: usize, len: usize| {
+        TextRange::at(TextSize::from(offset as u32), TextSize::from(len as u32))
+    };
+    for kind in pir_gen::EditKind::ALL {
+        let Some(edit) = generated.edits.iter().find(|e| e.kind == kind) else {
+            continue;
+        };
+        let deleted = generated.text[edit.offset..edit.offset + edit.delete].to_string();
+        let (mut edits, mut gathers) = (Vec::new(), Vec::new());
+        for _ in 0..5 {
+            for (at, len, insert) in [
+                (edit.offset, edit.delete, edit.insert.as_str()),
+                (edit.offset, edit.insert.len(), deleted.as_str()),
+            ] {
+                // Wall time: the CPU clock of `/proc` moves in scheduler ticks (4 ms).
+                let t = std::time::Instant::now();
+                host.edit_file(file, range(at, len), insert);
+                edits.push(t.elapsed());
+                let t = std::time::Instant::now();
+                std::hint::black_box(host.snapshot().diagnostics(file).map(|d| d.len()).ok());
+                gathers.push(t.elapsed());
+            }
+        }
+        edits.sort();
+        gathers.sort();
+        println!(
+            "host: {:<16} edit_file {:6.2} ms   diagnostics {:6.2} ms   (median wall time)",
+            format!("{kind:?}"),
+            edits[edits.len() / 2].as_secs_f64() * 1e3,
+            gathers[gathers.len() / 2].as_secs_f64() * 1e3,
+        );
     }
 }

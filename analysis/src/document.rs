@@ -1,0 +1,470 @@
+//! A document as chunks of whole kernels (issue 9): the text cut at kernel lines
+//! (`kernel @name` first on its line, [`syntax::starts_kernel_line`]) into chunks of at
+//! least [`CHUNK_TARGET`] bytes, each a [`SourceFile`] salsa input with its own parse,
+//! names, lowering and diagnostics, in offsets relative to its start.
+//!
+//! Architecture Invariant: a kernel line ends whatever is open before it, so the kernels of
+//! a chunk parse alone as in the whole file (`syntax/tests/pieces.rs`), and everything the
+//! analysis knows is kernel-local but for kernel names (P201) and the cap on syntax errors,
+//! which [`Document::diagnostics`] applies across chunks. An edit re-cuts only the chunks
+//! it touches ([`Document::edit`]): nothing on the keystroke path reads the other chunks'
+//! text, and their queries stay memoized (their inputs are not set).
+//!
+//! Offsets are UTF-8 bytes; "lines" here are the language's (SPEC §1: a `\n` ends a line).
+//! A chunk starts at a line start, so a chunk's lines are the document's, shifted.
+
+use std::collections::{HashMap, HashSet};
+
+use lower::diag::Code;
+use salsa::{Durability, Setter};
+
+use crate::db::{Db, RootDatabase, SourceFile};
+use crate::diagnostic::Diagnostic;
+use crate::{LineCol, TextRange, TextSize};
+
+/// The smallest chunk a document is cut into, in bytes (a chunk holds whole kernels, so it
+/// may be larger; only the last may be smaller). About 80 ops of typical kernel text: an
+/// edit re-parses and re-resolves about that much.
+pub const CHUNK_TARGET: usize = 16 * 1024;
+
+/// One chunk of a document.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Chunk {
+    /// Its text and look-ahead.
+    pub source: SourceFile,
+    /// Its first byte in the document.
+    pub start: TextSize,
+    /// Its length in bytes.
+    pub len: TextSize,
+    /// The 0-based line it starts on (the `\n`s before it).
+    pub first_line: u32,
+    /// The `\n`s in it.
+    pub newlines: u32,
+}
+
+impl Chunk {
+    /// The chunk's range in the document.
+    pub fn range(&self) -> TextRange {
+        TextRange::at(self.start, self.len)
+    }
+}
+
+/// A document: its chunks in order, covering the text without gaps (at least one chunk,
+/// empty for an empty text).
+#[derive(Clone, Debug)]
+pub(crate) struct Document {
+    /// The chunks in order.
+    pub chunks: Vec<Chunk>,
+    /// The smallest chunk, in bytes ([`CHUNK_TARGET`] but in tests).
+    target: usize,
+}
+
+/// Where `text` is cut: 0, then kernel lines at least `target` bytes apart.
+fn cuts(text: &str, target: usize) -> Vec<usize> {
+    let mut out = vec![0];
+    let mut line = 0;
+    while line < text.len() {
+        let last = out.last().copied().unwrap_or(0);
+        if line >= last + target
+            && text[line..]
+                .trim_start_matches([' ', '\t'])
+                .starts_with("kernel")
+            && syntax::starts_kernel_line(text, line)
+        {
+            out.push(line);
+        }
+        line = syntax::line_end(text, line);
+    }
+    out
+}
+
+/// The first line of `text` with its `\n` (a chunk's look-ahead for the chunk before it).
+fn first_line(text: &str) -> &str {
+    &text[..syntax::line_end(text, 0)]
+}
+
+fn newlines(text: &str) -> u32 {
+    u32::try_from(bytecount(text)).unwrap_or(u32::MAX)
+}
+
+fn bytecount(text: &str) -> usize {
+    text.bytes().filter(|&b| b == b'\n').count()
+}
+
+fn size(n: usize) -> TextSize {
+    TextSize::try_from(n).unwrap_or(TextSize::from(u32::MAX))
+}
+
+impl Document {
+    /// A document holding `text`, cut into chunks.
+    #[cfg(test)]
+    pub fn new(db: &RootDatabase, text: &str) -> Document {
+        Document::with_target(db, text, CHUNK_TARGET)
+    }
+
+    /// A document holding `text`, cut into chunks of at least `target` bytes (tests cut
+    /// small, to cross chunk boundaries).
+    pub fn with_target(db: &RootDatabase, text: &str, target: usize) -> Document {
+        let mut doc = Document {
+            chunks: Vec::new(),
+            target,
+        };
+        let pieces = cut_pieces(text, target);
+        for (i, piece) in pieces.iter().enumerate() {
+            let look_ahead = pieces.get(i + 1).map_or("", |next| first_line(next));
+            let source = new_source(db, piece, look_ahead);
+            doc.chunks.push(Chunk {
+                source,
+                start: TextSize::from(0),
+                len: size(piece.len()),
+                first_line: 0,
+                newlines: newlines(piece),
+            });
+        }
+        doc.renumber(0);
+        doc
+    }
+
+    /// `source` alone as a document of one chunk (for the per-text functions of this crate:
+    /// [`crate::file_bir`]).
+    pub fn of_source(db: &dyn Db, source: SourceFile) -> Document {
+        let text = source.text(db);
+        Document {
+            target: CHUNK_TARGET,
+            chunks: vec![Chunk {
+                source,
+                start: TextSize::from(0),
+                len: size(text.len()),
+                first_line: 0,
+                newlines: newlines(text),
+            }],
+        }
+    }
+
+    /// The document's length in bytes.
+    pub fn len(&self) -> TextSize {
+        self.chunks
+            .last()
+            .map_or(TextSize::from(0), |c| c.range().end())
+    }
+
+    /// The whole text (a copy: O(document)).
+    pub fn text(&self, db: &dyn Db) -> String {
+        let mut out = String::with_capacity(usize::from(self.len()));
+        for chunk in &self.chunks {
+            out.push_str(chunk.source.text(db));
+        }
+        out
+    }
+
+    /// The index of the chunk holding byte `offset` (the last chunk for the end of the
+    /// document; a chunk's start belongs to it).
+    pub fn chunk_index(&self, offset: TextSize) -> usize {
+        self.chunks
+            .partition_point(|c| c.start <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The chunk holding `offset` and `offset` relative to it (clamped to the document).
+    pub fn locate(&self, offset: TextSize) -> (Chunk, TextSize) {
+        let chunk = self.chunks[self.chunk_index(offset)];
+        let relative = offset.min(chunk.range().end()) - chunk.start;
+        (chunk, relative)
+    }
+
+    /// The chunks `range` touches (its ends included), each with the part of `range` in it,
+    /// relative to the chunk.
+    pub fn chunks_in(&self, range: TextRange) -> impl Iterator<Item = (Chunk, TextRange)> + '_ {
+        let first = self.chunk_index(range.start());
+        let last = self.chunk_index(range.end());
+        self.chunks[first..=last.max(first)].iter().map(move |c| {
+            let start = range.start().max(c.start).min(c.range().end());
+            let end = range.end().min(c.range().end()).max(start);
+            (*c, TextRange::new(start - c.start, end - c.start))
+        })
+    }
+
+    /// Recomputes the starts and first lines of the chunks from index `from` on.
+    fn renumber(&mut self, from: usize) {
+        let (mut start, mut line) = match from.checked_sub(1).and_then(|i| self.chunks.get(i)) {
+            Some(c) => (c.range().end(), c.first_line + c.newlines),
+            None => (TextSize::from(0), 0),
+        };
+        for chunk in &mut self.chunks[from..] {
+            chunk.start = start;
+            chunk.first_line = line;
+            start += chunk.len;
+            line += chunk.newlines;
+        }
+    }
+
+    /// Replaces the whole text (reusing the chunks' inputs in order, setting only those
+    /// whose text changed).
+    pub fn set_text(&mut self, db: &mut RootDatabase, text: &str) {
+        let all = 0..self.chunks.len();
+        self.replace_chunks(db, all, &cut_pieces(text, self.target));
+    }
+
+    /// Replaces the bytes `range` of the document with `insert` (`range` is clamped to the
+    /// document and moved to char boundaries). Only the chunks the edit touches are
+    /// re-cut and set; a chunk whose first line no longer starts a kernel joins the one
+    /// before it, a chunk whose last line lost its `\n` joins the one after it.
+    pub fn edit(&mut self, db: &mut RootDatabase, range: TextRange, insert: &str) {
+        let end_of_doc = self.len();
+        let range = TextRange::new(range.start().min(end_of_doc), range.end().min(end_of_doc));
+        let mut first = self.chunk_index(range.start());
+        // A deletion ending at a chunk's start does not touch that chunk.
+        let mut last = if range.is_empty() {
+            first
+        } else {
+            self.chunk_index(range.end() - TextSize::from(1)).max(first)
+        };
+        let mut merged = String::new();
+        for chunk in &self.chunks[first..=last] {
+            merged.push_str(chunk.source.text(db));
+        }
+        let base = self.chunks[first].start;
+        let mut from = usize::from(range.start() - base);
+        let mut to = usize::from(range.end() - base);
+        while !merged.is_char_boundary(from) {
+            from -= 1;
+        }
+        while !merged.is_char_boundary(to) {
+            to += 1;
+        }
+        merged.replace_range(from..to, insert);
+        loop {
+            if first > 0 && !syntax::starts_kernel_line(&merged, 0) {
+                first -= 1;
+                merged.insert_str(0, self.chunks[first].source.text(db));
+            } else if last + 1 < self.chunks.len() && !merged.is_empty() && !merged.ends_with('\n')
+            {
+                last += 1;
+                merged.push_str(self.chunks[last].source.text(db));
+            } else {
+                break;
+            }
+        }
+        let pieces = if merged.is_empty() && self.chunks.len() > 1 {
+            Vec::new()
+        } else {
+            cut_pieces(&merged, self.target)
+        };
+        self.replace_chunks(db, first..last + 1, &pieces);
+    }
+
+    /// Replaces the chunks `old` with chunks of `pieces` (reusing their inputs in order),
+    /// and sets the look-aheads around them.
+    fn replace_chunks(
+        &mut self,
+        db: &mut RootDatabase,
+        old: std::ops::Range<usize>,
+        pieces: &[&str],
+    ) {
+        let reused: Vec<SourceFile> = self.chunks[old.clone()].iter().map(|c| c.source).collect();
+        let after = self.chunks.get(old.end).map(|c| c.source);
+        let after_line = after.map(|s| first_line(s.text(db)).to_string());
+        let mut new = Vec::with_capacity(pieces.len());
+        for (i, piece) in pieces.iter().enumerate() {
+            let look_ahead = match pieces.get(i + 1) {
+                Some(next) => first_line(next),
+                None => after_line.as_deref().unwrap_or(""),
+            };
+            let source = match reused.get(i) {
+                Some(&source) => {
+                    if source.text(db) != piece {
+                        source
+                            .set_text(db)
+                            .with_durability(Durability::LOW)
+                            .to(piece.to_string());
+                    }
+                    if source.look_ahead(db) != look_ahead {
+                        source
+                            .set_look_ahead(db)
+                            .with_durability(Durability::LOW)
+                            .to(look_ahead.to_string());
+                    }
+                    source
+                }
+                None => new_source(db, piece, look_ahead),
+            };
+            new.push(Chunk {
+                source,
+                start: TextSize::from(0),
+                len: size(piece.len()),
+                first_line: 0,
+                newlines: newlines(piece),
+            });
+        }
+        // The chunk before: its look-ahead is the first line after it.
+        if let Some(before) = old.start.checked_sub(1).map(|i| self.chunks[i].source) {
+            let line = match pieces.first() {
+                Some(piece) => first_line(piece).to_string(),
+                None => after_line.unwrap_or_default(),
+            };
+            if *before.look_ahead(db) != line {
+                before
+                    .set_look_ahead(db)
+                    .with_durability(Durability::LOW)
+                    .to(line);
+            }
+        }
+        let start = old.start;
+        self.chunks.splice(old, new);
+        if self.chunks.is_empty() {
+            self.chunks.push(Chunk {
+                source: new_source(db, "", ""),
+                start: TextSize::from(0),
+                len: TextSize::from(0),
+                first_line: 0,
+                newlines: 0,
+            });
+        }
+        self.renumber(start);
+    }
+
+    /// The 1-based line and column (Unicode scalar values) of `offset`, as `pir check`
+    /// reports them (see [`crate::line_col`]).
+    pub fn line_col(&self, db: &dyn Db, offset: TextSize) -> LineCol {
+        let (chunk, relative) = self.locate(offset);
+        let index = crate::db::line_index(db, chunk.source);
+        let mut at = crate::line_col(index, chunk.source.text(db), relative);
+        at.line += chunk.first_line;
+        at
+    }
+
+    /// Every diagnostic of the document, sorted by range (then code), in its offsets: each
+    /// chunk's (memoized per chunk), shifted, plus P201 on a kernel named as one in an
+    /// earlier chunk, with at most [`syntax::MAX_ERRORS`] syntax errors in all (then one
+    /// P100 saying how many more there were).
+    pub fn diagnostics(&self, db: &dyn Db) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let mut syntax_errors = 0;
+        let mut left_out: Option<(TextRange, usize)> = None;
+        let mut kernels: HashMap<&str, TextRange> = HashMap::new();
+        for chunk in &self.chunks {
+            let source = chunk.source;
+            let parse = crate::db::parse(db, source);
+            for d in crate::check::diagnostics(db, source) {
+                let mut d = d.clone();
+                d.shift(chunk.start);
+                if is_syntax(d.code) {
+                    if parse.left_out > 0 && d.message.starts_with("too many syntax errors") {
+                        left_out.get_or_insert((d.range, 0)).1 += parse.left_out;
+                        continue;
+                    }
+                    if syntax_errors >= syntax::MAX_ERRORS {
+                        left_out.get_or_insert((d.range, 0)).1 += 1;
+                        continue;
+                    }
+                    syntax_errors += 1;
+                }
+                out.push(d);
+            }
+            // Kernel names across chunks (within a chunk, resolution reports them).
+            let items = crate::db::file_items(db, source);
+            let mut in_chunk: HashSet<&str> = HashSet::new();
+            for def in &items.definitions {
+                if def.kind != crate::resolve::DefKind::Kernel || !in_chunk.insert(&def.name) {
+                    continue;
+                }
+                let range = def.range + chunk.start;
+                match kernels.get(def.name.as_str()) {
+                    Some(&first) => out.push(
+                        Diagnostic::new(
+                            Code::P201,
+                            range,
+                            format!("kernel `@{}` is defined twice", def.name),
+                        )
+                        .with_related(first, "first defined here"),
+                    ),
+                    None => {
+                        kernels.insert(&def.name, range);
+                    }
+                }
+            }
+        }
+        if let Some((at, n)) = left_out {
+            let e = syntax::too_many_errors(at, n);
+            out.push(Diagnostic::new(Code::P100, e.range, e.message));
+        }
+        out.sort_by(|a, b| {
+            (a.range.start(), a.range.end(), a.code).cmp(&(b.range.start(), b.range.end(), b.code))
+        });
+        out.dedup();
+        out
+    }
+}
+
+/// A chunk's input. New chunks are of medium durability and an edited chunk's text is set
+/// at low durability: when a keystroke changes one chunk, salsa knows the queries of every
+/// chunk not edited since they ran are still valid without walking their dependencies (one
+/// per op), so gathering the document's diagnostics costs O(chunks), not O(ops).
+fn new_source(db: &RootDatabase, text: &str, look_ahead: &str) -> SourceFile {
+    SourceFile::builder(text.to_string())
+        .text_durability(Durability::MEDIUM)
+        .look_ahead(look_ahead.to_string())
+        .look_ahead_durability(Durability::MEDIUM)
+        .new(db)
+}
+
+/// The pieces of `text` from one cut to the next (one empty piece for an empty text).
+fn cut_pieces(text: &str, target: usize) -> Vec<&str> {
+    let cuts = cuts(text, target);
+    cuts.iter()
+        .enumerate()
+        .map(|(i, &start)| &text[start..cuts.get(i + 1).copied().unwrap_or(text.len())])
+        .collect()
+}
+
+fn is_syntax(code: Code) -> bool {
+    matches!(code, Code::P100 | Code::P101 | Code::P102 | Code::P103)
+}
+
+/// Values with byte offsets that move with their chunk: `shift(by)` adds `by` to every
+/// offset (a chunk's answer made the document's).
+pub trait Shift {
+    /// Adds `by` to every offset in `self`.
+    fn shift(&mut self, by: TextSize);
+}
+
+impl Shift for TextRange {
+    fn shift(&mut self, by: TextSize) {
+        *self += by;
+    }
+}
+
+impl Shift for TextSize {
+    fn shift(&mut self, by: TextSize) {
+        *self += by;
+    }
+}
+
+impl<T: Shift> Shift for Vec<T> {
+    fn shift(&mut self, by: TextSize) {
+        for item in self {
+            item.shift(by);
+        }
+    }
+}
+
+impl<T: Shift> Shift for Option<T> {
+    fn shift(&mut self, by: TextSize) {
+        if let Some(item) = self {
+            item.shift(by);
+        }
+    }
+}
+
+impl<A: Shift, B> Shift for (A, B) {
+    fn shift(&mut self, by: TextSize) {
+        self.0.shift(by);
+    }
+}
+
+impl Shift for Diagnostic {
+    fn shift(&mut self, by: TextSize) {
+        self.range.shift(by);
+        self.related.shift(by);
+    }
+}

@@ -1,0 +1,257 @@
+//! A document kept as chunks of whole kernels answers as one whole text: every answer of
+//! the façade, on documents cut into chunks of single kernels, equals the answer on the
+//! same text in one chunk; and a document edited chunk by chunk (`edit_file`, random edit
+//! sequences) answers as a fresh analysis of its final text (issue 9's incremental ≡
+//! from-scratch property).
+
+use analysis::{Analysis, AnalysisHost, FileId, TextRange, TextSize};
+use proptest::prelude::*;
+
+/// A host cutting documents into chunks of at least `target` bytes.
+fn host(target: usize) -> AnalysisHost {
+    AnalysisHost::new().with_chunk_target(target)
+}
+
+/// Everything the server and the command line ask of a document, in one string: the
+/// answers that cover the whole document, then the answers at every `step`-th offset.
+fn answers(analysis: &Analysis, file: FileId, text: &str, step: usize) -> String {
+    let mut out = format!(
+        "diagnostics {:#?}\nbir {}\nsymbols {:?}\nfolds {:?}\ntokens {:?}\ninlay {:?}\n",
+        analysis.diagnostics(file).unwrap(),
+        analysis.bir_text(file).unwrap(),
+        analysis.document_symbols(file).unwrap(),
+        analysis.folding_ranges(file).unwrap(),
+        analysis.semantic_tokens(file, None).unwrap(),
+        analysis.inlay_hints(file, None).unwrap(),
+    );
+    for offset in (0..=text.len())
+        .step_by(step.max(1))
+        .filter(|&o| text.is_char_boundary(o))
+    {
+        let at = TextSize::from(offset as u32);
+        let window = TextRange::new(at, TextSize::of(text).min(at + TextSize::from(200)));
+        out.push_str(&format!(
+            "@{offset}\nhover {:?}\ncompletions {:?}\ndefinition {:?}\nreferences {:?}\n\
+             rename {:?}\nselection {:?}\nfixes {:?}\nshow_bir {}\nrange tokens {:?}\n\
+             range inlay {:?}\n",
+            analysis.hover(file, at).unwrap(),
+            analysis
+                .completions(file, at)
+                .unwrap()
+                .iter()
+                .map(|c| (&c.label, c.replace))
+                .collect::<Vec<_>>(),
+            analysis.definition(file, at).unwrap(),
+            analysis.references(file, at, true).unwrap(),
+            analysis.rename(file, at, "renamed").unwrap(),
+            analysis.selection_ranges(file, at).unwrap(),
+            analysis.fixes(file, window).unwrap(),
+            analysis.show_bir(file, Some(at)).unwrap(),
+            analysis.semantic_tokens(file, Some(window)).unwrap(),
+            analysis.inlay_hints(file, Some(window)).unwrap(),
+        ));
+    }
+    out
+}
+
+/// The answers on `text` cut into single kernels, and in one chunk.
+fn chunked_and_whole(text: &str, step: usize) -> (String, String) {
+    let mut chunked = host(1);
+    let file = chunked.add_file(text);
+    let mut whole = host(usize::MAX);
+    let whole_file = whole.add_file(text);
+    (
+        answers(&chunked.snapshot(), file, text, step),
+        answers(&whole.snapshot(), whole_file, text, step),
+    )
+}
+
+/// All corpus kernels in one file: many kernels, kernel names defined twice (P201 across
+/// chunks), a byte-order mark nowhere but at the start.
+fn all_corpus_kernels() -> String {
+    let mut texts: Vec<String> = test_utils::corpus_files()
+        .into_iter()
+        .map(|(_, text)| text.trim_start_matches('\u{FEFF}').to_string())
+        .collect();
+    // Its first file again: its kernels defined twice, in other chunks.
+    texts.push(texts[0].clone());
+    texts.join("\n")
+}
+
+#[test]
+fn a_document_in_chunks_answers_as_one_text() {
+    let all = all_corpus_kernels();
+    let (chunked, whole) = chunked_and_whole(&all, 97);
+    assert!(
+        whole.contains("P201"),
+        "the corpus joined defines a kernel twice"
+    );
+    assert!(chunked == whole, "{}", first_difference(&chunked, &whole));
+    for (name, text) in test_utils::corpus_files() {
+        let (chunked, whole) = chunked_and_whole(&text, 13);
+        assert!(
+            chunked == whole,
+            "{name}: {}",
+            first_difference(&chunked, &whole)
+        );
+    }
+}
+
+#[test]
+fn lines_and_errors_across_chunks() {
+    // More than 100 syntax errors spread over kernels: the cap applies to the document.
+    let bad_kernel = |k: usize| format!("kernel @k{k}() {{\n{}}}\n", "  Op { a = = }\n".repeat(30));
+    let text: String = (0..8).map(bad_kernel).collect();
+    let (chunked, whole) = chunked_and_whole(&text, 5000);
+    assert!(whole.contains("too many syntax errors"), "{whole}");
+    assert!(chunked == whole, "{}", first_difference(&chunked, &whole));
+    // Lines and columns of the command line, in a later chunk.
+    let mut host = host(1);
+    let file = host.add_file(&text);
+    let analysis = host.snapshot();
+    let last_kernel = text.rfind("kernel @k7").unwrap();
+    let at = analysis
+        .line_col(file, TextSize::from(last_kernel as u32 + 7))
+        .unwrap();
+    assert_eq!((at.line, at.column), (1 + 7 * 32, 8));
+}
+
+#[test]
+fn an_edit_of_a_kernel_line_is_seen_by_the_chunk_before() {
+    // `@a` lacks its `}`: its error names the kernel after it, in the next chunk.
+    let text = "kernel @a() {\n  NoOp {}\nkernel @b() {\n  NoOp {}\n}\n";
+    let mut host = host(1);
+    let file = host.add_file(text);
+    let message = |host: &AnalysisHost| {
+        let diagnostics = host.snapshot().diagnostics(file).unwrap();
+        diagnostics
+            .first()
+            .map(|d| d.message.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        message(&host),
+        "unclosed `{`: kernel `@b` starts before its `}`"
+    );
+    let b = text.find("@b").unwrap() as u32 + 1;
+    host.edit_file(file, TextRange::at(b.into(), 1.into()), "c");
+    assert_eq!(
+        message(&host),
+        "unclosed `{`: kernel `@c` starts before its `}`"
+    );
+    // The kernel line gone, the chunks join: `@c() {` is junk inside `@a`'s body.
+    let kernel = text.find("kernel @b").unwrap() as u32;
+    host.edit_file(file, TextRange::at(kernel.into(), 6.into()), "");
+    let diagnostics = host.snapshot().diagnostics(file).unwrap();
+    let mut fresh = self::host(usize::MAX);
+    let fresh_file = fresh.add_file(&host.snapshot().file_text(file));
+    assert_eq!(
+        diagnostics,
+        fresh.snapshot().diagnostics(fresh_file).unwrap()
+    );
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+}
+
+/// The first line where `a` and `b` differ, with both versions.
+fn first_difference(a: &str, b: &str) -> String {
+    let (mut la, mut lb) = (a.lines(), b.lines());
+    let mut n = 0;
+    loop {
+        n += 1;
+        match (la.next(), lb.next()) {
+            (Some(x), Some(y)) if x == y => continue,
+            (None, None) => return "equal".into(),
+            (x, y) => return format!("line {n}:\n  chunked: {x:?}\n  whole:   {y:?}"),
+        }
+    }
+}
+
+/// One edit: replace `len` bytes at `at` (a fraction of the text, in thousandths) with
+/// `insert`.
+#[derive(Clone, Debug)]
+struct Edit {
+    at: usize,
+    len: usize,
+    insert: &'static str,
+}
+
+fn edit_strategy() -> impl Strategy<Value = Edit> {
+    (
+        0usize..1000,
+        0usize..60,
+        prop::sample::select(vec![
+            "",
+            "x",
+            "{",
+            "}",
+            "\n",
+            "\nkernel @n() {\n",
+            "kernel @m() { NoOp {} }\n",
+            "}\n}\n",
+            "  NoOp {}\n",
+            "  tensor %t : sbuf f32[128, 4]\n",
+            "  for %q in 0..4 {\n",
+            "ker",
+            "nel @",
+            " = ",
+            "// kernel @c() {}\n",
+            "\r\n",
+            "é",
+        ]),
+    )
+        .prop_map(|(at, len, insert)| Edit { at, len, insert })
+}
+
+/// Applies `edit` to `text`, returning the byte range it replaced (on char boundaries).
+fn apply(text: &mut String, edit: &Edit) -> TextRange {
+    let mut start = edit.at * text.len() / 1000;
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = (start + edit.len).min(text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    text.replace_range(start..end, edit.insert);
+    TextRange::new(TextSize::from(start as u32), TextSize::from(end as u32))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Random edit sequences through `edit_file` on a chunked document give, after every
+    /// edit, the diagnostics of a fresh analysis of the edited text; at the end, every
+    /// answer.
+    #[test]
+    fn edits_answer_as_a_fresh_analysis(
+        file in 0usize..64,
+        target in prop::sample::select(vec![1usize, 300]),
+        edits in prop::collection::vec(edit_strategy(), 1..12),
+    ) {
+        let mut text = all_corpus_kernels();
+        if file % 2 == 1 {
+            let files = test_utils::corpus_files();
+            text = files[file % files.len()].1.clone();
+        }
+        let mut host = host(target);
+        let id = host.add_file(&text);
+        let _ = host.snapshot().diagnostics(id).unwrap();
+        for edit in &edits {
+            let range = apply(&mut text, edit);
+            host.edit_file(id, range, edit.insert);
+            let mut fresh = self::host(usize::MAX);
+            let fresh_id = fresh.add_file(&text);
+            prop_assert_eq!(host.snapshot().file_text(id), text.clone());
+            prop_assert_eq!(
+                host.snapshot().diagnostics(id).unwrap(),
+                fresh.snapshot().diagnostics(fresh_id).unwrap()
+            );
+        }
+        let mut fresh = self::host(usize::MAX);
+        let fresh_id = fresh.add_file(&text);
+        let step = text.len() / 7 + 1;
+        let edited = answers(&host.snapshot(), id, &text, step);
+        let expected = answers(&fresh.snapshot(), fresh_id, &text, step);
+        prop_assert!(edited == expected, "{}", first_difference(&edited, &expected));
+    }
+}
