@@ -2,9 +2,10 @@
 //! changes, and [`Analysis`] snapshots whose queries return [`Cancellable`] answers (the
 //! shape of rust-analyzer's and nil's `ide` crates). Nothing outside this crate names salsa.
 //!
-//! Architecture Invariant: a change ([`AnalysisHost::set_file_text`]) cancels every snapshot
-//! taken before it; their queries then return `Err(Cancelled)` (the server answers
-//! `ContentModified`), and the change waits until they have let go of the database.
+//! Architecture Invariant: a change ([`AnalysisHost::set_file_text`],
+//! [`AnalysisHost::edit_file`]) cancels every snapshot taken before it; their queries then
+//! return `Err(Cancelled)` (the server answers `ContentModified`), and the change waits
+//! until they have let go of the database.
 //! Positions are UTF-8 byte offsets, as everywhere in this crate.
 
 use std::panic::{AssertUnwindSafe, UnwindSafe};
@@ -81,6 +82,37 @@ impl AnalysisHost {
         if file.0.text(&self.db) != &text {
             file.0.set_text(&mut self.db).to(text);
         }
+    }
+
+    /// Replaces the bytes `range` of the text of `file` with `insert`: UTF-8 byte offsets
+    /// into the text as it is now, `range` on char boundaries (several edits are several
+    /// calls, each on the text the previous one left, as LSP's content changes apply).
+    /// Bad input does not panic: a range reaching past the end of the text ends at its end,
+    /// and an offset inside a multi-byte character moves back to that character's start.
+    /// Nothing happens when those bytes already are `insert`. Otherwise it is a change:
+    /// it waits for the snapshots taken before it to let go (they are cancelled).
+    ///
+    /// The caller hands over only the inserted text (the language server records each
+    /// content change as one such edit); for now the body splices the whole text.
+    pub fn edit_file(&mut self, file: FileId, range: TextRange, insert: &str) {
+        let text = file.0.text(&self.db);
+        let clamp = |offset: TextSize| {
+            let mut offset = usize::from(offset).min(text.len());
+            while !text.is_char_boundary(offset) {
+                offset -= 1;
+            }
+            offset
+        };
+        let start = clamp(range.start());
+        let end = clamp(range.end()).max(start);
+        if text[start..end] == *insert {
+            return;
+        }
+        let mut edited = String::with_capacity(text.len() - (end - start) + insert.len());
+        edited.push_str(&text[..start]);
+        edited.push_str(insert);
+        edited.push_str(&text[end..]);
+        file.0.set_text(&mut self.db).to(edited);
     }
 
     /// A consistent view for queries, until the next change.
@@ -246,5 +278,29 @@ impl Analysis {
     /// Selection ranges at `offset`, innermost first (see [`ide::selection_ranges`]).
     pub fn selection_ranges(&self, file: FileId, offset: TextSize) -> Cancellable<Vec<TextRange>> {
         self.with_db(|db| ide::selection_ranges(db, file.0, offset))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(start: u32, end: u32) -> TextRange {
+        TextRange::new(TextSize::from(start), TextSize::from(end))
+    }
+
+    #[test]
+    fn edit_file_splices_bytes() {
+        let mut host = AnalysisHost::new();
+        let file = host.add_file("a😀b\r\ncd".to_string());
+        host.edit_file(file, range(5, 6), "B");
+        assert_eq!(host.snapshot().file_text(file), "a😀B\r\ncd");
+        host.edit_file(file, range(8, 8), "x");
+        assert_eq!(host.snapshot().file_text(file), "a😀B\r\nxcd");
+        // Inside the emoji: from its start; past the end: to the end.
+        host.edit_file(file, range(3, 99), "!");
+        assert_eq!(host.snapshot().file_text(file), "a!");
+        host.edit_file(file, range(1, 2), "!");
+        assert_eq!(host.snapshot().file_text(file), "a!");
     }
 }
