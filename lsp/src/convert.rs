@@ -540,7 +540,7 @@ pub(crate) mod tests {
     /// text (`line_index::LineIndex`, with a lone `\r` read as `\n`, as
     /// `analysis::editor_line_index` builds it): the oracle of the property tests.
     mod oracle {
-        use super::super::{Cursor, Encoding};
+        use super::super::Encoding;
         use analysis::{LineIndex, TextSize, WideEncoding};
         use tower_lsp_server::ls_types::Position;
 
@@ -602,65 +602,6 @@ pub(crate) mod tests {
                 units += width;
             }
             Some(TextSize::from((start + line.len()) as u32))
-        }
-
-        /// The whole-text encoder, from the file's start.
-        pub fn semantic_tokens(
-            text: &str,
-            tokens: &[analysis::ide::SemanticToken],
-            encoding: Encoding,
-        ) -> Vec<[u32; 5]> {
-            let mut cursor = Cursor {
-                text,
-                encoding,
-                at: 0,
-                line: 0,
-                column: 0,
-            };
-            let mut out = Vec::new();
-            let (mut last_line, mut last_start) = (0u32, 0u32);
-            for token in tokens {
-                let type_index = analysis::ide::TokenType::ALL
-                    .iter()
-                    .position(|t| *t == token.token_type)
-                    .unwrap_or(0) as u32;
-                let (start, end) = (
-                    usize::from(token.range.start()),
-                    usize::from(token.range.end()),
-                );
-                if start < cursor.at
-                    || end > text.len()
-                    || !text.is_char_boundary(start)
-                    || !text.is_char_boundary(end)
-                {
-                    continue;
-                }
-                let mut piece_start = start;
-                let mut rest = &text[start..end];
-                loop {
-                    let (piece, next) = match rest.find(['\n', '\r']) {
-                        Some(i) if rest[i..].starts_with("\r\n") => (&rest[..i], Some(i + 2)),
-                        Some(i) => (&rest[..i], Some(i + 1)),
-                        None => (rest, None),
-                    };
-                    let (line, column) = cursor.advance(piece_start);
-                    let length = cursor.width(piece);
-                    if length > 0 {
-                        let delta_line = line - last_line;
-                        let delta_start = if delta_line == 0 {
-                            column - last_start
-                        } else {
-                            column
-                        };
-                        out.push([delta_line, delta_start, length, type_index, token.modifiers]);
-                        (last_line, last_start) = (line, column);
-                    }
-                    let Some(next) = next else { break };
-                    piece_start += next;
-                    rest = &rest[next..];
-                }
-            }
-            out
         }
     }
 
@@ -740,7 +681,14 @@ pub(crate) mod tests {
                     [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset]
                 })
                 .collect();
-            prop_assert_eq!(got, oracle::semantic_tokens(&text, &tokens, encoding));
+            // The same encoder over the whole text from its start, as before the rope.
+            let whole: Vec<[u32; 5]> = encode_semantic_tokens(&text, 0, 0, &tokens, encoding)
+                .iter()
+                .map(|t| {
+                    [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset]
+                })
+                .collect();
+            prop_assert_eq!(got, whole);
         }
     }
 }
