@@ -136,25 +136,6 @@ pub fn line_index(db: &dyn Db, file: SourceFile) -> LineIndex {
     LineIndex::new(file.text(db))
 }
 
-/// The line index of `text` with lines as editors count them (SPEC §1 [2]): `\n`, `\r\n`
-/// and a lone `\r` each end a line, whatever the language makes of a lone `\r` (the
-/// lexer reads it as part of its line, P103). Offsets are the text's UTF-8 bytes; a line
-/// ending at a lone `\r` includes it, as a line ending at `\n` does. [`line_index`] (lines
-/// end at `\n`) serves the CLI.
-pub fn editor_lines(text: &str) -> LineIndex {
-    let bytes = text.as_bytes();
-    let lone_cr = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
-    if !(0..bytes.len()).any(lone_cr) {
-        return LineIndex::new(text);
-    }
-    // A lone `\r` becomes `\n`: the same byte length, so every offset stays put.
-    let patched: String = text
-        .char_indices()
-        .map(|(i, c)| if c == '\r' && lone_cr(i) { '\n' } else { c })
-        .collect();
-    LineIndex::new(&patched)
-}
-
 /// The resolved file: kernels, ops, definitions, name diagnostics.
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems {

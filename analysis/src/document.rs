@@ -206,7 +206,7 @@ impl Document {
     }
 
     /// Replaces the bytes `range` of the document with `insert` (`range` is clamped to the
-    /// document and moved to char boundaries). Only the chunks the edit touches are
+    /// document; an offset inside a character moves back to its start). Only the chunks the edit touches are
     /// re-cut and set; a chunk whose first line no longer starts a kernel joins the one
     /// before it, a chunk whose last line lost its `\n` joins the one after it.
     pub fn edit(&mut self, db: &mut RootDatabase, range: TextRange, insert: &str) {
@@ -224,13 +224,17 @@ impl Document {
             merged.push_str(chunk.source.text(db));
         }
         let base = self.chunks[first].start;
-        let mut from = usize::from(range.start() - base);
-        let mut to = usize::from(range.end() - base);
-        while !merged.is_char_boundary(from) {
-            from -= 1;
-        }
-        while !merged.is_char_boundary(to) {
-            to += 1;
+        let back_to_char = |offset: TextSize| {
+            let mut at = usize::from(offset - base);
+            while !merged.is_char_boundary(at) {
+                at -= 1;
+            }
+            at
+        };
+        let from = back_to_char(range.start());
+        let to = back_to_char(range.end()).max(from);
+        if merged[from..to] == *insert {
+            return;
         }
         merged.replace_range(from..to, insert);
         loop {

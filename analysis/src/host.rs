@@ -2,9 +2,10 @@
 //! changes, and [`Analysis`] snapshots whose queries return [`Cancellable`] answers (the
 //! shape of rust-analyzer's and nil's `ide` crates). Nothing outside this crate names salsa.
 //!
-//! Architecture Invariant: a change ([`AnalysisHost::set_file_text`]) cancels every snapshot
-//! taken before it; their queries then return `Err(Cancelled)` (the server answers
-//! `ContentModified`), and the change waits until they have let go of the database.
+//! Architecture Invariant: a change ([`AnalysisHost::set_file_text`],
+//! [`AnalysisHost::edit_file`]) cancels every snapshot taken before it; their queries then
+//! return `Err(Cancelled)` (the server answers `ContentModified`), and the change waits
+//! until they have let go of the database.
 //! Positions are UTF-8 byte offsets, as everywhere in this crate.
 
 use std::collections::HashMap;
@@ -17,7 +18,7 @@ use serde_json::Value as Json;
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::document::{Document, Shift};
 use crate::ide;
-use crate::{Diagnostic, LineCol, LineIndex, TextRange, TextSize};
+use crate::{Diagnostic, LineCol, TextRange, TextSize};
 
 /// A change made the snapshot's answers stale: ask again on a new snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,10 +110,13 @@ impl AnalysisHost {
         Arc::make_mut(doc).set_text(&mut self.db, text);
     }
 
-    /// Replaces the bytes `range` of the text of `file` with `insert`: UTF-8 byte offsets,
-    /// `range` clamped to the text (and moved to char boundaries). Only the chunk(s) the
-    /// edit touches are set (see [`Document::edit`]); waits for the snapshots taken before
-    /// it to let go (they are cancelled).
+    /// Replaces the bytes `range` of the text of `file` with `insert`: UTF-8 byte offsets
+    /// into the text as it is now (several edits are several calls, each on the text the
+    /// previous one left, as LSP's content changes apply). Bad input does not panic: a range
+    /// reaching past the end ends at the end, an offset inside a multi-byte character moves
+    /// back to that character's start. Nothing happens when those bytes already are
+    /// `insert`. Only the chunk(s) the edit touches are set (see [`Document::edit`]); a
+    /// change waits for the snapshots taken before it to let go (they are cancelled).
     pub fn edit_file(&mut self, file: FileId, range: TextRange, insert: &str) {
         let Some(doc) = self.documents.get_mut(file.0 as usize) else {
             return;
@@ -197,12 +201,6 @@ impl Analysis {
     pub fn line_col(&self, file: FileId, offset: TextSize) -> Cancellable<LineCol> {
         let doc = self.doc(file);
         self.with_db(|db| doc.line_col(db, offset))
-    }
-
-    /// The line index of `file` as LSP counts lines (`\n`, `\r\n`, lone `\r`; SPEC §1
-    /// [2]), built anew from the whole text (O(file)).
-    pub fn editor_line_index(&self, file: FileId) -> Cancellable<LineIndex> {
-        Ok(crate::db::editor_lines(&self.file_text(file)))
     }
 
     /// Every diagnostic of `file`, sorted by range (SPEC §7): each chunk's (memoized),
@@ -424,5 +422,29 @@ impl<T: Shift, E> Shift for Result<T, E> {
         if let Ok(value) = self {
             value.shift(by);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn range(start: u32, end: u32) -> TextRange {
+        TextRange::new(TextSize::from(start), TextSize::from(end))
+    }
+
+    #[test]
+    fn edit_file_splices_bytes() {
+        let mut host = AnalysisHost::new();
+        let file = host.add_file("a😀b\r\ncd");
+        host.edit_file(file, range(5, 6), "B");
+        assert_eq!(host.snapshot().file_text(file), "a😀B\r\ncd");
+        host.edit_file(file, range(8, 8), "x");
+        assert_eq!(host.snapshot().file_text(file), "a😀B\r\nxcd");
+        // Inside the emoji: from its start; past the end: to the end.
+        host.edit_file(file, range(3, 99), "!");
+        assert_eq!(host.snapshot().file_text(file), "a!");
+        host.edit_file(file, range(1, 2), "!");
+        assert_eq!(host.snapshot().file_text(file), "a!");
     }
 }

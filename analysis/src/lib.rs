@@ -19,10 +19,7 @@ pub mod resolve;
 pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
 pub use bir::source_bir as file_bir;
 pub use check::{diagnostics, for_each_op};
-pub use db::{
-    Db, RootDatabase, Settings, SourceFile, editor_lines, file_items, line_index, op_lowering,
-    parse,
-};
+pub use db::{Db, RootDatabase, Settings, SourceFile, file_items, line_index, op_lowering, parse};
 pub use diagnostic::Diagnostic;
 pub use document::CHUNK_TARGET;
 pub use host::{Analysis, AnalysisHost, Cancellable, Cancelled, FileId};

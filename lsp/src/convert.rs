@@ -1,17 +1,20 @@
 //! Every conversion between LSP positions and the analysis' UTF-8 byte offsets, in one
-//! place (STYLE: "convert at the edge").
+//! place (STYLE: "convert at the edge"), each through the document's rope
+//! ([`ropey::Rope`], which keeps line, char and UTF-16 counts in its tree): O(log n) per
+//! conversion, so that nothing a keystroke or a request does here walks the file.
 //!
 //! Units: LSP lines are 0-based; LSP characters count UTF-8 bytes or UTF-16 code units,
 //! as negotiated at `initialize` ([`Encoding`]). Lines end as LSP counts them (SPEC §1
 //! [2]): at `\n`, `\r\n` or a lone `\r` (the `\r` of a `\r\n` belongs to no column a
-//! client can address), whatever the language makes of a lone `\r`; callers pass the
-//! index `analysis::editor_line_index` builds, and the rope counts lines the same way (its
-//! `cr_lines` feature). A column past the end of its line is
+//! client can address), whatever the language makes of a lone `\r`: the rope counts
+//! lines so (its `cr_lines` feature). A byte-order mark is a character like any other (it
+//! takes a column, as the client's text holds it). A column past the end of its line is
 //! clamped to the line end; a column inside a multi-byte character snaps to that
 //! character's start; a line past the last one is an error for requests and the end of the
-//! document for edits.
+//! document for edits. A byte offset past the end of the text is the end of the text; one
+//! inside a multi-byte character is that character's start.
 
-use analysis::{LineIndex, TextRange, TextSize, WideEncoding};
+use analysis::{TextRange, TextSize};
 use ropey::Rope;
 use tower_lsp_server::ls_types::{
     ClientCapabilities, Position, PositionEncodingKind, Range, TextDocumentContentChangeEvent,
@@ -58,62 +61,62 @@ impl std::fmt::Display for PositionError {
     }
 }
 
+/// A byte offset of the rope as `TextSize` (documents are under 4 GiB, as every parsed text).
+fn text_size(bytes: usize) -> TextSize {
+    TextSize::from(u32::try_from(bytes).unwrap_or(u32::MAX))
+}
+
+/// The char index of byte `offset`, clamped to the text (an offset inside a multi-byte
+/// character gives that character).
+fn offset_char(rope: &Rope, offset: TextSize) -> usize {
+    rope.byte_to_char(usize::from(offset).min(rope.len_bytes()))
+}
+
 /// The LSP position of byte `offset` (clamped to the text and to a char boundary).
-pub fn position(index: &LineIndex, text: &str, offset: TextSize, encoding: Encoding) -> Position {
-    let mut offset = offset.min(TextSize::of(text));
-    while !text.is_char_boundary(usize::from(offset)) {
-        offset -= TextSize::from(1);
-    }
-    let utf8 = index.line_col(offset);
+pub fn position(rope: &Rope, offset: TextSize, encoding: Encoding) -> Position {
+    let char = offset_char(rope, offset);
+    let line = rope.char_to_line(char);
     let character = match encoding {
-        Encoding::Utf8 => utf8.col,
-        Encoding::Utf16 => index
-            .to_wide(WideEncoding::Utf16, utf8)
-            .map_or(utf8.col, |w| w.col),
+        Encoding::Utf8 => rope.char_to_byte(char) - rope.line_to_byte(line),
+        Encoding::Utf16 => {
+            rope.char_to_utf16_cu(char) - rope.char_to_utf16_cu(rope.line_to_char(line))
+        }
     };
     Position {
-        line: utf8.line,
-        character,
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        character: u32::try_from(character).unwrap_or(u32::MAX),
     }
 }
 
 /// The LSP range of a byte range.
-pub fn range(index: &LineIndex, text: &str, range: TextRange, encoding: Encoding) -> Range {
+pub fn range(rope: &Rope, range: TextRange, encoding: Encoding) -> Range {
     Range {
-        start: position(index, text, range.start(), encoding),
-        end: position(index, text, range.end(), encoding),
+        start: position(rope, range.start(), encoding),
+        end: position(rope, range.end(), encoding),
     }
 }
 
 /// The byte offset of an LSP position in a request. Errors: a line past the last one.
-pub fn offset(
-    index: &LineIndex,
-    text: &str,
-    pos: Position,
-    encoding: Encoding,
-) -> Result<TextSize, PositionError> {
-    let Some(line_range) = index.line(pos.line) else {
+pub fn offset(rope: &Rope, pos: Position, encoding: Encoding) -> Result<TextSize, PositionError> {
+    let line = pos.line as usize;
+    if line >= rope.len_lines() {
         return Err(PositionError(format!(
             "line {} is past the end of the document",
             pos.line
         )));
-    };
-    let start = usize::from(line_range.start());
-    let line = line_text(text.get(start..usize::from(line_range.end())).unwrap_or(""));
-    Ok(TextSize::from(
-        (start + column_to_byte(line, pos.character, encoding)) as u32,
-    ))
+    }
+    Ok(text_size(rope.char_to_byte(column_char(
+        rope,
+        line,
+        pos.character,
+        encoding,
+    ))))
 }
 
 /// The byte range of an LSP range in a request. Errors: a bad position, or end < start.
-pub fn text_range(
-    index: &LineIndex,
-    text: &str,
-    r: Range,
-    encoding: Encoding,
-) -> Result<TextRange, PositionError> {
-    let start = offset(index, text, r.start, encoding)?;
-    let end = offset(index, text, r.end, encoding)?;
+pub fn text_range(rope: &Rope, r: Range, encoding: Encoding) -> Result<TextRange, PositionError> {
+    let start = offset(rope, r.start, encoding)?;
+    let end = offset(rope, r.end, encoding)?;
     if end < start {
         return Err(PositionError("the range ends before it starts".into()));
     }
@@ -123,15 +126,12 @@ pub fn text_range(
 /// The byte range of an LSP range that may reach past the end of the document (inlay
 /// hints, code actions): a line past the last one means the end of the text.
 pub fn text_range_clamped(
-    index: &LineIndex,
-    text: &str,
+    rope: &Rope,
     r: Range,
     encoding: Encoding,
 ) -> Result<TextRange, PositionError> {
-    let clamp = |p: Position| match offset(index, text, p, encoding) {
-        Ok(o) => o,
-        Err(_) => TextSize::of(text),
-    };
+    let clamp =
+        |p: Position| offset(rope, p, encoding).unwrap_or_else(|_| text_size(rope.len_bytes()));
     let (start, end) = (clamp(r.start), clamp(r.end));
     if end < start {
         return Err(PositionError("the range ends before it starts".into()));
@@ -139,96 +139,124 @@ pub fn text_range_clamped(
     Ok(TextRange::new(start, end))
 }
 
-/// Applies one `didChange` content change to `rope`. A range past the last line ends at
-/// the end of the document. Errors: a range whose end precedes its start.
+/// Applies one `didChange` content change to `rope`, and returns the UTF-8 byte range of
+/// the text before the change that it replaced with `change.text` (on char boundaries), or
+/// `None` for a change without a range (the whole text replaced). A range past the last
+/// line ends at the end of the document. Errors: a range whose end precedes its start (the
+/// rope is left as it was).
 pub fn apply_change(
     rope: &mut Rope,
     change: &TextDocumentContentChangeEvent,
     encoding: Encoding,
-) -> Result<(), PositionError> {
+) -> Result<Option<TextRange>, PositionError> {
     let Some(r) = change.range else {
         *rope = Rope::from_str(&change.text);
-        return Ok(());
+        return Ok(None);
     };
-    let start = rope_char(rope, r.start, encoding);
-    let end = rope_char(rope, r.end, encoding);
+    let start = edit_char(rope, r.start, encoding);
+    let end = edit_char(rope, r.end, encoding);
     if end < start {
         return Err(PositionError(
             "the change's range ends before it starts".into(),
         ));
     }
+    let replaced = TextRange::new(
+        text_size(rope.char_to_byte(start)),
+        text_size(rope.char_to_byte(end)),
+    );
     rope.remove(start..end);
     rope.insert(start, &change.text);
-    Ok(())
+    Ok(Some(replaced))
 }
 
-/// The char index of an LSP position in `rope`, clamped as the module doc says.
-fn rope_char(rope: &Rope, pos: Position, encoding: Encoding) -> usize {
+/// The char index of an LSP position in an edit: as [`offset`], but a line past the last
+/// one is the end of the document.
+fn edit_char(rope: &Rope, pos: Position, encoding: Encoding) -> usize {
     let line = pos.line as usize;
     if line >= rope.len_lines() {
         return rope.len_chars();
     }
-    let line_start = rope.line_to_char(line);
-    let slice = rope.line(line);
-    let mut units = 0u32;
-    let mut chars = 0usize;
-    for ch in slice.chars() {
-        // With `cr_lines`, a `\r` (lone or before `\n`) only ever ends a line.
-        if ch == '\n' || ch == '\r' {
-            break;
-        }
-        let width = match encoding {
-            Encoding::Utf8 => ch.len_utf8() as u32,
-            Encoding::Utf16 => ch.len_utf16() as u32,
-        };
-        if units + width > pos.character {
-            break;
-        }
-        units += width;
-        chars += 1;
-    }
-    line_start + chars
+    column_char(rope, line, pos.character, encoding)
 }
 
-/// A line without its `\n` or `\r\n`.
-fn line_text(line: &str) -> &str {
-    let line = line.strip_suffix('\n').unwrap_or(line);
-    line.strip_suffix('\r').unwrap_or(line)
-}
-
-/// The byte offset within `line` of `column` units, clamped to the line end and snapped
-/// to the start of the character it falls in.
-fn column_to_byte(line: &str, column: u32, encoding: Encoding) -> usize {
-    let mut units = 0u32;
-    for (i, ch) in line.char_indices() {
-        let width = match encoding {
-            Encoding::Utf8 => ch.len_utf8() as u32,
-            Encoding::Utf16 => ch.len_utf16() as u32,
-        };
-        if units + width > column {
-            return i;
-        }
-        units += width;
+/// The char index of `column` (in `encoding`'s units) on `line` (< `len_lines`), clamped
+/// to the line's end (before its line break) and snapped to the start of the character it
+/// falls in.
+fn column_char(rope: &Rope, line: usize, column: u32, encoding: Encoding) -> usize {
+    let start = rope.line_to_char(line);
+    // The line's end before its break: with `cr_lines` a line holds at most one break,
+    // `\n`, `\r\n` or `\r`, at its end.
+    let mut end = rope.line_to_char(line + 1);
+    if end > start && rope.char(end - 1) == '\n' {
+        end -= 1;
     }
-    line.len()
+    if end > start && rope.char(end - 1) == '\r' {
+        end -= 1;
+    }
+    let column = column as usize;
+    match encoding {
+        Encoding::Utf8 => {
+            let byte = rope.line_to_byte(line) + column;
+            if byte >= rope.char_to_byte(end) {
+                end
+            } else {
+                rope.byte_to_char(byte)
+            }
+        }
+        Encoding::Utf16 => {
+            let unit = rope.char_to_utf16_cu(start) + column;
+            if unit >= rope.char_to_utf16_cu(end) {
+                end
+            } else {
+                rope.utf16_cu_to_char(unit)
+            }
+        }
+    }
 }
 
 /// Semantic tokens in the LSP's relative encoding: `[Δline, Δstart, length, type,
 /// modifiers]` per token, positions and lengths in the negotiated encoding; a token that
-/// spans lines is split at each line end. One pass over the text from `from` (the start of
-/// the line of the first token: the file's start, or a range's first line): positions
-/// advance from token to token (a long line of wide characters stays linear).
+/// spans lines is split at each line end. `tokens` are in document order (byte ranges of
+/// the rope's text; one that starts before the previous one ends, or is not on char
+/// boundaries, is left out). One pass over the whole lines the tokens cover (a copy of
+/// that slice of the rope, found in O(log n)): the lines of the range an editor asked
+/// for, the whole text only when it asked for the whole file. Positions advance from
+/// token to token (a long line of wide characters stays linear).
 pub fn semantic_tokens(
-    text: &str,
+    rope: &Rope,
     tokens: &[analysis::ide::SemanticToken],
     encoding: Encoding,
-    from: LineStart,
+) -> Vec<tower_lsp_server::ls_types::SemanticToken> {
+    let Some(first) = tokens.first() else {
+        return Vec::new();
+    };
+    let last_end = tokens
+        .iter()
+        .map(|t| t.range.end())
+        .max()
+        .unwrap_or_default();
+    let first_line = rope.char_to_line(offset_char(rope, first.range.start()));
+    let last_line = rope.char_to_line(offset_char(rope, last_end));
+    let from = rope.line_to_byte(first_line);
+    let to = rope.line_to_byte(last_line + 1);
+    let window = String::from(rope.byte_slice(from..to));
+    encode_semantic_tokens(&window, from, first_line, tokens, encoding)
+}
+
+/// [`semantic_tokens`] on `text`, the document's bytes from `from` (the start of line
+/// `line`) on.
+fn encode_semantic_tokens(
+    text: &str,
+    from: usize,
+    line: usize,
+    tokens: &[analysis::ide::SemanticToken],
+    encoding: Encoding,
 ) -> Vec<tower_lsp_server::ls_types::SemanticToken> {
     let mut cursor = Cursor {
         text,
         encoding,
-        at: from.offset,
-        line: from.line,
+        at: 0,
+        line: u32::try_from(line).unwrap_or(u32::MAX),
         column: 0,
     };
     let mut out = Vec::new();
@@ -238,10 +266,12 @@ pub fn semantic_tokens(
             .iter()
             .position(|t| *t == token.token_type)
             .unwrap_or(0) as u32;
-        let (start, end) = (
-            usize::from(token.range.start()),
-            usize::from(token.range.end()),
-        );
+        let (Some(start), Some(end)) = (
+            usize::from(token.range.start()).checked_sub(from),
+            usize::from(token.range.end()).checked_sub(from),
+        ) else {
+            continue;
+        };
         if start < cursor.at
             || end > text.len()
             || !text.is_char_boundary(start)
@@ -282,16 +312,6 @@ pub fn semantic_tokens(
         }
     }
     out
-}
-
-/// The start of a line: its byte offset and its 0-based LSP line number (where
-/// [`semantic_tokens`] starts counting; no token may start before it).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct LineStart {
-    /// UTF-8 byte offset of the line's first character.
-    pub offset: usize,
-    /// 0-based line number, as LSP counts lines.
-    pub line: u32,
 }
 
 /// A position moving forward through a text: byte offset, line, column in `encoding`.
@@ -337,8 +357,10 @@ impl Cursor<'_> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+    use analysis::ide::{SemanticToken, TokenType};
+    use proptest::prelude::*;
 
     fn pos(line: u32, character: u32) -> Position {
         Position { line, character }
@@ -347,77 +369,88 @@ mod tests {
     #[test]
     fn utf16_and_utf8_columns_round_trip() {
         let text = "// 😀 漢字\nab\n";
-        let index = LineIndex::new(text);
+        let rope = Rope::from_str(text);
         let b = text.find('b').unwrap();
         assert_eq!(
-            position(&index, text, TextSize::from(b as u32), Encoding::Utf16),
+            position(&rope, TextSize::from(b as u32), Encoding::Utf16),
             pos(1, 1)
         );
         let kanji = text.find('字').unwrap();
         // "// " 3 + 😀 2 units + " " 1 + 漢 1 = 7 UTF-16 units; 3 + 4 + 1 + 3 = 11 bytes.
         assert_eq!(
-            position(&index, text, TextSize::from(kanji as u32), Encoding::Utf16),
+            position(&rope, TextSize::from(kanji as u32), Encoding::Utf16),
             pos(0, 7)
         );
         assert_eq!(
-            position(&index, text, TextSize::from(kanji as u32), Encoding::Utf8),
+            position(&rope, TextSize::from(kanji as u32), Encoding::Utf8),
             pos(0, 11)
         );
         assert_eq!(
-            offset(&index, text, pos(0, 7), Encoding::Utf16),
+            offset(&rope, pos(0, 7), Encoding::Utf16),
             Ok(TextSize::from(kanji as u32))
         );
-        // Inside the surrogate pair: the emoji's start.
+        // Inside the surrogate pair: the emoji's start; inside its UTF-8 bytes too.
         assert_eq!(
-            offset(&index, text, pos(0, 4), Encoding::Utf16),
+            offset(&rope, pos(0, 4), Encoding::Utf16),
             Ok(TextSize::from(3))
         );
-        // Past the line end: clamped; past the last line: an error.
         assert_eq!(
-            offset(&index, text, pos(1, 99), Encoding::Utf16),
+            offset(&rope, pos(0, 5), Encoding::Utf8),
+            Ok(TextSize::from(3))
+        );
+        // A byte offset inside the emoji is its start.
+        assert_eq!(
+            position(&rope, TextSize::from(5), Encoding::Utf16),
+            pos(0, 3)
+        );
+        // Past the line end: clamped; past the last line: an error; past the text: its end.
+        assert_eq!(
+            offset(&rope, pos(1, 99), Encoding::Utf16),
             Ok(TextSize::from(b as u32 + 1))
         );
-        assert!(offset(&index, text, pos(9, 0), Encoding::Utf16).is_err());
+        assert!(offset(&rope, pos(9, 0), Encoding::Utf16).is_err());
+        assert_eq!(
+            position(&rope, TextSize::from(999), Encoding::Utf16),
+            pos(2, 0)
+        );
     }
 
     #[test]
     fn crlf_line_end_is_not_a_column() {
-        let text = "ab\r\ncd";
-        let index = LineIndex::new(text);
+        let rope = Rope::from_str("ab\r\ncd");
         assert_eq!(
-            offset(&index, text, pos(0, 5), Encoding::Utf16),
+            offset(&rope, pos(0, 5), Encoding::Utf16),
             Ok(TextSize::from(2))
         );
         assert_eq!(
-            offset(&index, text, pos(1, 1), Encoding::Utf16),
+            offset(&rope, pos(1, 1), Encoding::Utf16),
             Ok(TextSize::from(5))
         );
     }
 
     #[test]
     fn lone_cr_ends_a_line() {
-        // SPEC §1 [2]: `\n`, `\r\n` and a lone `\r` each end a line, in positions sent
-        // (with the editor index) and in edits received (the rope, `cr_lines`).
+        // SPEC §1 [2]: `\n`, `\r\n` and a lone `\r` each end a line, in positions sent and
+        // in edits received (the rope, `cr_lines`).
         let text = "a\rbc\r\nd\ne";
-        let patched = text
-            .replace("\r\n", "\u{1}\n")
-            .replace('\r', "\n")
-            .replace('\u{1}', "\r");
-        let index = LineIndex::new(&patched);
+        let mut rope = Rope::from_str(text);
         let at = |s: &str| TextSize::from(text.find(s).unwrap() as u32);
-        assert_eq!(position(&index, text, at("b"), Encoding::Utf16), pos(1, 0));
-        assert_eq!(position(&index, text, at("d"), Encoding::Utf16), pos(2, 0));
+        assert_eq!(position(&rope, at("b"), Encoding::Utf16), pos(1, 0));
+        assert_eq!(position(&rope, at("d"), Encoding::Utf16), pos(2, 0));
         assert_eq!(
-            offset(&index, text, pos(1, 9), Encoding::Utf16),
+            offset(&rope, pos(1, 9), Encoding::Utf16),
             Ok(at("c") + TextSize::from(1))
         );
-        let mut rope = Rope::from_str(text);
         let change = TextDocumentContentChangeEvent {
             range: Some(Range::new(pos(1, 1), pos(1, 9))),
             range_length: None,
             text: "X".into(),
         };
-        apply_change(&mut rope, &change, Encoding::Utf16).unwrap();
+        let replaced = apply_change(&mut rope, &change, Encoding::Utf16).unwrap();
+        assert_eq!(
+            replaced,
+            Some(TextRange::new(at("c"), at("c") + TextSize::from(1)))
+        );
         assert_eq!(rope.to_string(), "a\rbX\r\nd\ne");
         let change = TextDocumentContentChangeEvent {
             range: Some(Range::new(pos(0, 1), pos(0, 1))),
@@ -436,19 +469,25 @@ mod tests {
             range_length: None,
             text: text.into(),
         };
-        apply_change(
+        let replaced = apply_change(
             &mut rope,
             &change(Some(Range::new(pos(0, 3), pos(0, 4))), "B"),
             Encoding::Utf16,
-        )
-        .unwrap();
+        );
+        assert_eq!(
+            replaced,
+            Ok(Some(TextRange::new(TextSize::from(5), TextSize::from(6))))
+        );
         assert_eq!(rope.to_string(), "a😀B\r\ncd\n");
-        apply_change(
+        let replaced = apply_change(
             &mut rope,
             &change(Some(Range::new(pos(1, 1), pos(99, 0))), "!"),
             Encoding::Utf16,
-        )
-        .unwrap();
+        );
+        assert_eq!(
+            replaced,
+            Ok(Some(TextRange::new(TextSize::from(9), TextSize::from(11))))
+        );
         assert_eq!(rope.to_string(), "a😀B\r\nc!");
         apply_change(
             &mut rope,
@@ -465,5 +504,191 @@ mod tests {
             )
             .is_err()
         );
+        assert_eq!(rope.to_string(), "a😀X\r\nc!");
+        assert_eq!(
+            apply_change(&mut rope, &change(None, "new"), Encoding::Utf8),
+            Ok(None)
+        );
+        assert_eq!(rope.to_string(), "new");
+    }
+
+    #[test]
+    fn semantic_tokens_of_a_range_count_lines_from_the_file_start() {
+        let text = "a\r\nbb 😀c\rd\n\nee f";
+        let rope = Rope::from_str(text);
+        let token = |s: &str, len: usize| {
+            let start = text.find(s).unwrap();
+            SemanticToken {
+                range: TextRange::new(
+                    TextSize::from(start as u32),
+                    TextSize::from((start + len) as u32),
+                ),
+                token_type: TokenType::ALL[1],
+                modifiers: 1,
+            }
+        };
+        let tokens = [token("c", 1), token("d", 1), token("f", 1)];
+        let encoded: Vec<[u32; 3]> = semantic_tokens(&rope, &tokens, Encoding::Utf16)
+            .iter()
+            .map(|t| [t.delta_line, t.delta_start, t.length])
+            .collect();
+        // `c` on line 1 after "bb 😀" (5 units), `d` on line 2 (a lone `\r`), `f` on line 4.
+        assert_eq!(encoded, [[1, 5, 1], [1, 0, 1], [2, 3, 1]]);
+    }
+
+    /// The conversions as they were made before the rope, on a line index of the whole
+    /// text (`line_index::LineIndex`, with a lone `\r` read as `\n`, as
+    /// the analysis built it before the server kept positions in its rope): the oracle of the property tests.
+    mod oracle {
+        use super::super::Encoding;
+        use analysis::{LineIndex, TextSize, WideEncoding};
+        use tower_lsp_server::ls_types::Position;
+
+        /// The index of `text` with lines as LSP counts them.
+        pub fn editor_index(text: &str) -> LineIndex {
+            let bytes = text.as_bytes();
+            let lone_cr = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+            let patched: String = text
+                .char_indices()
+                .map(|(i, c)| if c == '\r' && lone_cr(i) { '\n' } else { c })
+                .collect();
+            LineIndex::new(&patched)
+        }
+
+        pub fn position(
+            index: &LineIndex,
+            text: &str,
+            offset: TextSize,
+            encoding: Encoding,
+        ) -> Position {
+            let mut offset = offset.min(TextSize::of(text));
+            while !text.is_char_boundary(usize::from(offset)) {
+                offset -= TextSize::from(1);
+            }
+            let utf8 = index.line_col(offset);
+            let character = match encoding {
+                Encoding::Utf8 => utf8.col,
+                Encoding::Utf16 => index
+                    .to_wide(WideEncoding::Utf16, utf8)
+                    .map_or(utf8.col, |w| w.col),
+            };
+            Position {
+                line: utf8.line,
+                character,
+            }
+        }
+
+        /// `None`: a line past the last one.
+        pub fn offset(
+            index: &LineIndex,
+            text: &str,
+            pos: Position,
+            encoding: Encoding,
+        ) -> Option<TextSize> {
+            let line_range = index.line(pos.line)?;
+            let start = usize::from(line_range.start());
+            let line = text.get(start..usize::from(line_range.end())).unwrap_or("");
+            let line = line.strip_suffix('\n').unwrap_or(line);
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            let mut units = 0u32;
+            for (i, ch) in line.char_indices() {
+                let width = match encoding {
+                    Encoding::Utf8 => ch.len_utf8() as u32,
+                    Encoding::Utf16 => ch.len_utf16() as u32,
+                };
+                if units + width > pos.character {
+                    return Some(TextSize::from((start + i) as u32));
+                }
+                units += width;
+            }
+            Some(TextSize::from((start + line.len()) as u32))
+        }
+    }
+
+    /// Texts of ASCII, line breaks of the three kinds, and characters of 2, 3 and 4 UTF-8
+    /// bytes (the last two UTF-16 units), a byte-order mark among them.
+    pub(crate) fn text() -> impl Strategy<Value = String> {
+        let chars = prop::sample::select(vec![
+            'a', 'b', ' ', '{', '\n', '\r', '\n', 'é', '漢', '😀', '\u{FEFF}',
+        ]);
+        let pieces = prop_oneof![
+            4 => chars.prop_map(String::from),
+            1 => Just("\r\n".to_string()),
+        ];
+        prop::collection::vec(pieces, 0..40).prop_map(|p| p.concat())
+    }
+
+    pub(crate) fn encoding() -> impl Strategy<Value = Encoding> {
+        prop_oneof![Just(Encoding::Utf8), Just(Encoding::Utf16)]
+    }
+
+    proptest! {
+        #[test]
+        fn rope_conversions_equal_the_line_index_ones(
+            text in text(),
+            offsets in prop::collection::vec(0u32..200, 1..8),
+            positions in prop::collection::vec((0u32..30, 0u32..40), 1..8),
+            encoding in encoding(),
+        ) {
+            let rope = Rope::from_str(&text);
+            let index = oracle::editor_index(&text);
+            for o in offsets {
+                let o = TextSize::from(o % (text.len() as u32 + 4));
+                prop_assert_eq!(
+                    position(&rope, o, encoding),
+                    oracle::position(&index, &text, o, encoding),
+                    "offset {:?}", o
+                );
+            }
+            let lines = rope.len_lines() as u32;
+            for (line, character) in positions {
+                let p = pos(line % (lines + 2), character);
+                let expected = oracle::offset(&index, &text, p, encoding);
+                prop_assert_eq!(offset(&rope, p, encoding).ok(), expected, "{:?}", p);
+                // An edit's position: a line past the last one is the end.
+                let edit = rope.char_to_byte(edit_char(&rope, p, encoding));
+                let expected = expected.map_or(text.len(), usize::from);
+                prop_assert_eq!(edit, expected, "edit at {:?}", p);
+            }
+        }
+
+        #[test]
+        fn semantic_tokens_equal_the_whole_text_encoder(
+            text in text(),
+            cuts in prop::collection::vec(0usize..200, 0..16),
+            encoding in encoding(),
+        ) {
+            // Tokens between sorted cut points (some empty, some across line ends, some
+            // off char boundaries: all as the whole-text encoder treats them).
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (text.len() + 3)).collect();
+            cuts.sort_unstable();
+            let tokens: Vec<SemanticToken> = cuts
+                .chunks_exact(2)
+                .enumerate()
+                .map(|(i, pair)| SemanticToken {
+                    range: TextRange::new(
+                        TextSize::from(pair[0] as u32),
+                        TextSize::from(pair[1] as u32),
+                    ),
+                    token_type: TokenType::ALL[i % TokenType::ALL.len()],
+                    modifiers: i as u32,
+                })
+                .collect();
+            let rope = Rope::from_str(&text);
+            let got: Vec<[u32; 5]> = semantic_tokens(&rope, &tokens, encoding)
+                .iter()
+                .map(|t| {
+                    [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset]
+                })
+                .collect();
+            // The same encoder over the whole text from its start, as before the rope.
+            let whole: Vec<[u32; 5]> = encode_semantic_tokens(&text, 0, 0, &tokens, encoding)
+                .iter()
+                .map(|t| {
+                    [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset]
+                })
+                .collect();
+            prop_assert_eq!(got, whole);
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Request handlers: convert the request in, make one analysis call, convert the answer
 //! out. All alike: `fn(&Snapshot, params) -> Result<response>`, run on a blocking thread.
 
-use analysis::{Cancellable, Diagnostic, LineIndex, TextRange, TextSize};
+use analysis::{Cancellable, Diagnostic, TextRange, TextSize};
 use lower::Severity;
 use serde::Deserialize;
 use tower_lsp_server::jsonrpc::{Error, Result};
@@ -13,6 +13,8 @@ use tower_lsp_server::ls_types::{
     RelatedUnchangedDocumentDiagnosticReport, TextDocumentIdentifier,
     UnchangedDocumentDiagnosticReport, Uri,
 };
+
+use ropey::Rope;
 
 use crate::convert;
 use crate::state::{Doc, Snapshot};
@@ -28,50 +30,61 @@ fn cancellable<T>(answer: Cancellable<T>) -> Result<T> {
     answer.map_err(|_| crate::server::content_modified())
 }
 
-/// A document's text and line index, with lines as LSP counts them (a lone `\r` ends a
-/// line, SPEC §1 [2]): what converts its byte offsets to LSP positions.
-struct View {
-    text: String,
-    index: LineIndex,
+/// A document's rope (the text of the snapshot, lines as LSP counts them: a lone `\r`
+/// ends a line, SPEC §1 [2]) and the negotiated encoding: what converts its byte offsets
+/// to LSP positions and back, O(log n) each.
+struct View<'s> {
+    rope: &'s Rope,
     encoding: convert::Encoding,
 }
 
-impl View {
+impl View<'_> {
     fn range(&self, range: TextRange) -> lsp::Range {
-        convert::range(&self.index, &self.text, range, self.encoding)
+        convert::range(self.rope, range, self.encoding)
+    }
+
+    fn position(&self, offset: TextSize) -> Position {
+        convert::position(self.rope, offset, self.encoding)
+    }
+
+    /// The byte offset of a request's position. Errors: a line past the last one.
+    fn offset(&self, pos: Position) -> Result<TextSize> {
+        convert::offset(self.rope, pos, self.encoding).map_err(|e| Error::invalid_params(e.0))
+    }
+
+    /// The byte range of a request's range, a line past the last one meaning the end.
+    fn text_range_clamped(&self, range: lsp::Range) -> Result<TextRange> {
+        convert::text_range_clamped(self.rope, range, self.encoding)
+            .map_err(|e| Error::invalid_params(e.0))
+    }
+
+    fn diagnostic(&self, d: &Diagnostic, uri: &Uri) -> lsp::Diagnostic {
+        to_lsp_diagnostic(d, uri, self)
     }
 }
 
-fn view(snap: &Snapshot, doc: &Doc) -> Result<View> {
-    Ok(View {
-        text: snap.analysis.file_text(doc.file),
-        index: cancellable(snap.analysis.editor_line_index(doc.file))?,
+fn view<'s>(snap: &Snapshot, doc: &'s Doc) -> View<'s> {
+    View {
+        rope: &doc.rope,
         encoding: snap.encoding,
-    })
-}
-
-fn offset(snap: &Snapshot, doc: &Doc, pos: Position) -> Result<TextSize> {
-    let view = view(snap, doc)?;
-    let (text, index) = (view.text.as_str(), &view.index);
-    convert::offset(index, text, pos, snap.encoding).map_err(|e| Error::invalid_params(e.0))
+    }
 }
 
 /// `textDocument/hover`.
 pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
     let position = params.text_document_position_params;
     let doc = doc(snap, &position.text_document.uri)?;
-    let at = offset(snap, doc, position.position)?;
+    let view = view(snap, doc);
+    let at = view.offset(position.position)?;
     let Some(h) = cancellable(snap.analysis.hover(doc.file, at))? else {
         return Ok(None);
     };
-    let view = view(snap, doc)?;
-    let (text, index) = (view.text.as_str(), &view.index);
     Ok(Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
             value: h.markdown,
         }),
-        range: Some(convert::range(index, text, h.range, snap.encoding)),
+        range: Some(view.range(h.range)),
     }))
 }
 
@@ -81,14 +94,12 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
         return Ok(Some(Vec::new()));
     }
     let doc = doc(snap, &params.text_document.uri)?;
-    let view = view(snap, doc)?;
-    let (text, index) = (view.text.as_str(), &view.index);
-    let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
-        .map_err(|e| Error::invalid_params(e.0))?;
+    let view = view(snap, doc);
+    let range = view.text_range_clamped(params.range)?;
     let hints = cancellable(snap.analysis.inlay_hints(doc.file, Some(range)))?
         .into_iter()
         .map(|h| InlayHint {
-            position: convert::position(index, text, h.offset, snap.encoding),
+            position: view.position(h.offset),
             label: InlayHintLabel::String(h.label),
             kind: None,
             text_edits: None,
@@ -104,34 +115,27 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
 /// The LSP diagnostics of an open document.
 pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
     let doc = doc(snap, uri)?;
-    let view = view(snap, doc)?;
-    let (text, index) = (view.text.as_str(), &view.index);
+    let view = view(snap, doc);
     Ok(cancellable(snap.analysis.diagnostics(doc.file))?
         .iter()
-        .map(|d| to_lsp_diagnostic(d, uri, index, text, snap.encoding))
+        .map(|d| view.diagnostic(d, uri))
         .collect())
 }
 
-fn to_lsp_diagnostic(
-    d: &Diagnostic,
-    uri: &Uri,
-    index: &LineIndex,
-    text: &str,
-    encoding: convert::Encoding,
-) -> lsp::Diagnostic {
+fn to_lsp_diagnostic(d: &Diagnostic, uri: &Uri, view: &View<'_>) -> lsp::Diagnostic {
     let related: Vec<DiagnosticRelatedInformation> = d
         .related
         .iter()
         .map(|(range, message)| DiagnosticRelatedInformation {
             location: Location {
                 uri: uri.clone(),
-                range: convert::range(index, text, *range, encoding),
+                range: view.range(*range),
             },
             message: message.clone(),
         })
         .collect();
     lsp::Diagnostic {
-        range: convert::range(index, text, d.range, encoding),
+        range: view.range(d.range),
         severity: Some(match d.severity {
             Severity::Error => lsp::DiagnosticSeverity::ERROR,
             Severity::Warning => lsp::DiagnosticSeverity::WARNING,
@@ -199,7 +203,8 @@ pub struct ShowBirParams {
 /// loses both (Neovim's Lua tables).
 pub fn show_bir(snap: &Snapshot, params: ShowBirParams) -> Result<serde_json::Value> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let at = params.position.map(|p| offset(snap, doc, p)).transpose()?;
+    let view = view(snap, doc);
+    let at = params.position.map(|p| view.offset(p)).transpose()?;
     let bir = cancellable(snap.analysis.show_bir(doc.file, at))?;
     let text = serde_json::to_string_pretty(&bir).unwrap_or_default();
     Ok(serde_json::json!({ "bir": bir, "text": text }))
@@ -212,8 +217,8 @@ pub fn definition(
 ) -> Result<Option<lsp::GotoDefinitionResponse>> {
     let p = params.text_document_position_params;
     let doc = doc(snap, &p.text_document.uri)?;
-    let view = view(snap, doc)?;
-    let at = offset(snap, doc, p.position)?;
+    let view = view(snap, doc);
+    let at = view.offset(p.position)?;
     Ok(
         cancellable(snap.analysis.definition(doc.file, at))?.map(|r| {
             lsp::GotoDefinitionResponse::Scalar(Location {
@@ -228,8 +233,8 @@ pub fn definition(
 pub fn references(snap: &Snapshot, params: lsp::ReferenceParams) -> Result<Option<Vec<Location>>> {
     let p = params.text_document_position;
     let doc = doc(snap, &p.text_document.uri)?;
-    let view = view(snap, doc)?;
-    let at = offset(snap, doc, p.position)?;
+    let view = view(snap, doc);
+    let at = view.offset(p.position)?;
     let refs = cancellable(snap.analysis.references(
         doc.file,
         at,
@@ -252,8 +257,8 @@ pub fn document_highlight(
 ) -> Result<Option<Vec<lsp::DocumentHighlight>>> {
     let p = params.text_document_position_params;
     let doc = doc(snap, &p.text_document.uri)?;
-    let view = view(snap, doc)?;
-    let at = offset(snap, doc, p.position)?;
+    let view = view(snap, doc);
+    let at = view.offset(p.position)?;
     let refs = cancellable(snap.analysis.references(doc.file, at, true))?;
     Ok(Some(
         refs.into_iter()
@@ -275,8 +280,8 @@ pub fn prepare_rename(
     params: lsp::TextDocumentPositionParams,
 ) -> Result<Option<lsp::PrepareRenameResponse>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let view = view(snap, doc)?;
-    let at = offset(snap, doc, params.position)?;
+    let view = view(snap, doc);
+    let at = view.offset(params.position)?;
     Ok(
         cancellable(snap.analysis.prepare_rename(doc.file, at))?.map(|(r, placeholder)| {
             lsp::PrepareRenameResponse::RangeWithPlaceholder {
@@ -291,8 +296,8 @@ pub fn prepare_rename(
 pub fn rename(snap: &Snapshot, params: lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>> {
     let p = params.text_document_position;
     let doc = doc(snap, &p.text_document.uri)?;
-    let view = view(snap, doc)?;
-    let at = offset(snap, doc, p.position)?;
+    let view = view(snap, doc);
+    let at = view.offset(p.position)?;
     let edits = cancellable(snap.analysis.rename(doc.file, at, &params.new_name))?
         .map_err(Error::invalid_params)?;
     let edits = edits
@@ -326,9 +331,9 @@ pub fn document_symbols(
     params: lsp::DocumentSymbolParams,
 ) -> Result<Option<lsp::DocumentSymbolResponse>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let view = view(snap, doc)?;
+    let view = view(snap, doc);
     #[allow(deprecated)]
-    fn convert(view: &View, s: analysis::ide::Symbol) -> lsp::DocumentSymbol {
+    fn convert(view: &View<'_>, s: analysis::ide::Symbol) -> lsp::DocumentSymbol {
         lsp::DocumentSymbol {
             name: s.name,
             detail: s.detail,
@@ -414,7 +419,7 @@ pub fn workspace_symbols(
     let mut docs: Vec<&Doc> = snap.docs.values().collect();
     docs.sort_by(|a, b| a.uri.cmp(&b.uri));
     for doc in docs {
-        let view = view(snap, doc)?;
+        let view = view(snap, doc);
         for (_, s) in cancellable(snap.analysis.workspace_symbols(&[doc.file], &params.query))? {
             let range = view.range(s.selection_range);
             out.push(symbol_information(
@@ -440,13 +445,12 @@ pub fn workspace_symbols(
             continue;
         };
         let (text, _) = syntax::decode(&bytes);
-        let index = LineIndex::new(&text);
+        let rope = Rope::from_str(&text);
         let mut host = analysis::AnalysisHost::new();
         let file = host.add_file(&text);
         let symbols = cancellable(host.snapshot().workspace_symbols(&[file], &params.query))?;
-        let text = text.as_str();
         for (_, s) in symbols {
-            let range = convert::range(&index, text, s.selection_range, snap.encoding);
+            let range = convert::range(&rope, s.selection_range, snap.encoding);
             out.push(symbol_information(
                 s,
                 Location {
@@ -467,8 +471,8 @@ pub fn completion(
     use analysis::ide::CompletionKind as K;
     let p = params.text_document_position;
     let doc = doc(snap, &p.text_document.uri)?;
-    let view = view(snap, doc)?;
-    let at = offset(snap, doc, p.position)?;
+    let view = view(snap, doc);
+    let at = view.offset(p.position)?;
     let items = cancellable(snap.analysis.completions(doc.file, at))?
         .into_iter()
         .map(|c| {
@@ -524,10 +528,8 @@ pub fn semantic_tokens(
     params: lsp::SemanticTokensParams,
 ) -> Result<Option<lsp::SemanticTokensResult>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let text = snap.analysis.file_text(doc.file);
     let tokens = cancellable(snap.analysis.semantic_tokens(doc.file, None))?;
-    let data =
-        convert::semantic_tokens(&text, &tokens, snap.encoding, convert::LineStart::default());
+    let data = convert::semantic_tokens(&doc.rope, &tokens, snap.encoding);
     Ok(Some(lsp::SemanticTokensResult::Tokens(
         lsp::SemanticTokens {
             result_id: None,
@@ -543,17 +545,9 @@ pub fn semantic_tokens_range(
     params: lsp::SemanticTokensRangeParams,
 ) -> Result<Option<lsp::SemanticTokensRangeResult>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let view = view(snap, doc)?;
-    let (text, index) = (view.text.as_str(), &view.index);
-    let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
-        .map_err(|e| Error::invalid_params(e.0))?;
+    let range = view(snap, doc).text_range_clamped(params.range)?;
     let tokens = cancellable(snap.analysis.semantic_tokens(doc.file, Some(range)))?;
-    let first_line = analysis::ide::lines_of(text, range).start();
-    let from = convert::LineStart {
-        offset: usize::from(first_line),
-        line: index.line_col(first_line).line,
-    };
-    let data = convert::semantic_tokens(text, &tokens, snap.encoding, from);
+    let data = convert::semantic_tokens(&doc.rope, &tokens, snap.encoding);
     Ok(Some(lsp::SemanticTokensRangeResult::Tokens(
         lsp::SemanticTokens {
             result_id: None,
@@ -569,10 +563,8 @@ pub fn code_actions(
 ) -> Result<Option<lsp::CodeActionResponse>> {
     let uri = params.text_document.uri;
     let doc = doc(snap, &uri)?;
-    let view = view(snap, doc)?;
-    let (text, index) = (view.text.as_str(), &view.index);
-    let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
-        .map_err(|e| Error::invalid_params(e.0))?;
+    let view = view(snap, doc);
+    let range = view.text_range_clamped(params.range)?;
     let actions = cancellable(snap.analysis.fixes(doc.file, range))?
         .into_iter()
         .map(|fix| {
@@ -587,13 +579,7 @@ pub fn code_actions(
             lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
                 title: fix.title,
                 kind: Some(lsp::CodeActionKind::QUICKFIX),
-                diagnostics: Some(vec![to_lsp_diagnostic(
-                    &fix.diagnostic,
-                    &uri,
-                    index,
-                    text,
-                    snap.encoding,
-                )]),
+                diagnostics: Some(vec![view.diagnostic(&fix.diagnostic, &uri)]),
                 edit: Some(lsp::WorkspaceEdit {
                     changes: Some(std::iter::once((uri.clone(), edits)).collect()),
                     ..lsp::WorkspaceEdit::default()
@@ -613,15 +599,17 @@ pub fn formatting(
     params: lsp::DocumentFormattingParams,
 ) -> Result<Option<Vec<lsp::TextEdit>>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let view = view(snap, doc)?;
-    let text = view.text.as_str();
-    let Some(formatted) = analysis::ide::format(text) else {
+    let view = view(snap, doc);
+    // Formatting the whole document is the whole text's work: its copy is made here, on
+    // demand, never on the keystroke path.
+    let text = doc.rope.to_string();
+    let Some(formatted) = analysis::ide::format(&text) else {
         return Ok(None);
     };
     if formatted == text {
         return Ok(Some(Vec::new()));
     }
-    let whole = analysis::TextRange::up_to(TextSize::of(text));
+    let whole = analysis::TextRange::up_to(TextSize::of(text.as_str()));
     Ok(Some(vec![lsp::TextEdit {
         range: view.range(whole),
         new_text: formatted,
@@ -636,11 +624,11 @@ pub fn range_formatting(
     params: lsp::DocumentRangeFormattingParams,
 ) -> Result<Option<Vec<lsp::TextEdit>>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let view = view(snap, doc)?;
-    let (text, index) = (view.text.as_str(), &view.index);
-    let range = convert::text_range_clamped(index, text, params.range, snap.encoding)
-        .map_err(|e| Error::invalid_params(e.0))?;
-    let Some(edits) = analysis::ide::format_range(text, range) else {
+    let view = view(snap, doc);
+    let range = view.text_range_clamped(params.range)?;
+    // The formatter formats the whole text (and keeps the edits on the range's lines): a
+    // copy of the text on demand, as for `formatting`.
+    let Some(edits) = analysis::ide::format_range(&doc.rope.to_string(), range) else {
         return Ok(None);
     };
     Ok(Some(
@@ -660,7 +648,7 @@ pub fn folding_ranges(
     params: lsp::FoldingRangeParams,
 ) -> Result<Option<Vec<lsp::FoldingRange>>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let view = view(snap, doc)?;
+    let view = view(snap, doc);
     let folds = cancellable(snap.analysis.folding_ranges(doc.file))?
         .into_iter()
         .filter_map(|f| {
@@ -687,10 +675,10 @@ pub fn selection_ranges(
     params: lsp::SelectionRangeParams,
 ) -> Result<Option<Vec<lsp::SelectionRange>>> {
     let doc = doc(snap, &params.text_document.uri)?;
-    let view = view(snap, doc)?;
+    let view = view(snap, doc);
     let mut out = Vec::new();
     for p in params.positions {
-        let at = offset(snap, doc, p)?;
+        let at = view.offset(p)?;
         let chain = cancellable(snap.analysis.selection_ranges(doc.file, at))?;
         let mut parent: Option<Box<lsp::SelectionRange>> = None;
         for r in chain.into_iter().rev() {

@@ -6,12 +6,18 @@
 //! for all snapshots to drop) therefore happen on that thread, never on an async worker.
 //! Requests run on an analysis snapshot (a [`Snapshot`]) on a blocking thread; an edit
 //! cancels them (their queries return `Cancelled`, answered as `ContentModified`).
+//!
+//! Architecture Invariant: nothing on the keystroke path is proportional to the file. Each
+//! content change is applied to the document's rope and recorded as a byte-range edit
+//! (found through the rope, O(log n)), and the database gets those edits
+//! ([`AnalysisHost::edit_file`]), never the whole text; requests convert positions through
+//! the rope of the text the snapshot holds ([`Doc::rope`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::mpsc;
 
-use analysis::{Analysis, AnalysisHost, FileId};
+use analysis::{Analysis, AnalysisHost, FileId, TextRange};
 use ropey::Rope;
 use tower_lsp_server::ls_types::{TextDocumentContentChangeEvent, Uri};
 
@@ -68,6 +74,9 @@ pub struct Doc {
     pub version: i32,
     /// The URI as the client spelt it in `didOpen` (what answers about the document use).
     pub uri: Uri,
+    /// The text the analysis snapshot holds (a clone shares the tree: O(1)), lines as LSP
+    /// counts them: what converts the document's byte offsets to positions and back.
+    pub rope: Rope,
 }
 
 /// The key of the document `uri` names: URIs that name the same file give the same key
@@ -178,7 +187,7 @@ pub fn spawn_owner(
         .spawn(move || {
             let mut owner = Owner {
                 host: AnalysisHost::new(),
-                ropes: HashMap::new(),
+                documents: HashMap::new(),
                 docs: Arc::new(HashMap::new()),
                 generations: HashMap::new(),
                 dirty: Vec::new(),
@@ -206,13 +215,31 @@ pub fn spawn_owner(
     tx
 }
 
+/// A change to write to the database, in the order the client sent it.
+enum Edit {
+    /// The whole text (a change without a range, or `didOpen` of an open document).
+    Full(String),
+    /// The UTF-8 byte range `range` of the text before it (on char boundaries) replaced
+    /// with `insert`.
+    Range { range: TextRange, insert: String },
+}
+
+/// An open document as the owner keeps it.
+struct Document {
+    /// The text with every change received applied (ahead of the database until the next
+    /// [`Owner::flush`]).
+    rope: Rope,
+    /// The changes received since the last flush, in order.
+    edits: Vec<Edit>,
+}
+
 struct Owner {
     host: AnalysisHost,
     /// By [`document_key`], as are `docs` and `generations`.
-    ropes: HashMap<Uri, Rope>,
+    documents: HashMap<Uri, Document>,
     docs: Arc<HashMap<Uri, Doc>>,
     generations: HashMap<Uri, u64>,
-    /// Documents whose rope changed since their text was last written to the database.
+    /// Documents opened or changed since their changes were last written to the database.
     dirty: Vec<Uri>,
     encoding: Encoding,
     config: Config,
@@ -240,12 +267,20 @@ impl Owner {
         match msg {
             Msg::Open { uri, text, version } => {
                 let key = document_key(&uri);
-                let file = match self.docs.get(&key) {
-                    Some(doc) => doc.file,
-                    None => self.host.add_file(&text),
+                let rope = Rope::from_str(&text);
+                // A new file holds its text at once; an open one gets it at the flush.
+                let (file, written, edits) = match self.docs.get(&key) {
+                    Some(doc) => (doc.file, doc.rope.clone(), vec![Edit::Full(text)]),
+                    None => (self.host.add_file(&text), rope.clone(), Vec::new()),
                 };
-                self.ropes.insert(key.clone(), Rope::from_str(&text));
-                Arc::make_mut(&mut self.docs).insert(key.clone(), Doc { file, version, uri });
+                self.documents.insert(key.clone(), Document { rope, edits });
+                let doc = Doc {
+                    file,
+                    version,
+                    uri,
+                    rope: written,
+                };
+                Arc::make_mut(&mut self.docs).insert(key.clone(), doc);
                 self.mark_dirty(key);
             }
             Msg::Change {
@@ -254,16 +289,27 @@ impl Owner {
                 changes,
             } => {
                 let key = document_key(&uri);
-                let Some(rope) = self.ropes.get_mut(&key) else {
+                let Some(document) = self.documents.get_mut(&key) else {
                     eprintln!(
                         "pir lsp: didChange for a document that is not open: {}",
                         uri.as_str()
                     );
                     return;
                 };
-                for change in &changes {
-                    if let Err(e) = convert::apply_change(rope, change, self.encoding) {
-                        eprintln!("pir lsp: ignoring a change of {}: {e}", uri.as_str());
+                for change in changes {
+                    match convert::apply_change(&mut document.rope, &change, self.encoding) {
+                        Ok(Some(range)) => document.edits.push(Edit::Range {
+                            range,
+                            insert: change.text,
+                        }),
+                        Ok(None) => {
+                            // The whole text: what came before it is replaced too.
+                            document.edits.clear();
+                            document.edits.push(Edit::Full(change.text));
+                        }
+                        Err(e) => {
+                            eprintln!("pir lsp: ignoring a change of {}: {e}", uri.as_str());
+                        }
                     }
                 }
                 let Some(doc) = Arc::make_mut(&mut self.docs).get_mut(&key) else {
@@ -274,7 +320,7 @@ impl Owner {
             }
             Msg::Close { uri } => {
                 let key = document_key(&uri);
-                self.ropes.remove(&key);
+                self.documents.remove(&key);
                 self.dirty.retain(|k| *k != key);
                 let uri = Arc::make_mut(&mut self.docs)
                     .remove(&key)
@@ -304,16 +350,26 @@ impl Owner {
         }
     }
 
-    /// Writes the changed texts to the database (one write per document, however many
-    /// edits it had) and reports each document for diagnostics.
+    /// Writes the recorded changes to the database, in order (a byte-range edit each, the
+    /// whole text only for a change without a range), gives the snapshot's document the
+    /// rope of that text, and reports each document for diagnostics.
     fn flush(&mut self, on_change: &impl Fn(Changed)) {
         for key in std::mem::take(&mut self.dirty) {
-            let (Some(rope), Some(doc)) = (self.ropes.get(&key), self.docs.get(&key)) else {
+            let (Some(document), Some(doc)) = (
+                self.documents.get_mut(&key),
+                Arc::make_mut(&mut self.docs).get_mut(&key),
+            ) else {
                 continue;
             };
-            let text = rope.to_string();
-            let file = doc.file;
-            self.host.set_file_text(file, &text);
+            for edit in document.edits.drain(..) {
+                match edit {
+                    Edit::Full(text) => self.host.set_file_text(doc.file, &text),
+                    Edit::Range { range, insert } => {
+                        self.host.edit_file(doc.file, range, &insert);
+                    }
+                }
+            }
+            doc.rope = document.rope.clone();
             self.changed(key, on_change);
         }
     }
@@ -335,6 +391,9 @@ impl Owner {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::convert::tests::{encoding, text};
+    use proptest::prelude::*;
+    use tower_lsp_server::ls_types::{Position, Range};
 
     fn key(uri: &str) -> String {
         document_key(&uri.parse().expect("a URI"))
@@ -368,5 +427,98 @@ mod tests {
         assert_ne!(key("file:///p/a.pir"), key("file:///p/A.pir"));
         assert_ne!(key("file:///p/a%2Fb.pir"), key("file:///p/a/b.pir"));
         assert_eq!(key("untitled:Untitled-1"), "untitled:Untitled-1");
+    }
+
+    /// The byte offset of an edit's position in `text`, counted naively: lines end at
+    /// `\n`, `\r\n` or a lone `\r`; a column past the line's end is its end, one inside a
+    /// character that character's start; a line past the last one is the end of the text.
+    fn naive_offset(text: &str, pos: Position, encoding: Encoding) -> usize {
+        let mut line_start = 0;
+        for _ in 0..pos.line {
+            let rest = &text[line_start..];
+            match rest.find(['\n', '\r']) {
+                Some(i) if rest[i..].starts_with("\r\n") => line_start += i + 2,
+                Some(i) => line_start += i + 1,
+                None => return text.len(),
+            }
+        }
+        let line = &text[line_start..];
+        let line = &line[..line.find(['\n', '\r']).unwrap_or(line.len())];
+        let mut units = 0;
+        for (i, ch) in line.char_indices() {
+            units += match encoding {
+                Encoding::Utf8 => ch.len_utf8(),
+                Encoding::Utf16 => ch.len_utf16(),
+            };
+            if units > pos.character as usize {
+                return line_start + i;
+            }
+        }
+        line_start + line.len()
+    }
+
+    /// One content change: a range of positions (ordered) and its text, or a whole text.
+    fn change() -> impl Strategy<Value = TextDocumentContentChangeEvent> {
+        let position =
+            (0u32..8, 0u32..12).prop_map(|(line, character)| Position { line, character });
+        prop_oneof![
+            8 => (position.clone(), position, text()).prop_map(|(a, b, text)| {
+                let (start, end) = if (a.line, a.character) <= (b.line, b.character) {
+                    (a, b)
+                } else {
+                    (b, a)
+                };
+                TextDocumentContentChangeEvent {
+                    range: Some(Range { start, end }),
+                    range_length: None,
+                    text,
+                }
+            }),
+            1 => text().prop_map(|text| TextDocumentContentChangeEvent {
+                range: None,
+                range_length: None,
+                text,
+            }),
+        ]
+    }
+
+    proptest! {
+        /// The owner's path (each change applied to the rope and recorded as a byte-range
+        /// edit of the database) gives the analysis, and the snapshot's rope, the text that
+        /// applying the changes to a `String` gives.
+        #[test]
+        fn ranged_changes_reach_the_analysis_as_applied_to_a_string(
+            initial in text(),
+            messages in prop::collection::vec(prop::collection::vec(change(), 1..4), 1..6),
+            encoding in encoding(),
+        ) {
+            let owner = spawn_owner(encoding, Config::default(), |_| {});
+            let uri: Uri = "file:///p/a.pir".parse().expect("a URI");
+            owner
+                .send(Msg::Open { uri: uri.clone(), text: initial.clone(), version: 0 })
+                .expect("the owner runs");
+            let mut expected = initial;
+            for (version, changes) in messages.into_iter().enumerate() {
+                for change in &changes {
+                    match change.range {
+                        Some(r) => {
+                            let start = naive_offset(&expected, r.start, encoding);
+                            let end = naive_offset(&expected, r.end, encoding);
+                            expected.replace_range(start..end, &change.text);
+                        }
+                        None => expected.clone_from(&change.text),
+                    }
+                }
+                owner
+                    .send(Msg::Change { uri: uri.clone(), version: version as i32 + 1, changes })
+                    .expect("the owner runs");
+            }
+            let (reply, answer) = tokio::sync::oneshot::channel();
+            owner.send(Msg::Snapshot(reply)).expect("the owner runs");
+            let snapshot = answer.blocking_recv().expect("an answer").expect("not stale");
+            let doc = &snapshot.docs[&document_key(&uri)];
+            prop_assert_eq!(snapshot.analysis.file_text(doc.file), expected.as_str());
+            prop_assert_eq!(doc.rope.to_string(), expected);
+        }
     }
 }

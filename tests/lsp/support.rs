@@ -8,8 +8,9 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use analysis::{LineIndex, TextSize};
+use analysis::TextSize;
 use pir_lsp::convert::{self, Encoding};
+use ropey::Rope;
 use serde_json::{Value, json};
 use tower_lsp_server::ls_types::Position;
 
@@ -33,10 +34,10 @@ pub struct Server {
 /// Text with its `<|>` cursor markers removed, and the markers' positions in `encoding`.
 pub fn cursors(marked: &str, encoding: Encoding) -> (String, Vec<Position>) {
     let (text, offsets) = test_utils::cursors(marked);
-    let index = LineIndex::new(&text);
+    let rope = Rope::from_str(&text);
     let positions = offsets
         .into_iter()
-        .map(|o| convert::position(&index, &text, o, encoding))
+        .map(|o| convert::position(&rope, o, encoding))
         .collect();
     (text, positions)
 }
@@ -44,8 +45,7 @@ pub fn cursors(marked: &str, encoding: Encoding) -> (String, Vec<Position>) {
 /// The position of byte offset `offset` of `text`.
 pub fn position_of(text: &str, offset: usize, encoding: Encoding) -> Position {
     convert::position(
-        &LineIndex::new(text),
-        text,
+        &Rope::from_str(text),
         TextSize::from(offset as u32),
         encoding,
     )
