@@ -56,7 +56,16 @@ pub fn for_each_op<'a>(items: &'a [Item], f: &mut impl FnMut(&'a OpItem)) {
 }
 
 /// P501 at the first read of a tensor that neither a parameter nor an earlier op wrote.
+/// One pass over the kernel's ops, each name looked up in a set (linear in the kernel).
 fn dataflow(db: &dyn Db, kernel: &KernelItems, out: &mut Vec<Diagnostic>) {
+    let tensors: HashSet<&str> = kernel
+        .allocations
+        .iter()
+        .filter_map(|a| match a {
+            Allocation::Tensor(t) => Some(t.name.as_str()),
+            Allocation::Register(_) => None,
+        })
+        .collect();
     let mut written: HashSet<&str> = kernel
         .allocations
         .iter()
@@ -72,11 +81,8 @@ fn dataflow(db: &dyn Db, kernel: &KernelItems, out: &mut Vec<Diagnostic>) {
             // An unknown op (P202) says nothing of what it reads or writes: count every
             // tensor it names as written, so that its mistake does not make later reads warn.
             for (_, access) in accesses(op) {
-                if let Some(a) = kernel.allocations.iter().find_map(|a| match a {
-                    Allocation::Tensor(t) if t.name == access.name => Some(t.name.as_str()),
-                    _ => None,
-                }) {
-                    written.insert(a);
+                if let Some(&name) = tensors.get(access.name.as_str()) {
+                    written.insert(name);
                 }
             }
             return;
@@ -93,11 +99,8 @@ fn dataflow(db: &dyn Db, kernel: &KernelItems, out: &mut Vec<Diagnostic>) {
             }
         }
         for name in &lowered.writes {
-            if let Some(a) = kernel.allocations.iter().find_map(|a| match a {
-                Allocation::Tensor(t) if &t.name == name => Some(t.name.as_str()),
-                _ => None,
-            }) {
-                written.insert(a);
+            if let Some(&name) = tensors.get(name.as_str()) {
+                written.insert(name);
             }
         }
     });

@@ -148,6 +148,7 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
         let mut resolver = KernelResolver {
             out: &mut out,
             scopes: vec![Vec::new()],
+            visible: HashMap::new(),
             kernel_names: HashMap::new(),
             loops: Vec::new(),
             loop_ranges: Vec::new(),
@@ -191,8 +192,11 @@ enum Binding {
 
 struct KernelResolver<'a> {
     out: &'a mut FileItems,
-    /// Lexical scopes, innermost last: (name, binding, definition index).
-    scopes: Vec<Vec<(String, Binding, usize)>>,
+    /// Lexical scopes, innermost last: the names each defines (popped with it).
+    scopes: Vec<Vec<String>>,
+    /// What each name in scope refers to, innermost definition last: (binding, definition
+    /// index). A lookup is one hash probe, whatever the number of declarations.
+    visible: HashMap<String, Vec<(Binding, usize)>>,
     /// Every tensor/register/parameter name of the kernel (names are unique per kernel).
     kernel_names: HashMap<String, usize>,
     loops: Vec<LoopVar>,
@@ -244,17 +248,16 @@ impl KernelResolver<'_> {
             self.kernel_names.insert(name.text.clone(), def);
         }
         if let Some(scope) = self.scopes.last_mut() {
-            scope.push((name.text.clone(), binding, def));
+            scope.push(name.text.clone());
+            self.visible
+                .entry(name.text.clone())
+                .or_default()
+                .push((binding, def));
         }
     }
 
     fn lookup(&self, name: &str) -> Option<(Binding, usize)> {
-        self.scopes
-            .iter()
-            .rev()
-            .flat_map(|s| s.iter().rev())
-            .find(|(n, _, _)| n == name)
-            .map(|(_, b, d)| (b.clone(), *d))
+        self.visible.get(name)?.last().cloned()
     }
 
     fn tensor_type(
@@ -472,7 +475,11 @@ impl KernelResolver<'_> {
         let body = self.block(&lp.body, body_scope);
         self.loops.pop();
         self.loop_ranges.pop();
-        self.scopes.pop();
+        for name in self.scopes.pop().unwrap_or_default() {
+            if let Some(bindings) = self.visible.get_mut(&name) {
+                bindings.pop();
+            }
+        }
         Some(LoopItem {
             var,
             bir_name,
@@ -540,12 +547,7 @@ impl KernelResolver<'_> {
             }
             None if self.quiet => None,
             None => {
-                let visible: Vec<&str> = self
-                    .scopes
-                    .iter()
-                    .flatten()
-                    .map(|(n, _, _)| n.as_str())
-                    .collect();
+                let visible: Vec<&str> = self.scopes.iter().flatten().map(String::as_str).collect();
                 let suggestion = lower::diag::did_you_mean(&name.text, visible);
                 let message = match suggestion {
                     Some(s) => {
