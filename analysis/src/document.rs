@@ -14,6 +14,9 @@
 //! A chunk starts at a line start, so a chunk's lines are the document's, shifted.
 
 use std::collections::{HashMap, HashSet};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use lower::diag::Code;
 use salsa::{Durability, Setter};
@@ -55,6 +58,9 @@ impl Chunk {
 pub(crate) struct Document {
     /// The chunks in order.
     pub chunks: Vec<Chunk>,
+    /// Whether its chunks were ever analysed together (see [`Document::warm`]); a new text
+    /// ([`Document::set_text`]) is cold again.
+    warmed: Arc<AtomicBool>,
     /// The smallest chunk, in bytes ([`CHUNK_TARGET`] but in tests).
     target: usize,
 }
@@ -107,6 +113,7 @@ impl Document {
     pub fn with_target(db: &RootDatabase, text: &str, target: usize) -> Document {
         let mut doc = Document {
             chunks: Vec::new(),
+            warmed: Arc::default(),
             target,
         };
         let pieces = cut_pieces(text, target);
@@ -131,6 +138,7 @@ impl Document {
         let text = source.text(db);
         Document {
             target: CHUNK_TARGET,
+            warmed: Arc::default(),
             chunks: vec![Chunk {
                 source,
                 start: TextSize::from(0),
@@ -201,6 +209,7 @@ impl Document {
     /// Replaces the whole text (reusing the chunks' inputs in order, setting only those
     /// whose text changed).
     pub fn set_text(&mut self, db: &mut RootDatabase, text: &str) {
+        self.warmed = Arc::default();
         let all = 0..self.chunks.len();
         self.replace_chunks(db, all, &cut_pieces(text, self.target));
     }
@@ -325,6 +334,34 @@ impl Document {
             });
         }
         self.renumber(start);
+    }
+
+    /// The first time it is asked for (a document just opened, or given a new text):
+    /// analyses every chunk, on every core. Chunks are independent, so each thread takes
+    /// every n-th chunk on its own handle of the database, and the memos they leave make
+    /// [`Document::diagnostics`] a gathering. Later calls return at once (an edit leaves
+    /// one chunk to analyse). A change during it cancels the threads' work.
+    pub fn warm(&self, db: &RootDatabase) {
+        if self.warmed.swap(true, Ordering::Relaxed) || self.chunks.len() < 2 {
+            return;
+        }
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(self.chunks.len());
+        let share = |db: &RootDatabase, first: usize| {
+            let _ = salsa::Cancelled::catch(AssertUnwindSafe(|| {
+                for chunk in self.chunks.iter().skip(first).step_by(threads) {
+                    crate::check::diagnostics(db, chunk.source);
+                }
+            }));
+        };
+        std::thread::scope(|scope| {
+            for first in 1..threads {
+                let db = db.clone();
+                scope.spawn(move || share(&db, first));
+            }
+            share(db, 0);
+        });
     }
 
     /// The 1-based line and column (Unicode scalar values) of `offset`, as `pir check`

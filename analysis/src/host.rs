@@ -205,8 +205,11 @@ impl Analysis {
 
     /// Every diagnostic of `file`, sorted by range (SPEC §7): each chunk's (memoized),
     /// in the document's offsets (see [`Document::diagnostics`]).
+    /// The first call on a document analyses its chunks on every core
+    /// ([`Document::warm`]).
     pub fn diagnostics(&self, file: FileId) -> Cancellable<Vec<Diagnostic>> {
         let doc = self.doc(file);
+        doc.warm(&self.db);
         self.with_db(|db| doc.diagnostics(db))
     }
 
@@ -220,6 +223,7 @@ impl Analysis {
     /// as Rust's `{:?}` prints them), written straight from the typed lowerings.
     pub fn bir_text(&self, file: FileId) -> Cancellable<String> {
         let doc = self.doc(file);
+        doc.warm(&self.db);
         self.with_db(|db| {
             serde_json::to_string_pretty(&crate::bir::bir_document(db, doc)).unwrap_or_default()
         })
