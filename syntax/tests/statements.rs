@@ -131,17 +131,7 @@ proptest::proptest! {
             "kernel @x(", "for %q in 0..", "tensor %", "reg %r", "\"", "x\"", "// c\n", "$0",
         ]),
     ) {
-        let files = common::corpus_files();
-        let (name, text) = &files[file % files.len()];
-        let mut at = at % (text.len() + 1);
-        while !text.is_char_boundary(at) {
-            at -= 1;
-        }
-        let mut end = (at + cut).min(text.len());
-        while !text.is_char_boundary(end) {
-            end -= 1;
-        }
-        let mangled = format!("{}{snippet}{}", &text[..at], &text[end..]);
-        check_pieces(name, &mangled);
+        let (name, mangled) = common::mangled_corpus_file(file, at, cut, snippet);
+        check_pieces(&name, &mangled);
     }
 }

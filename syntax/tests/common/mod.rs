@@ -345,3 +345,23 @@ pub fn shifted<T: std::fmt::Debug>(value: &T, by: usize) -> String {
     }
     out
 }
+
+/// Corpus file number `file` (modulo their count) with the bytes from `at` (modulo its
+/// length) to `at + cut` replaced by `snippet`, both ends moved to char boundaries: its
+/// name and the mangled text.
+pub fn mangled_corpus_file(file: usize, at: usize, cut: usize, snippet: &str) -> (String, String) {
+    let files = corpus_files();
+    let (name, text) = &files[file % files.len()];
+    let mut at = at % (text.len() + 1);
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let mut end = (at + cut).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (
+        name.clone(),
+        format!("{}{snippet}{}", &text[..at], &text[end..]),
+    )
+}
