@@ -1,0 +1,47 @@
+//! A loop of keystrokes on the host, for a profiler: the misspelt-field edit of `scale.rs`
+//! and its undo, each followed by the document's diagnostics, `N` times (default 2,000).
+//!
+//! ```sh
+//! perf record -g cargo run --release -p pir-gen --example keystrokes -- 10000 [N]
+//! ```
+
+use analysis::{AnalysisHost, TextRange, TextSize};
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let ops: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let times: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2_000);
+    let generated = pir_gen::pir::generate(
+        ops.max(pir_gen::pir::MIN_OPS),
+        pir_gen::pir::DEFAULT_KERNEL_OPS,
+    );
+    let edit = generated
+        .edits
+        .iter()
+        .find(|e| e.kind == pir_gen::EditKind::MisspellField)
+        .expect("a misspelt field edit");
+    let deleted = generated.text[edit.offset..edit.offset + edit.delete].to_string();
+    let mut host = AnalysisHost::new();
+    let file = host.add_file(&generated.text);
+    let _ = host.snapshot().diagnostics(file);
+    let at = |len: usize| {
+        TextRange::at(
+            TextSize::from(edit.offset as u32),
+            TextSize::from(len as u32),
+        )
+    };
+    let started = std::time::Instant::now();
+    for _ in 0..times {
+        host.edit_file(file, at(edit.delete), &edit.insert);
+        std::hint::black_box(host.snapshot().diagnostics(file).map(|d| d.len()).ok());
+        host.edit_file(file, at(edit.insert.len()), &deleted);
+        std::hint::black_box(host.snapshot().diagnostics(file).map(|d| d.len()).ok());
+    }
+    println!(
+        "{:.3} ms per keystroke",
+        started.elapsed().as_secs_f64() * 1e3 / (2 * times) as f64
+    );
+}
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
