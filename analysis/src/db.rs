@@ -147,12 +147,13 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems {
     })
 }
 
-/// A resolved op as a salsa key: equal ops are one key, wherever they stand.
+/// A resolved op as a salsa key: equal ops are one key, wherever they stand (interned by
+/// value; the `Arc` is the op's own, [`OpItem::resolved`], so it is held once).
 #[salsa::interned(debug)]
 pub struct OpKey<'db> {
     /// The position-free op.
     #[returns(ref)]
-    pub op: ResolvedOp,
+    pub op: Arc<ResolvedOp>,
 }
 
 /// The lowering of one op: its BIR instructions and diagnostics (SPEC §6).

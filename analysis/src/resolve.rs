@@ -51,13 +51,14 @@ pub enum Item {
 /// One op with its source map.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OpItem {
-    /// Position-free, what lowering reads.
-    pub resolved: ResolvedOp,
+    /// Position-free, what lowering reads (shared with the op's interned key, so that an op
+    /// is held once).
+    pub resolved: Arc<ResolvedOp>,
     /// The op id: the written `#N`, else the 1-based ordinal in the kernel (SPEC §3). Not
     /// in `resolved`, so that inserting an op re-lowers no op below it.
     pub op_id: u32,
     /// The syntax node: anchors map to ranges through it.
-    pub syntax: ast::Op,
+    pub syntax: Arc<ast::Op>,
     /// The var ranges of the enclosing loops, outermost first (for `Anchor::Loop`).
     pub loop_ranges: Vec<TextRange>,
 }
@@ -488,7 +489,7 @@ impl KernelResolver<'_> {
         })
     }
 
-    fn op(&mut self, op: &ast::Op) -> OpItem {
+    fn op(&mut self, op: &Arc<ast::Op>) -> OpItem {
         self.ordinal += 1;
         if self.ordinal.is_multiple_of(256) {
             (self.check)();
@@ -527,12 +528,12 @@ impl KernelResolver<'_> {
             OpSettings::default()
         };
         OpItem {
-            resolved: ResolvedOp {
+            resolved: Arc::new(ResolvedOp {
                 class: op.class.text.clone(),
                 fields,
                 loops: self.loops.clone(),
                 settings,
-            },
+            }),
             op_id,
             syntax: op.clone(),
             loop_ranges: self.loop_ranges.clone(),

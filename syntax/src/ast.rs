@@ -6,6 +6,8 @@
 //! piece is `None` (or [`ValueKind::Error`] / [`ExprKind::Error`]) and the matching error is
 //! in [`Parse::errors`](crate::Parse::errors).
 
+use std::sync::Arc;
+
 pub use text_size::{TextRange, TextSize};
 
 /// A name as written, without its sigil (`%`, `@`), and the range of the whole token
@@ -78,8 +80,8 @@ pub enum Stmt {
     Reg(RegDecl),
     /// `for %i in a..b step s { … }`.
     Loop(Loop),
-    /// An op.
-    Op(Op),
+    /// An op (shared: the analysis keeps it with the op's resolved value, one copy).
+    Op(Arc<Op>),
 }
 
 impl Stmt {

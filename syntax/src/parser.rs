@@ -568,13 +568,13 @@ fn stmt_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Stmt, Extra<'a>> + 
         .then(op_id.or_not().map(Option::flatten))
         .then(or_expected(field_block(text, value)))
         .map_with(|((class, id), body), e| {
-            Stmt::Op(Op {
+            Stmt::Op(std::sync::Arc::new(Op {
                 range: range(e.span()),
                 class,
                 id,
                 body_range: body.as_ref().map(|b| range(b.span)),
                 fields: body.map(|b| b.items).unwrap_or_default(),
-            })
+            }))
         });
     choice((tensor, reg, op))
 }

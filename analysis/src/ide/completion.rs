@@ -450,7 +450,7 @@ fn written_fields(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<String
             syntax::ast::Stmt::Op(op)
                 if op.body_range.is_some_and(|b| b.contains_inclusive(offset)) =>
             {
-                Some(op)
+                Some(&**op)
             }
             syntax::ast::Stmt::Loop(l) => find(&l.body, offset),
             _ => None,

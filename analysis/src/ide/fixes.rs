@@ -150,7 +150,7 @@ fn op_with_class_at(file: &ast::SourceFile, offset: TextSize) -> Option<&ast::Op
             ast::Stmt::Op(op)
                 if op.range.contains(offset) || (end_too && op.range.end() == offset) =>
             {
-                Some(op)
+                Some(&**op)
             }
             ast::Stmt::Loop(l) => find(&l.body, offset, end_too),
             _ => None,
