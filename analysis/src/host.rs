@@ -151,6 +151,16 @@ impl Analysis {
         self.with_db(|db| ide::hover(db, file.0, offset))
     }
 
+    /// Code lenses: one per kernel with its resources (see [`ide::code_lenses`], SPEC §10.1).
+    pub fn code_lenses(&self, file: FileId) -> Cancellable<Vec<ide::CodeLens>> {
+        self.with_db(|db| ide::code_lenses(db, file.0))
+    }
+
+    /// Each kernel's resources, in source order (see [`crate::resources::kernel_stats`]).
+    pub fn kernel_stats(&self, file: FileId) -> Cancellable<&[crate::KernelStats]> {
+        self.with_db(|db| crate::resources::kernel_stats(db, file.0).as_slice())
+    }
+
     /// Inlay hints, in `range` if given (see [`ide::inlay_hints`]).
     pub fn inlay_hints(
         &self,

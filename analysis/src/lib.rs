@@ -14,6 +14,7 @@ pub mod diagnostic;
 mod host;
 pub mod ide;
 pub mod resolve;
+pub mod resources;
 
 pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
 pub use bir::{BirDocument, bir_document, file_bir};
@@ -24,6 +25,7 @@ pub use db::{
 };
 pub use diagnostic::Diagnostic;
 pub use host::{Analysis, AnalysisHost, Cancellable, Cancelled, FileId};
+pub use resources::{KernelStats, kernel_stats};
 
 /// A 1-based line and a 1-based column counted in Unicode scalar values, as `pir check
 /// --format json` and `debuginfo` report them (SPEC §8, §9).

@@ -203,7 +203,8 @@ fn describe_definition(db: &dyn Db, file: SourceFile, def: &Definition) -> Strin
     }
 }
 
-/// A kernel: its signature as written, and what its body holds.
+/// A kernel: its signature as written, what its body holds, and its resources (SPEC
+/// §10.1: counts per engine, SBUF/PSUM peaks).
 fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
     let text = file.text(db);
     let parsed = &parse(db, file).file;
@@ -257,6 +258,10 @@ fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
             plural(loops, "loop"),
             plural(declared, "tensor/register")
         ));
+    }
+    if let Some(stats) = crate::resources::kernel_stats(db, file).get(index) {
+        markdown.push_str("\n\n");
+        markdown.push_str(super::resources_markdown(stats).trim_end());
     }
     markdown
 }
