@@ -450,12 +450,15 @@ fn declaration(kernel: &ast::Kernel, name: &str) -> Option<TextRange> {
 /// P416 (SPEC §10.1 [2]) of one kernel: a warning on its name for each memory whose peak
 /// exceeds the capacity, giving the peak and capacity in bytes and the op where it is
 /// reached; related: that op's class name and the declarations of the (up to three)
-/// largest tensors live there.
+/// largest tensors live there. Not when a tensor live there exceeds the capacity alone:
+/// that is its declaration's P304, and one mistake gives one diagnostic (SPEC §7;
+/// docs/decisions.md).
 pub fn p416(stats: &KernelStats) -> Vec<Diagnostic> {
     stats
         .peaks()
         .into_iter()
         .filter(|peak| peak.exceeds())
+        .filter(|peak| peak.largest.first().is_none_or(|t| t.bytes <= peak.capacity))
         .map(|peak| {
             let memory = peak.memory.name().to_uppercase();
             let at = peak

@@ -582,14 +582,24 @@ mod tests {
         check(
             &ACT.replace("@k(", "@<|>k("),
             expect![[r#"
-            [@k]
-            kernel `@k` (a BIR function)
+                [@k]
+                kernel `@k` (a BIR function)
 
-            inputs: `%x: hbm f32[128, 4]`, `%w: hbm f32[4]`
+                inputs: `%x: hbm f32[128, 4]`, `%w: hbm f32[4]`
 
-            outputs: `%y: hbm f32[128, 4]`
+                outputs: `%y: hbm f32[128, 4]`
 
-            2 ops, 1 loop, 1 tensor/register declared"#]],
+                2 ops, 1 loop, 1 tensor/register declared
+
+                | engine | static | executed |
+                |:--|--:|--:|
+                | Activation | 1 | 4 |
+                | DVE | 1 | 4 |
+                | total | 2 | 8 |
+
+                **SBUF** peak 16 of 212,984 bytes per partition (0.0%) at op #1 `ActivationOp`; largest live there: `%t` 16
+
+                **PSUM** peak 0 of 16,384 bytes per partition (0.0%)"#]],
         );
     }
 
