@@ -210,6 +210,16 @@ fn walk(
     found
 }
 
+/// The JSON report of a path that could not be read (SPEC §9 [2]): `{"path", "error",
+/// <list>: []}`, `list` being the report's per-file list (`diagnostics`, `kernels`).
+fn unreadable_report(path: &Path, error: &str, list: &str) -> serde_json::Value {
+    let mut report = serde_json::Map::new();
+    report.insert("path".into(), json!(path.display().to_string()));
+    report.insert("error".into(), json!(error));
+    report.insert(list.into(), json!([]));
+    serde_json::Value::Object(report)
+}
+
 /// Writes `text` to stdout; a closed pipe (`pir check … | head`) ends quietly.
 fn print_stdout(text: &str) -> bool {
     let mut out = std::io::stdout().lock();
@@ -250,7 +260,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
     let mut reports: Vec<serde_json::Value> = files
         .errors
         .iter()
-        .map(|(path, e)| json!({ "path": path.display().to_string(), "error": e, "diagnostics": [] }))
+        .map(|(path, e)| unreadable_report(path, e, "diagnostics"))
         .collect();
     let (mut errors, mut warnings) = (0usize, 0usize);
     let (mut checked, mut unreadable) = (0usize, files.errors.len());
@@ -260,11 +270,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
             Err(e) => {
                 // Reported by name, never counted as checked (SPEC §9 [2]).
                 eprintln!("pir: {}: {e}", display(path));
-                reports.push(json!({
-                    "path": path.display().to_string(),
-                    "error": e.to_string(),
-                    "diagnostics": [],
-                }));
+                reports.push(unreadable_report(path, &e.to_string(), "diagnostics"));
                 unreadable += 1;
                 status = 2;
                 continue;
@@ -586,7 +592,7 @@ pub fn stats(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
     let mut reports: Vec<serde_json::Value> = files
         .errors
         .iter()
-        .map(|(path, e)| json!({ "path": path.display().to_string(), "error": e, "kernels": [] }))
+        .map(|(path, e)| unreadable_report(path, e, "kernels"))
         .collect();
     let mut human = String::new();
     for path in &files.paths {
@@ -594,11 +600,7 @@ pub fn stats(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
             Ok(l) => l,
             Err(e) => {
                 eprintln!("pir: {}: {e}", display(path));
-                reports.push(json!({
-                    "path": path.display().to_string(),
-                    "error": e.to_string(),
-                    "kernels": [],
-                }));
+                reports.push(unreadable_report(path, &e.to_string(), "kernels"));
                 status = 2;
                 continue;
             }

@@ -111,6 +111,23 @@ local function pir_client(buf)
   end)
 end
 
+--- Asks for the hover at the cursor and returns the text of its floating window once it
+--- holds `needle` (plain), closing the window.
+local function hover_text(needle)
+  vim.lsp.buf.hover()
+  return wait_for(('a hover window with %q'):format(needle), function()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= '' then
+        local t = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\n')
+        if t:find(needle, 1, true) then
+          vim.api.nvim_win_close(w, true)
+          return t
+        end
+      end
+    end
+  end)
+end
+
 local function errors(buf)
   return vim.diagnostic.get(buf, { severity = vim.diagnostic.severity.ERROR })
 end
@@ -209,18 +226,7 @@ local checks = {
       local l, c = find(ctx.buf, 'MatMulOp {', 'MatMulOp')
       vim.api.nvim_win_set_cursor(0, { l + 1, c })
       local src_win = vim.api.nvim_get_current_win()
-      vim.lsp.buf.hover()
-      local text = wait_for('a hover window with "opcode": "Matmult"', function()
-        for _, w in ipairs(vim.api.nvim_list_wins()) do
-          if vim.api.nvim_win_get_config(w).relative ~= '' then
-            local t = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\n')
-            if t:find('"opcode": "Matmult"', 1, true) then
-              vim.api.nvim_win_close(w, true)
-              return t
-            end
-          end
-        end
-      end)
+      local text = hover_text('"opcode": "Matmult"')
       expect(text:find('MatMulOp', 1, true), 'hover does not name the op: %s', text:sub(1, 200))
       vim.api.nvim_set_current_win(src_win)
     end,
@@ -287,18 +293,7 @@ local checks = {
       local l, c = find(ctx.buf, 'kernel @matmul_basic', '@matmul_basic')
       vim.api.nvim_win_set_cursor(0, { l + 1, c + 1 })
       local src_win = vim.api.nvim_get_current_win()
-      vim.lsp.buf.hover()
-      local text = wait_for('a hover window with the engine table', function()
-        for _, w in ipairs(vim.api.nvim_list_wins()) do
-          if vim.api.nvim_win_get_config(w).relative ~= '' then
-            local t = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\n')
-            if t:find('executed', 1, true) then
-              vim.api.nvim_win_close(w, true)
-              return t
-            end
-          end
-        end
-      end)
+      local text = hover_text('executed')
       for _, piece in ipairs({ '| PE | 1 | 1 |', '| DMA | 3 | 3 |', 'peak 1,152 of 212,984', 'peak 2,048 of 16,384' }) do
         expect(text:find(piece, 1, true), 'the kernel hover lacks %q: %s', piece, text:sub(1, 400))
       end
