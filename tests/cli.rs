@@ -1,5 +1,5 @@
 //! The command line through the real binary (SPEC §9): exit codes, the JSON report's
-//! shape and positions, bad bytes, and `fmt`.
+//! shape and positions, bad bytes, `fmt`, and `stats` (SPEC §10.1).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -579,4 +579,152 @@ fn a_very_long_line_is_not_drawn() {
     assert!(stderr.contains("P203"), "{stderr}");
     assert!(stderr.contains("not drawn"), "{stderr}");
     assert!(stderr.len() < 20_000, "{} bytes of stderr", stderr.len());
+}
+
+/// `pir stats` (SPEC §10.1 [2]) of a kernel with a loop-carried PSUM accumulator and a
+/// second kernel without on-chip tensors. By hand: %w_sb 256 B, %x_sb 1,024 B, %out 2,048 B
+/// (SBUF), %acc 2,048 B (PSUM); %acc is live from the start of loop %k (line 7, its op #2)
+/// to the copy on line 10; the SBUF peak is %out's 2,048 at the copy (line 10, #4); DMA 3
+/// static, 1 + 4 + 1 = 6 executed; PE 1 / 4; DVE 1 / 1. `@none` has one DMA and no peak.
+const STATS: &str =
+    "kernel @acc(%x: hbm bf16[128, 2048], %w: hbm bf16[128, 128]) -> (%y: hbm f32[128, 512]) {
+  tensor %w_sb : sbuf bf16[128, 128]
+  tensor %x_sb : sbuf bf16[128, 512]
+  tensor %acc  : psum f32[128, 512]
+  tensor %out  : sbuf f32[128, 512]
+  DmaCopyOp { dst = %w_sb, src = %w }
+  for %k in 0..4 {
+    DmaCopyOp { dst = %x_sb, src = %x[:, %k*512 : %k*512 + 512] }
+    MatMulOp { dst = %acc, stationary = %w_sb, moving = %x_sb, is_accumulate = true }
+  }
+  TensorCopyOp { dst = %out, src = %acc }
+  DmaCopyOp { dst = %y, src = %out }
+}
+kernel @none(%a: hbm f32[4, 4]) -> (%b: hbm f32[4, 4]) {
+  DmaCopyOp { dst = %b, src = %a }
+}
+";
+
+#[test]
+fn stats_human_is_a_table_per_kernel() {
+    let out = pir_with_stdin(&["stats", "-"], STATS.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    expect_test::expect![[r#"
+        <stdin>
+          @acc
+            engine          static      executed
+            PE                   1             4
+            DVE                  1             1
+            DMA                  3             6
+            SBUF peak     2,048 of 212,984 bytes per partition (1.0%) at line 11 (#4 TensorCopyOp)
+            PSUM peak     2,048 of  16,384 bytes per partition (12.5%) at line 8 (#2 DmaCopyOp)
+          @none
+            engine          static      executed
+            DMA                  1             1
+            SBUF peak         0 of 212,984 bytes per partition (0.0%)
+            PSUM peak         0 of  16,384 bytes per partition (0.0%)
+    "#]]
+    .assert_eq(&String::from_utf8_lossy(&out.stdout));
+}
+
+#[test]
+fn stats_json_has_the_spec_shape() {
+    let path = temp("stats.pir", STATS.as_bytes());
+    let missing = path.with_file_name("missing.pir");
+    let out = pir()
+        .args(["stats", "--format", "json"])
+        .arg(&path)
+        .arg(&missing)
+        .output()
+        .expect("runs");
+    // The missing file is an I/O error: exit 2, reported by name, the other file still in.
+    assert_eq!(out.status.code(), Some(2));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let files = report["files"].as_array().expect("files");
+    let by_path = |p: &PathBuf| {
+        files
+            .iter()
+            .find(|f| f["path"] == p.display().to_string())
+            .unwrap_or_else(|| panic!("{} in {report}", p.display()))
+    };
+    assert_eq!(
+        by_path(&missing)["kernels"],
+        serde_json::json!([]),
+        "{report}"
+    );
+    assert!(by_path(&missing)["error"].is_string(), "{report}");
+    expect_test::expect![[r#"
+        [
+          {
+            "name": "acc",
+            "engines": {
+              "PE": {
+                "static": 1,
+                "executed": 4
+              },
+              "DVE": {
+                "static": 1,
+                "executed": 1
+              },
+              "DMA": {
+                "static": 3,
+                "executed": 6
+              }
+            },
+            "sbuf": {
+              "peak": 2048,
+              "capacity": 212984,
+              "op_line": 11
+            },
+            "psum": {
+              "peak": 2048,
+              "capacity": 16384,
+              "op_line": 8
+            }
+          },
+          {
+            "name": "none",
+            "engines": {
+              "DMA": {
+                "static": 1,
+                "executed": 1
+              }
+            },
+            "sbuf": {
+              "peak": 0,
+              "capacity": 212984,
+              "op_line": null
+            },
+            "psum": {
+              "peak": 0,
+              "capacity": 16384,
+              "op_line": null
+            }
+          }
+        ]"#]]
+    .assert_eq(&serde_json::to_string_pretty(&by_path(&path)["kernels"]).expect("JSON"));
+}
+
+/// A kernel over capacity: `pir stats` says so (exit 0: stats report, `pir check` judges),
+/// and `pir check` warns P416 on the kernel name (exit 0: a warning).
+#[test]
+fn stats_marks_a_peak_over_capacity_and_check_warns() {
+    let text = "kernel @big(%x: sbuf u8[128, 8192]) {\n  tensor %p0 : psum u8[128, 8192]\n  tensor %p1 : psum u8[128, 8193]\n  TensorCopyOp { dst = %p0, src = %x }\n  TensorCopyOp { dst = %p1[:, 0:8192], src = %p0 }\n}\n";
+    let out = pir_with_stdin(&["stats", "-"], text.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("PSUM peak    16,385 of  16,384 bytes per partition (100.0%) at line 5 (#2 TensorCopyOp): over capacity (P416)"),
+        "{stdout}"
+    );
+    let check = pir_with_stdin(&["check", "--format", "json", "-"], text.as_bytes());
+    assert_eq!(check.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&check.stdout).expect("JSON");
+    let d = &report["files"][0]["diagnostics"][0];
+    assert_eq!(d["code"], "P416", "{report}");
+    assert_eq!(d["severity"], "warning");
+    assert_eq!(
+        d["range"]["start"],
+        serde_json::json!({"line": 1, "column": 8})
+    );
 }

@@ -1,6 +1,7 @@
 //! The shared corpus, through the real `pir` binary (built once by `cargo test`):
-//! `check_corpus.py` must report every file passing, and `bir_schema.py` must find no
-//! error in the `pir lower` output of any file.
+//! `check_corpus.py` must report every file passing (and so must this project's rule
+//! fixtures in `tests/rules/`), and `bir_schema.py` must find no error in the `pir lower`
+//! output of any file.
 //!
 //! The corpus and tools are read from `../shared` (the source of truth) when that
 //! folder exists beside the repository, else from the vendored copies in `tests/`.
@@ -45,6 +46,27 @@ fn corpus_passes() {
         String::from_utf8_lossy(&output.stderr)
     );
     println!("{last}");
+}
+
+/// This project's own rule fixtures (`tests/rules/`, corpus-style: P416 of SPEC §10.1 [2],
+/// which the shared corpus does not cover) pass `check_corpus.py` like the corpus.
+#[test]
+fn project_rule_fixtures_pass() {
+    let tool = shared_or_vendored("tools/check_corpus.py", "tools/check_corpus.py");
+    let output = python()
+        .arg(&tool)
+        .arg("--pir")
+        .arg(env!("CARGO_BIN_EXE_pir"))
+        .arg(root().join("tests").join("rules"))
+        .output()
+        .expect("python3 runs check_corpus.py");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        output.status.success() && last == "2 passed, 0 failed",
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 #[test]

@@ -1,14 +1,16 @@
 //! Editor integrations (editors/), run against the real `pir` binary:
 //!
 //! * `neovim_end_to_end`: headless Neovim ≥ 0.11 with the plugin of editors/nvim runs
-//!   editors/nvim/test/e2e.lua (filetype, syntax, diagnostics, hover, inlay hints,
-//!   `:PirShowBir`, an edit that introduces P200).
+//!   editors/nvim/test/e2e.lua (filetype, syntax, diagnostics, hover, inlay hints, the
+//!   code lens and kernel-name hover of SPEC §10.1, `:PirShowBir`, an edit that
+//!   introduces P200).
 //! * `vscode_grammar_tests`: `npm test` in editors/vscode (TextMate grammar tests).
 //! * `vscode_extension_packages`: `npx @vscode/vsce package` builds the `.vsix`.
 //! * `vscode_end_to_end`: the `.vsix` installed in a real VS Code (code-server 4.139.1 =
 //!   VS Code 1.139.1, in Debian's headless Chromium driven by playwright-core) runs the
 //!   real server; tests/vscode-e2e/e2e.mjs checks language mode, TextMate colours, the
-//!   server's start, inlay hints, hover, P203 in the Problems panel and undo, Show BIR
+//!   server's start, inlay hints, hover, the code lens above a kernel and the kernel-name
+//!   hover (SPEC §10.1), P203 in the Problems panel and undo, Show BIR
 //!   following an edit, a quick fix, and the error naming `pir.server.path` when the
 //!   binary is missing. A failure keeps its screenshots, the page's text
 //!   and the client's output channel in a folder whose path the test prints.

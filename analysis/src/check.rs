@@ -1,5 +1,6 @@
-//! The diagnostics of a file: syntax, names, every op's lowering, and the dataflow
-//! warnings P500 (declared, never used) and P501 (read before any write).
+//! The diagnostics of a file: syntax, names, every op's lowering, the dataflow warnings
+//! P500 (declared, never used) and P501 (read before any write), and each kernel's P416
+//! (peak SBUF/PSUM occupancy over the capacity, [`crate::resources`]).
 
 use std::collections::HashSet;
 
@@ -36,6 +37,9 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             out.extend(lowered.diagnostics.iter().map(|d| from_lowering(op, d)));
         });
         dataflow(db, kernel, &mut out);
+    }
+    for kernel in crate::resources::kernel_stats(db, file) {
+        out.extend(crate::resources::p416(kernel));
     }
     unused_declarations(items, &mut out);
     out.sort_by(|a, b| {

@@ -243,6 +243,18 @@ impl Analysis {
         })
     }
 
+    /// Code lenses: one per kernel with its resources (see [`ide::code_lenses`], SPEC §10.1).
+    pub fn code_lenses(&self, file: FileId) -> Cancellable<Vec<ide::CodeLens>> {
+        self.across(file, None, |db, source, _| ide::code_lenses(db, source))
+    }
+
+    /// Each kernel's resources, in source order (see [`crate::resources::kernel_stats`]).
+    pub fn kernel_stats(&self, file: FileId) -> Cancellable<Vec<crate::KernelStats>> {
+        self.across(file, None, |db, source, _| {
+            crate::resources::kernel_stats(db, source).clone()
+        })
+    }
+
     /// Inlay hints, in `range` if given (see [`ide::inlay_hints`]).
     pub fn inlay_hints(
         &self,
@@ -373,6 +385,27 @@ impl Analysis {
 impl Shift for ide::HoverResult {
     fn shift(&mut self, by: TextSize) {
         self.range.shift(by);
+    }
+}
+
+impl Shift for ide::CodeLens {
+    fn shift(&mut self, by: TextSize) {
+        self.range.shift(by);
+    }
+}
+
+impl Shift for crate::KernelStats {
+    fn shift(&mut self, by: TextSize) {
+        self.name_range.shift(by);
+        self.range.shift(by);
+        for peak in [&mut self.sbuf, &mut self.psum] {
+            if let Some(op) = &mut peak.op {
+                op.range.shift(by);
+            }
+            for tensor in &mut peak.largest {
+                tensor.declaration.shift(by);
+            }
+        }
     }
 }
 

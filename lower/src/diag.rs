@@ -93,6 +93,7 @@ codes! {
     P413 Warning "field ignored in this mode",
     P414 Error "value out of range for this field",
     P415 Error "Mask pattern only support 1 step multiplier",
+    P416 Warning "peak SBUF or PSUM occupancy of a kernel exceeds the capacity",
     P500 Warning "tensor or register declared but never used",
     P501 Warning "op reads a tensor that nothing wrote before",
 }

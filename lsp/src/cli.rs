@@ -1,4 +1,5 @@
-//! `pir check`, `pir lower` and `pir fmt` (SPEC §9): files in, diagnostics and BIR JSON out.
+//! `pir check`, `pir lower`, `pir fmt` and `pir stats` (SPEC §9, §10.1): files in,
+//! diagnostics, BIR JSON and resource tables out.
 //!
 //! Exit codes: 0 clean or warnings only, 1 errors, 2 usage or I/O error. Every command
 //! reads standard input for the path `-` (SPEC §9 [2]) and writes what it made of it to
@@ -209,6 +210,16 @@ fn walk(
     found
 }
 
+/// The JSON report of a path that could not be read (SPEC §9 [2]): `{"path", "error",
+/// <list>: []}`, `list` being the report's per-file list (`diagnostics`, `kernels`).
+fn unreadable_report(path: &Path, error: &str, list: &str) -> serde_json::Value {
+    let mut report = serde_json::Map::new();
+    report.insert("path".into(), json!(path.display().to_string()));
+    report.insert("error".into(), json!(error));
+    report.insert(list.into(), json!([]));
+    serde_json::Value::Object(report)
+}
+
 /// Writes `text` to stdout; a closed pipe (`pir check … | head`) ends quietly.
 fn print_stdout(text: &str) -> bool {
     let mut out = std::io::stdout().lock();
@@ -249,7 +260,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
     let mut reports: Vec<serde_json::Value> = files
         .errors
         .iter()
-        .map(|(path, e)| json!({ "path": path.display().to_string(), "error": e, "diagnostics": [] }))
+        .map(|(path, e)| unreadable_report(path, e, "diagnostics"))
         .collect();
     let (mut errors, mut warnings) = (0usize, 0usize);
     let (mut checked, mut unreadable) = (0usize, files.errors.len());
@@ -259,11 +270,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
             Err(e) => {
                 // Reported by name, never counted as checked (SPEC §9 [2]).
                 eprintln!("pir: {}: {e}", display(path));
-                reports.push(json!({
-                    "path": path.display().to_string(),
-                    "error": e.to_string(),
-                    "diagnostics": [],
-                }));
+                reports.push(unreadable_report(path, &e.to_string(), "diagnostics"));
                 unreadable += 1;
                 status = 2;
                 continue;
@@ -570,4 +577,159 @@ pub fn fmt(paths: &[PathBuf], check: bool) -> u8 {
         }
     }
     status
+}
+
+/// `pir stats` (SPEC §10.1 [2]): each kernel's engine counts and SBUF/PSUM peaks, as a
+/// table per kernel (human, on stdout) or `{"files": [{"path", "kernels": [{"name",
+/// "engines": {"PE": {"static", "executed"}, …}, "sbuf": {"peak", "capacity", "op_line"},
+/// "psum": {…}}]}]}` (JSON; lines 1-based, `op_line` null when the peak is 0, engines with
+/// no instruction left out). A path that cannot be read is reported by name (in JSON
+/// `{"path", "error", "kernels": []}`). Exit 0, or 2 on a usage or I/O error.
+pub fn stats(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64>) -> u8 {
+    let files = collect(paths);
+    let mut status = files.report_errors();
+    let (mut host, mut analysis) = analysis(tkg_seqlen_threshold);
+    let mut reports: Vec<serde_json::Value> = files
+        .errors
+        .iter()
+        .map(|(path, e)| unreadable_report(path, e, "kernels"))
+        .collect();
+    let mut human = String::new();
+    for path in &files.paths {
+        let loaded = match load(&mut host, path) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("pir: {}: {e}", display(path));
+                reports.push(unreadable_report(path, &e.to_string(), "kernels"));
+                status = 2;
+                continue;
+            }
+        };
+        analysis = host.snapshot();
+        let kernels = settled(analysis.kernel_stats(loaded.file));
+        let line_of = |range: analysis::TextRange| {
+            settled(analysis.line_col(loaded.file, range.start())).line
+        };
+        match format {
+            Format::Json => {
+                let kernels: Vec<serde_json::Value> =
+                    kernels.iter().map(|k| stats_json(k, &line_of)).collect();
+                reports.push(json!({ "path": path.display().to_string(), "kernels": kernels }));
+            }
+            Format::Human => stats_human(&display(path), &kernels, &line_of, &mut human),
+        }
+    }
+    match format {
+        Format::Json => {
+            let mut text =
+                serde_json::to_string_pretty(&json!({ "files": reports })).unwrap_or_default();
+            text.push('\n');
+            if !print_stdout(&text) {
+                status = 2;
+            }
+        }
+        Format::Human => {
+            if !print_stdout(&human) {
+                status = 2;
+            }
+        }
+    }
+    exit_without_freeing(host, analysis);
+    status
+}
+
+/// One kernel of `pir stats --format json` (SPEC §10.1).
+fn stats_json(
+    kernel: &analysis::KernelStats,
+    line_of: &dyn Fn(analysis::TextRange) -> u32,
+) -> serde_json::Value {
+    let engines: serde_json::Map<String, serde_json::Value> = kernel
+        .engines
+        .iter()
+        .filter(|c| c.static_count > 0)
+        .map(|c| {
+            (
+                c.engine.bir_name().to_string(),
+                json!({ "static": c.static_count, "executed": c.executed }),
+            )
+        })
+        .collect();
+    let peak = |p: &analysis::resources::Peak| {
+        json!({
+            "peak": p.bytes,
+            "capacity": p.capacity,
+            "op_line": p.op.as_ref().map(|op| line_of(op.range)),
+        })
+    };
+    json!({
+        "name": kernel.name,
+        "engines": engines,
+        "sbuf": peak(&kernel.sbuf),
+        "psum": peak(&kernel.psum),
+    })
+}
+
+/// The human table of `pir stats` for one file: per kernel, the engines with instructions
+/// (static and executed counts) and each peak with the line and op where it is reached.
+fn stats_human(
+    name: &str,
+    kernels: &[analysis::KernelStats],
+    line_of: &dyn Fn(analysis::TextRange) -> u32,
+    out: &mut String,
+) {
+    use analysis::resources::group;
+    use std::fmt::Write as _;
+    let _ = writeln!(out, "{name}");
+    if kernels.is_empty() {
+        let _ = writeln!(out, "  no kernel");
+    }
+    for kernel in kernels {
+        let _ = writeln!(out, "  @{}", kernel.name);
+        let used: Vec<_> = kernel
+            .engines
+            .iter()
+            .filter(|c| c.static_count > 0)
+            .collect();
+        if used.is_empty() {
+            let _ = writeln!(out, "    no BIR instruction");
+        } else {
+            let _ = writeln!(
+                out,
+                "    {:<12}{:>10}{:>14}",
+                "engine", "static", "executed"
+            );
+            for c in used {
+                let _ = writeln!(
+                    out,
+                    "    {:<12}{:>10}{:>14}",
+                    c.engine.bir_name(),
+                    group(c.static_count),
+                    group(c.executed)
+                );
+            }
+        }
+        for peak in kernel.peaks() {
+            let percent = peak.bytes as f64 * 100.0 / peak.capacity as f64;
+            let _ = write!(
+                out,
+                "    {} peak {:>9} of {:>7} bytes per partition ({percent:.1}%)",
+                peak.memory.name().to_uppercase(),
+                group(peak.bytes),
+                group(peak.capacity),
+            );
+            if let Some(op) = &peak.op {
+                let _ = write!(
+                    out,
+                    " at line {} (#{} {})",
+                    line_of(op.range),
+                    op.op_id,
+                    op.class
+                );
+            }
+            if peak.exceeds() {
+                let _ = write!(out, ": over capacity (P416)");
+            }
+            out.push('\n');
+        }
+    }
 }

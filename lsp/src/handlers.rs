@@ -88,6 +88,29 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
     }))
 }
 
+/// `textDocument/codeLens`: above each kernel, its resources (SPEC §10.1): engine counts
+/// and SBUF/PSUM peaks. The lens runs no command (its command id is empty).
+pub fn code_lenses(
+    snap: &Snapshot,
+    params: lsp::CodeLensParams,
+) -> Result<Option<Vec<lsp::CodeLens>>> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let view = view(snap, doc);
+    let lenses = cancellable(snap.analysis.code_lenses(doc.file))?
+        .into_iter()
+        .map(|lens| lsp::CodeLens {
+            range: view.range(lens.range),
+            command: Some(lsp::Command {
+                title: lens.title,
+                command: String::new(),
+                arguments: None,
+            }),
+            data: None,
+        })
+        .collect();
+    Ok(Some(lenses))
+}
+
 /// `textDocument/inlayHint`: only the hints inside the requested range.
 pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
     if !snap.config.inlay_hints {

@@ -1,4 +1,4 @@
-//! `pir`: the command line (`check`, `lower`, `fmt`) and the language server (`lsp`) of
+//! `pir`: the command line (`check`, `lower`, `fmt`, `stats`) and the language server (`lsp`) of
 //! the Penguin text IR (SPEC §9–§10).
 
 mod cli;
@@ -53,6 +53,20 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
+    /// Each kernel's resources (SPEC §10.1): static and executed instruction counts per
+    /// engine, peak SBUF/PSUM occupancy per partition. Exit 0, or 2 on a usage or I/O error.
+    Stats {
+        /// Output format (JSON: `{"files": [{"path", "kernels": [...]}]}`, SPEC §10.1).
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        /// The token-generation threshold of MLPKernel/NormQKV `is_tkg` (the server's
+        /// `tkgSeqlenThreshold`; default 96).
+        #[arg(long, value_name = "N")]
+        tkg_seqlen_threshold: Option<u64>,
+        /// Files or folders (`-` is standard input).
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+    },
     /// Print the BIR JSON (SPEC §8) of one file; diagnostics go to stderr.
     Lower {
         /// The file.
@@ -101,7 +115,7 @@ impl LspArgs {
     }
 }
 
-/// `pir check --format`.
+/// `pir check --format` and `pir stats --format`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// The source line with a caret, for people.
@@ -141,6 +155,11 @@ fn main() -> ExitCode {
             None => u8::try_from(pir_lsp::server::run()).unwrap_or(1),
         },
         Command::Fmt { check, paths } => cli::fmt(&paths, check),
+        Command::Stats {
+            format,
+            tkg_seqlen_threshold,
+            paths,
+        } => cli::stats(&paths, format, tkg_seqlen_threshold),
     };
     ExitCode::from(code)
 }

@@ -239,3 +239,95 @@ fn quick_fix_and_formatting() {
     );
     assert!(server.shutdown_and_exit().success());
 }
+
+/// SPEC §10.1: a code lens above each kernel (on its `@name`, running no command) with the
+/// engine counts and SBUF/PSUM peaks; an edit that pushes PSUM over its capacity gives
+/// P416 on the kernel name, with the op and the largest tensors as related locations, and
+/// the lens follows the edit.
+#[test]
+fn code_lens_per_kernel_and_p416_after_an_edit() {
+    let mut server = Server::spawn(&[]);
+    let capabilities = server.initialize(&["utf-16"], json!({}));
+    assert_eq!(
+        capabilities["codeLensProvider"],
+        json!({"resolveProvider": false}),
+        "{capabilities}"
+    );
+    // By hand: %p0 and %p1 are 8,192 bytes each (u8 × 8,192), both live at the second copy:
+    // 16,384 bytes, the PSUM capacity; %s is 8,192 bytes of SBUF.
+    let text = "// two kernels\nkernel @a(%x: hbm u8[128, 8192]) -> (%y: hbm u8[128, 8192]) {\n  tensor %s  : sbuf u8[128, 8192]\n  tensor %p0 : psum u8[128, 8192]\n  tensor %p1 : psum u8[128, 8192]\n  DmaCopyOp { dst = %s, src = %x }\n  TensorCopyOp { dst = %p0, src = %s }\n  TensorCopyOp { dst = %p1, src = %p0 }\n  TensorCopyOp { dst = %s, src = %p1 }\n  DmaCopyOp { dst = %y, src = %s }\n}\nkernel @b() {\n  NoOp {}\n}\n";
+    let u = uri("lens.pir");
+    server.open(&u, text);
+    assert!(server.diagnostics(&u, 1).is_empty());
+    let doc = json!({"textDocument": {"uri": u}});
+    let lenses = server.request("textDocument/codeLens", doc.clone());
+    assert_eq!(
+        lenses["result"],
+        json!([
+            {
+                "range": {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 9}},
+                "command": {"title": "DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB", "command": ""},
+            },
+            {
+                "range": {"start": {"line": 11, "character": 7}, "end": {"line": 11, "character": 9}},
+                "command": {"title": "SBUF 0.0/208.0 KiB · PSUM 0.0/16.0 KiB", "command": ""},
+            },
+        ]),
+        "{lenses}"
+    );
+    // %p1 one byte larger (the copy writes its first 8,192): 16,385 bytes > 16,384.
+    let (_, marks) = cursors(
+        &text.replacen(
+            "psum u8[128, 8192]\n  DmaCopyOp",
+            "psum u8[128, 81<|>92]\n  DmaCopyOp",
+            1,
+        ),
+        server.encoding,
+    );
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [
+            {"range": {"start": marks[0], "end": {"line": marks[0].line, "character": marks[0].character + 2}}, "text": "93"},
+            {"range": {"start": {"line": 7, "character": 23}, "end": {"line": 7, "character": 26}}, "text": "%p1[:, 0:8192]"},
+            {"range": {"start": {"line": 8, "character": 33}, "end": {"line": 8, "character": 36}}, "text": "%p1[:, 0:8192]"},
+        ]}),
+    );
+    let diagnostics = server.diagnostics(&u, 2);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    let p416 = &diagnostics[0];
+    assert_eq!(p416["code"], "P416");
+    assert_eq!(p416["severity"], 2);
+    assert_eq!(
+        p416["range"],
+        json!({"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 9}})
+    );
+    let related: Vec<(u64, &str)> = p416["relatedInformation"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            (
+                r["location"]["range"]["start"]["line"]
+                    .as_u64()
+                    .unwrap_or(0),
+                r["message"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        related,
+        [
+            (7, "PSUM peak of 16,385 bytes reached here"),
+            (4, "`%p1` is live there: 8,193 bytes per partition"),
+            (3, "`%p0` is live there: 8,192 bytes per partition"),
+        ],
+        "{p416}"
+    );
+    let lenses = server.request("textDocument/codeLens", doc);
+    assert_eq!(
+        lenses["result"][0]["command"]["title"],
+        "DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB",
+        "{lenses}"
+    );
+    assert!(server.shutdown_and_exit().success());
+}

@@ -12,7 +12,8 @@
 // Each check is one entry of CHECKS, run in order against one window; the first failure
 // stops the run. Artifacts (screenshots, the page's text, the client's output channel,
 // code-server's log) go to $PIR_SCRATCH/artifacts; `vscode-e2e.png` there is the picture
-// of diagnostics, inlay hints and hover that editors/screenshots/ keeps.
+// of diagnostics, inlay hints and hover, and `vscode-codelens.png` the code lens and the
+// kernel-name hover (SPEC §10.1), that editors/screenshots/ keeps.
 import { spawn, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -44,6 +45,8 @@ const EXTENSIONS = path.join(SCRATCH, 'extensions');
 const WORKSPACE = path.join(SCRATCH, 'workspace');
 const ARTIFACTS = path.join(SCRATCH, 'artifacts');
 const FILE = 'matmul_basic.pir';
+/** The 1-based line of FILE's `kernel @matmul_basic`. */
+const KERNEL_LINE = 10;
 const WORKSPACE_FILES = [FILE, 'topk.pir', 'rmsnorm.pir', 'tensor_add.pir'];
 
 const started = Date.now();
@@ -488,6 +491,69 @@ const CHECKS = [
       log(`hover: ${hover.slice(0, 200).replace(/\n/g, ' ⏎ ')}…`);
       if (!hover.includes('MatMulOp')) throw new Error(`the hover does not name the op: ${hover}`);
       await page.keyboard.press('Escape');
+    },
+  ],
+  [
+    'a code lens above the kernel shows its engines and SBUF/PSUM peaks; the kernel-name hover their table',
+    async (page) => {
+      await focusEditor(page);
+      await goTo(page, KERNEL_LINE, 9); // on @matmul_basic
+      // matmul_basic.pir by hand: Matmult on PE, TensorCopy on DVE, three DMAs; SBUF peak
+      // %lhs_tile 128 + %rhs_tile 1,024 = 1,152 bytes (1.1 KiB); PSUM %result_psum 2,048.
+      const want = 'PE 1 · DVE 1 · DMA 3 · SBUF 1.1/208.0 KiB · PSUM 2.0/16.0 KiB';
+      const placed = await waitFor(
+        `the code lens "${want}" above the kernel line`,
+        async () => {
+          const seen = await page.evaluate(
+            ({ selector, kernel }) => {
+              const editor = document.querySelector(selector);
+              if (!editor) return null;
+              const line = [...editor.querySelectorAll('.view-lines .view-line')].find((l) =>
+                l.textContent.replace(/\u00a0/g, ' ').startsWith(kernel),
+              );
+              const lenses = [...editor.querySelectorAll('.codelens-decoration')].map((d) => ({
+                text: d.textContent.replace(/\u00a0/g, ' '),
+                bottom: d.getBoundingClientRect().bottom,
+                top: d.getBoundingClientRect().top,
+              }));
+              return { lineTop: line?.getBoundingClientRect().top, lenses };
+            },
+            { selector: SOURCE, kernel: 'kernel @matmul_basic' },
+          );
+          const lens = seen?.lenses.find((l) => l.text === want);
+          // Right above: its box ends where the kernel's line starts (the workbench may
+          // place it before its view zone is laid out: wait for the final layout).
+          const above = lens && seen.lineTop !== undefined && lens.bottom <= seen.lineTop + 1 && lens.top >= seen.lineTop - 40;
+          return above ? { lens, lineTop: seen.lineTop } : notYet(seen);
+        },
+        SLOW_MS,
+      );
+      log(`code lens: ${placed.lens.text} (its bottom ${placed.lens.bottom}, the kernel line's top ${placed.lineTop})`);
+      // Room for the whole hover in the picture: the panel (Problems) closed; the checks
+      // that read it open it again.
+      if (await page.locator('.markers-panel').isVisible()) {
+        await runCommand(page, 'View: Hide Panel');
+        await focusEditor(page);
+      }
+      // A hover is at most a quarter of the editor's height (at least 250 px): a taller
+      // window shows the whole table in the picture.
+      await page.setViewportSize({ width: 1280, height: 1800 });
+      await page.mouse.move(150, 600); // off the tabs and their tooltips
+      await runCommand(page, 'Show or Focus Hover');
+      const hover = await waitFor('the kernel-name hover with the engine table', async () => {
+        const t = plain(await page.locator('.monaco-hover:not(.hidden)').first().innerText({ timeout: 1000 }));
+        return t.includes('executed') ? t : notYet(t);
+      });
+      log(`kernel hover: ${hover.slice(0, 400).replace(/\n/g, ' ⏎ ')}…`);
+      for (const part of ['PE', 'DMA', 'peak 1,152 of 212,984', 'peak 2,048 of 16,384', 'MatMulOp']) {
+        if (!hover.includes(part)) throw new Error(`the kernel hover lacks "${part}": ${hover}`);
+      }
+      await sleep(500);
+      // The picture for editors/screenshots/: the lens above the kernel, its hover below
+      // (the window's top 960 px).
+      await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-codelens.png'), clip: { x: 0, y: 0, width: 1280, height: 960 } });
+      await page.keyboard.press('Escape');
+      await page.setViewportSize({ width: 1280, height: 960 });
     },
   ],
   [

@@ -214,7 +214,8 @@ fn describe_definition(db: &dyn Db, file: SourceFile, def: &Definition) -> Strin
     }
 }
 
-/// A kernel: its signature as written, and what its body holds.
+/// A kernel: its signature as written, what its body holds, and its resources (SPEC
+/// §10.1: counts per engine, SBUF/PSUM peaks).
 fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
     let text = file.text(db);
     let parsed = &parse(db, file).file;
@@ -268,6 +269,10 @@ fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
             plural(loops, "loop"),
             plural(declared, "tensor/register")
         ));
+    }
+    if let Some(stats) = crate::resources::kernel_stats(db, file).get(index) {
+        markdown.push_str("\n\n");
+        markdown.push_str(super::resources_markdown(stats).trim_end());
     }
     markdown
 }
@@ -588,14 +593,24 @@ mod tests {
         check(
             &ACT.replace("@k(", "@<|>k("),
             expect![[r#"
-            [@k]
-            kernel `@k` (a BIR function)
+                [@k]
+                kernel `@k` (a BIR function)
 
-            inputs: `%x: hbm f32[128, 4]`, `%w: hbm f32[4]`
+                inputs: `%x: hbm f32[128, 4]`, `%w: hbm f32[4]`
 
-            outputs: `%y: hbm f32[128, 4]`
+                outputs: `%y: hbm f32[128, 4]`
 
-            2 ops, 1 loop, 1 tensor/register declared"#]],
+                2 ops, 1 loop, 1 tensor/register declared
+
+                | engine | static | executed |
+                |:--|--:|--:|
+                | Activation | 1 | 4 |
+                | DVE | 1 | 4 |
+                | total | 2 | 8 |
+
+                **SBUF** peak 16 of 212,984 bytes per partition (0.0%) at op #1 `ActivationOp`; largest live there: `%t` 16
+
+                **PSUM** peak 0 of 16,384 bytes per partition (0.0%)"#]],
         );
     }
 

@@ -567,6 +567,10 @@ fn mx_lowering() {
               in scale_ptr: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %sp start_partition=0
               out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":false,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"offset_scale":512,"psum_buf_shape":[128,512],"is_accumulate":true}
+            P416 warning:1:8 `@k`: peak PSUM occupancy 17,408 bytes per partition exceeds the capacity of 16,384 bytes at op #1 `MatMulMXOp`
+                related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
+                related `%acc32: psum f32[128, 4096]`: `%acc32` is live there: 16,384 bytes per partition
+                related `%acc: psum bf16[128, 512]`: `%acc` is live there: 1,024 bytes per partition
         "#]],
     );
 }
@@ -626,6 +630,10 @@ fn p402_scale_with_scale_ptr() {
               in rhs_scale: physical_ap float8_e8m0fnu ap=[[512,16],[1,512]] offset=0 %rs start_partition=0
               out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":0.5,"psum_buf_shape":[128,512],"is_accumulate":false}
+            P416 warning:1:8 `@k`: peak PSUM occupancy 17,408 bytes per partition exceeds the capacity of 16,384 bytes at op #1 `MatMulMXOp`
+                related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
+                related `%acc32: psum f32[128, 4096]`: `%acc32` is live there: 16,384 bytes per partition
+                related `%acc: psum bf16[128, 512]`: `%acc` is live there: 1,024 bytes per partition
             P402 error:5:13 `0.5`: Scale should be 1.0 if scale_ptr is specified
                 related `%sp`: `scale` is 0.5 and `scale_ptr` is given here
         "#]],
@@ -647,6 +655,10 @@ fn p403_offset_scale() {
               in rhs_scale: physical_ap float8_e8m0fnu ap=[[512,16],[1,512]] offset=0 %rs start_partition=0
               out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"offset_scale":256,"psum_buf_shape":[128,512],"is_accumulate":false}
+            P416 warning:1:8 `@k`: peak PSUM occupancy 17,408 bytes per partition exceeds the capacity of 16,384 bytes at op #7 `MatMulMXOp`
+                related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
+                related `%acc32: psum f32[128, 4096]`: `%acc32` is live there: 16,384 bytes per partition
+                related `%acc: psum bf16[128, 512]`: `%acc` is live there: 1,024 bytes per partition
             P403 error:4:20 `256`: offset scale is not equivalent to the accumulated tensor size on right of generic dim in MatMulMXOp #7
                 related `%mv`: the moving's free size is 512
         "#]],
@@ -735,6 +747,10 @@ kernel @k(%st: sbuf f8e4m3fnx4[128, 128], %mv: sbuf f8e4m3fnx4[128, 8192], %ls: 
               in rhs_scale: physical_ap float8_e8m0fnu ap=[[8192,6],[1,512]] offset=0 %rs start_partition=0
               out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc16 start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,512],"is_accumulate":false}
+            P416 warning:2:8 `@k`: peak PSUM occupancy 17,408 bytes per partition exceeds the capacity of 16,384 bytes at op #1 `MatMulMXOp`
+                related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
+                related `%acc: psum f32[128, 4096]`: `%acc` is live there: 16,384 bytes per partition
+                related `%acc16: psum bf16[128, 512]`: `%acc16` is live there: 1,024 bytes per partition
             P406 error:6:55 `%mv`: moving free size N = 8192 exceeds 4096 for this dst dtype
             P406 error:8:22 `%acc16[0:127, :]`: the stationary free size M = 127 must be even and at most 128
             P406 error:10:58 `%m48`: an MX matmul contracts over a multiple of 32 partitions, at most 128; K = 48
@@ -766,6 +782,10 @@ fn mx_p409_row_tiling_only() {
               in rhs_scale: physical_ap float8_e8m0fnu ap=[[512,16],[1,512]] offset=0 %rs start_partition=0
               out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[64,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,512],"is_accumulate":false}
+            P416 warning:1:8 `@k`: peak PSUM occupancy 17,408 bytes per partition exceeds the capacity of 16,384 bytes at op #1 `MatMulMXOp`
+                related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
+                related `%acc32: psum f32[128, 4096]`: `%acc32` is live there: 16,384 bytes per partition
+                related `%acc: psum bf16[128, 512]`: `%acc` is live there: 1,024 bytes per partition
             P409 error:2:3 `MatMulMXOp`: an MX matmul tiles rows only: the tile has 128 columns at column 0
             P409 error:3:109 `[64, 128]`: K = 128 and M = 128 must fit the PE tile of 64 rows × 128 columns
         "#]],
@@ -1052,6 +1072,10 @@ fn mx_dst_scale_is_the_last_input() {
               in dst_scale: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %sp start_partition=0
               out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,512],"is_accumulate":false}
+            P416 warning:1:8 `@k`: peak PSUM occupancy 17,408 bytes per partition exceeds the capacity of 16,384 bytes at op #1 `MatMulMXOp`
+                related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
+                related `%acc32: psum f32[128, 4096]`: `%acc32` is live there: 16,384 bytes per partition
+                related `%acc: psum bf16[128, 512]`: `%acc` is live there: 1,024 bytes per partition
             P407 error:3:106 `%sp`: `dst_scale` is f32: MX scales are e8m0 or u8
         "#]],
     );

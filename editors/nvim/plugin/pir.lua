@@ -42,3 +42,32 @@ vim.api.nvim_create_autocmd('LspAttach', {
     end
   end,
 })
+
+-- Code lenses (SPEC §10.1: each kernel's engine counts and SBUF/PSUM peaks, shown at the end
+-- of the kernel's line) are on by default for pir buffers and follow every edit;
+-- `vim.g.pir_codelens = false` (or `setup({ codelens = false })`) turns them off.
+vim.api.nvim_create_autocmd('LspAttach', {
+  group = vim.api.nvim_create_augroup('pir.codelens', { clear = true }),
+  callback = function(args)
+    local client = vim.lsp.get_client_by_id(args.data.client_id)
+    if
+      not client
+      or client.name ~= 'pir'
+      or vim.g.pir_codelens == false
+      or not client:supports_method('textDocument/codeLens', args.buf)
+    then
+      return
+    end
+    local buf = args.buf
+    vim.lsp.codelens.refresh({ bufnr = buf })
+    vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'CursorHold' }, {
+      group = vim.api.nvim_create_augroup('pir.codelens.' .. buf, { clear = true }),
+      buffer = buf,
+      callback = function()
+        if vim.g.pir_codelens ~= false then
+          vim.lsp.codelens.refresh({ bufnr = buf })
+        end
+      end,
+    })
+  end,
+})

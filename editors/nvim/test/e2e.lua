@@ -5,11 +5,11 @@
 --
 -- Opens copies of corpus files (tests/corpus, or $PIR_CORPUS) and checks, each with a
 -- timeout: filetype and syntax groups, the server attaching, diagnostics, hover, inlay hints,
--- :PirShowBir (op and file), an edit that introduces a P200 error, related locations in a
--- message, `gq` formatting with the server, indentation, completion options and the warning
--- about a missing binary. Prints one line per
--- check and exits 0 when all pass, 1 on the first failure (with the reason), 3 on a global
--- timeout.
+-- the code lens and the kernel-name hover (SPEC §10.1), :PirShowBir (op and file), an edit
+-- that introduces a P200 error, related locations in a message, `gq` formatting with the
+-- server, indentation, completion options and the warning about a missing binary. Prints one
+-- line per check and exits 0 when all pass, 1 on the first failure (with the reason), 3 on a
+-- global timeout.
 
 local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h:h')
 local corpus = vim.env.PIR_CORPUS or (root .. '/tests/corpus')
@@ -111,6 +111,23 @@ local function pir_client(buf)
   end)
 end
 
+--- Asks for the hover at the cursor and returns the text of its floating window once it
+--- holds `needle` (plain), closing the window.
+local function hover_text(needle)
+  vim.lsp.buf.hover()
+  return wait_for(('a hover window with %q'):format(needle), function()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_win_get_config(w).relative ~= '' then
+        local t = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\n')
+        if t:find(needle, 1, true) then
+          vim.api.nvim_win_close(w, true)
+          return t
+        end
+      end
+    end
+  end)
+end
+
 local function errors(buf)
   return vim.diagnostic.get(buf, { severity = vim.diagnostic.severity.ERROR })
 end
@@ -209,18 +226,7 @@ local checks = {
       local l, c = find(ctx.buf, 'MatMulOp {', 'MatMulOp')
       vim.api.nvim_win_set_cursor(0, { l + 1, c })
       local src_win = vim.api.nvim_get_current_win()
-      vim.lsp.buf.hover()
-      local text = wait_for('a hover window with "opcode": "Matmult"', function()
-        for _, w in ipairs(vim.api.nvim_list_wins()) do
-          if vim.api.nvim_win_get_config(w).relative ~= '' then
-            local t = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(w), 0, -1, false), '\n')
-            if t:find('"opcode": "Matmult"', 1, true) then
-              vim.api.nvim_win_close(w, true)
-              return t
-            end
-          end
-        end
-      end)
+      local text = hover_text('"opcode": "Matmult"')
       expect(text:find('MatMulOp', 1, true), 'hover does not name the op: %s', text:sub(1, 200))
       vim.api.nvim_set_current_win(src_win)
     end,
@@ -251,6 +257,47 @@ local checks = {
         hint.position.line, hint.position.character, close_line, brace)
       local n = #vim.lsp.inlay_hint.get({ bufnr = ctx.buf })
       expect(n >= 5, 'only %d inlay hints for the 5 ops of matmul_basic.pir', n)
+    end,
+  },
+  {
+    'code lens on the kernel line (SPEC §10.1)',
+    function()
+      -- matmul_basic.pir by hand: Matmult on PE, TensorCopy on DVE, 3 DMAs; SBUF peak
+      -- %lhs_tile 128 + %rhs_tile 1,024 = 1,152 B (1.1 KiB); PSUM %result_psum 2,048 B.
+      local want = 'PE 1 · DVE 1 · DMA 3 · SBUF 1.1/208.0 KiB · PSUM 2.0/16.0 KiB'
+      local kernel_line = find(ctx.buf, 'kernel @matmul_basic')
+      local lens = wait_for('the code lens ' .. want, function()
+        for _, l in ipairs(vim.lsp.codelens.get(ctx.buf)) do
+          if l.command and l.command.title == want then
+            return l
+          end
+        end
+      end)
+      expect(lens.range.start.line == kernel_line, 'the lens is on line %d, not the kernel\'s %d',
+        lens.range.start.line, kernel_line)
+      -- And it is drawn: virtual text on the kernel's line.
+      wait_for('the lens drawn as virtual text on the kernel line', function()
+        for _, m in ipairs(vim.api.nvim_buf_get_extmarks(ctx.buf, -1, { kernel_line, 0 }, { kernel_line, -1 }, { details = true })) do
+          for _, chunk in ipairs(m[4].virt_text or {}) do
+            if chunk[1] == want then
+              return true
+            end
+          end
+        end
+      end)
+    end,
+  },
+  {
+    'hover on the kernel name shows its resources',
+    function()
+      local l, c = find(ctx.buf, 'kernel @matmul_basic', '@matmul_basic')
+      vim.api.nvim_win_set_cursor(0, { l + 1, c + 1 })
+      local src_win = vim.api.nvim_get_current_win()
+      local text = hover_text('executed')
+      for _, piece in ipairs({ '| PE | 1 | 1 |', '| DMA | 3 | 3 |', 'peak 1,152 of 212,984', 'peak 2,048 of 16,384' }) do
+        expect(text:find(piece, 1, true), 'the kernel hover lacks %q: %s', piece, text:sub(1, 400))
+      end
+      vim.api.nvim_set_current_win(src_win)
     end,
   },
   {

@@ -4,6 +4,7 @@
 --     cmd = { '/path/to/pir', 'lsp' },            -- default: `pir lsp` from PATH
 --     init_options = { tkgSeqlenThreshold = 96 },  -- SPEC §10 initialization options
 --     inlay_hints = true,                          -- show `→ Matmult · PE` after each op
+--     codelens = true,                             -- each kernel's engines and SBUF/PSUM peak
 --   })
 --
 -- Any other key is a `vim.lsp.Config` field (`on_attach`, `capabilities`, `root_markers`, …).
@@ -17,12 +18,15 @@ function M.setup(opts)
   opts = opts or {}
   local config = {}
   for k, v in pairs(opts) do
-    if k ~= 'inlay_hints' and k ~= 'enable' then
+    if k ~= 'inlay_hints' and k ~= 'codelens' and k ~= 'enable' then
       config[k] = v
     end
   end
   if opts.inlay_hints ~= nil then
     vim.g.pir_inlay_hints = opts.inlay_hints
+  end
+  if opts.codelens ~= nil then
+    vim.g.pir_codelens = opts.codelens
   end
   if next(config) ~= nil then
     vim.lsp.config('pir', config)

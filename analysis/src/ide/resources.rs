@@ -1,0 +1,133 @@
+//! A kernel's resources as the editor shows them (SPEC §10.1 [2]): the code lens above
+//! each kernel (`PE 12 · Act 4 · DVE 8 · Pool 2 · DMA 6 · SBUF 96.0/208.0 KiB · PSUM
+//! 6.0/16.0 KiB`) and the table of the kernel-name hover. The numbers come from
+//! [`crate::resources`].
+
+use lower::catalog::Engine;
+use syntax::ast::TextRange;
+
+use crate::db::{Db, SourceFile};
+use crate::resources::{KernelStats, Peak, group, kernel_stats};
+
+/// A code lens: the range it stands above (the kernel's `@name`, UTF-8 bytes) and its
+/// text. It runs no command.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodeLens {
+    /// The kernel's name (the lens is shown above its line).
+    pub range: TextRange,
+    /// The text, see [`lens_title`].
+    pub title: String,
+}
+
+/// One lens per kernel of `file`, in source order.
+pub fn code_lenses(db: &dyn Db, file: SourceFile) -> Vec<CodeLens> {
+    kernel_stats(db, file)
+        .iter()
+        .map(|stats| CodeLens {
+            range: stats.name_range,
+            title: lens_title(stats),
+        })
+        .collect()
+}
+
+/// An engine's name in the lens: `PE`, `Act`, `DVE`, `Pool`, `SP`, `DMA`, `ALL`,
+/// `Unassigned` (SPEC §10.1's example shortens only `Activation`).
+pub fn short_name(engine: Engine) -> &'static str {
+    match engine {
+        Engine::Act => "Act",
+        other => other.bir_name(),
+    }
+}
+
+/// The lens text (SPEC §10.1): the static count of each engine that has an instruction,
+/// then each peak over its capacity in KiB with one decimal, joined by ` · `.
+pub fn lens_title(stats: &KernelStats) -> String {
+    let mut parts: Vec<String> = stats
+        .engines
+        .iter()
+        .filter(|c| c.static_count > 0)
+        .map(|c| format!("{} {}", short_name(c.engine), c.static_count))
+        .collect();
+    for peak in stats.peaks() {
+        parts.push(format!(
+            "{} {}/{} KiB",
+            peak.memory.name().to_uppercase(),
+            kib(peak.bytes),
+            kib(peak.capacity)
+        ));
+    }
+    parts.join(" · ")
+}
+
+/// Bytes as KiB with one decimal (`212,984` → `208.0`).
+fn kib(bytes: u64) -> String {
+    format!("{:.1}", bytes as f64 / 1024.0)
+}
+
+/// The Markdown of the kernel-name hover's resources (SPEC §10.1): a table of static and
+/// executed counts per engine (engines without instructions left out) and each peak with
+/// the op where it is reached and the largest tensors live there.
+pub fn resources_markdown(stats: &KernelStats) -> String {
+    let used: Vec<_> = stats
+        .engines
+        .iter()
+        .filter(|c| c.static_count > 0)
+        .collect();
+    let mut out = String::new();
+    if used.is_empty() {
+        out.push_str("no BIR instruction\n");
+    } else {
+        out.push_str("| engine | static | executed |\n|:--|--:|--:|\n");
+        for c in &used {
+            out.push_str(&format!(
+                "| {} | {} | {} |\n",
+                c.engine.bir_name(),
+                group(c.static_count),
+                group(c.executed)
+            ));
+        }
+        if used.len() > 1 {
+            let total = |f: fn(&&crate::resources::EngineCount) -> u64| {
+                used.iter().fold(0u64, |acc, c| acc.saturating_add(f(c)))
+            };
+            out.push_str(&format!(
+                "| total | {} | {} |\n",
+                group(total(|c| c.static_count)),
+                group(total(|c| c.executed))
+            ));
+        }
+    }
+    for peak in stats.peaks() {
+        out.push('\n');
+        out.push_str(&peak_line(peak));
+        out.push('\n');
+    }
+    out
+}
+
+/// `**SBUF** peak 98,304 of 212,984 bytes per partition (46.2%) at op #7 `MatMulOp`; live
+/// there: …`
+fn peak_line(peak: &Peak) -> String {
+    let percent = peak.bytes as f64 * 100.0 / peak.capacity as f64;
+    let mut line = format!(
+        "**{}** peak {} of {} bytes per partition ({percent:.1}%)",
+        peak.memory.name().to_uppercase(),
+        group(peak.bytes),
+        group(peak.capacity),
+    );
+    if let Some(op) = &peak.op {
+        line.push_str(&format!(" at op #{} `{}`", op.op_id, op.class));
+    }
+    if !peak.largest.is_empty() {
+        let live: Vec<String> = peak
+            .largest
+            .iter()
+            .map(|t| format!("`%{}` {}", t.name, group(t.bytes)))
+            .collect();
+        line.push_str(&format!("; largest live there: {}", live.join(", ")));
+    }
+    if peak.exceeds() {
+        line.push_str(" — **over capacity (P416)**");
+    }
+    line
+}

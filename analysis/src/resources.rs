@@ -1,0 +1,503 @@
+//! A kernel's resources at a glance (SPEC §10.1 [2]): per engine, the static and executed
+//! BIR instruction counts; per on-chip memory (SBUF, PSUM), the peak occupancy over the
+//! tensors' live ranges and the op where it is first reached; and warning P416 when a peak
+//! exceeds the memory's per-partition capacity (SPEC §4).
+//!
+//! Incremental per kernel: [`kernel_resources`] is a tracked query keyed by an interned,
+//! position-free [`KernelKey`] (the kernel's on-chip tensors, its ops as interned
+//! [`OpKey`]s and its loops as spans of op indices). An edit inside one op changes that
+//! kernel's key only: every other kernel interns to the key it had and its table is reused
+//! (`analysis/tests/incremental.rs`). [`kernel_stats`] puts the file's tables together with
+//! their text ranges (UTF-8 byte offsets relative to the [`SourceFile`]'s text).
+//!
+//! Nothing here looks across kernels.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lower::catalog::Engine;
+use lower::diag::{Code, ValuePath};
+use lower::model::{Target, Tensor, TensorKind};
+use lower::types::Memory;
+use syntax::ast::{self, TextRange, TextSize};
+
+use crate::db::{Db, OpKey, SourceFile, file_items, lower_op, parse};
+use crate::diagnostic::Diagnostic;
+use crate::resolve::{Allocation, Item, KernelItems, OpItem};
+
+/// The engines of SPEC §10.1, in its order (BIR names `PE`, `Activation`, `DVE`, `Pool`,
+/// `SP`, `DMA`, `ALL`, `Unassigned`): the catalog's [`Engine::ALL`].
+pub const ENGINES: [Engine; 8] = Engine::ALL;
+
+/// The on-chip memories whose occupancy SPEC §10.1 reports, in its order.
+pub const MEMORIES: [Memory; 2] = [Memory::Sbuf, Memory::Psum];
+
+pub use key::KernelKey;
+
+mod key {
+    // salsa's macros generate constructors and getters without doc comments.
+    #![allow(missing_docs)]
+
+    use std::sync::Arc;
+
+    use lower::model::Tensor;
+
+    use crate::db::OpKey;
+
+    /// A kernel as the resource query sees it: position-free, so that moving text or editing
+    /// another kernel gives the same key.
+    #[salsa::interned(debug)]
+    pub struct KernelKey<'db> {
+        /// The kernel's `sbuf`/`psum` tensors (parameters and declarations) in BIR order.
+        #[returns(ref)]
+        pub tensors: Vec<Arc<Tensor>>,
+        /// Its ops in source order (loop bodies in place).
+        #[returns(ref)]
+        pub ops: Vec<OpKey<'db>>,
+        /// Its loops that hold at least one op, as half-open spans of op indices (0-based into
+        /// `ops`), in source order of their headers (an enclosing loop before its inner loops).
+        #[returns(ref)]
+        pub loops: Vec<(u32, u32)>,
+    }
+}
+
+/// One engine's counts (SPEC §10.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct EngineCount {
+    /// The engine.
+    pub engine: Engine,
+    /// BIR instructions of the kernel on it.
+    pub static_count: u64,
+    /// Each of them times the trip counts of its enclosing loops (an invalid loop, P414,
+    /// counts 0 trips), saturating.
+    pub executed: u64,
+}
+
+/// The peak occupancy of one memory, position-free (see [`Peak`] for the positioned one).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Occupancy {
+    /// The peak: the largest sum of the per-partition footprints (bytes, SPEC §4) of the
+    /// tensors live at one op; 0 when no tensor of this memory is live at any op.
+    pub peak: u64,
+    /// The 0-based index (ops of the kernel in source order) of the first op where the
+    /// peak is reached; `None` when the peak is 0.
+    pub op: Option<u32>,
+    /// The (up to three) largest tensors live there, largest first (ties in BIR order):
+    /// `(name without %, bytes per partition)`.
+    pub largest: Vec<(String, u64)>,
+}
+
+/// A kernel's resources, position-free: what [`kernel_resources`] memoizes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Resources {
+    /// The counts of every engine of [`ENGINES`], in that order (zeros included).
+    pub engines: Vec<EngineCount>,
+    /// SBUF occupancy.
+    pub sbuf: Occupancy,
+    /// PSUM occupancy.
+    pub psum: Occupancy,
+}
+
+/// The resources of one kernel (SPEC §10.1): a pure function of its [`KernelKey`], so one
+/// computation per distinct kernel content.
+///
+/// Live ranges, over the ops in source order: a tensor lives from the first to the last op
+/// that names it in any field, widened to each loop that encloses such an op but not every
+/// such op (its values cross that loop's iterations); a parameter in `sbuf`/`psum` lives at
+/// every op. A tensor no op names is live nowhere.
+#[salsa::tracked(returns(ref))]
+pub fn kernel_resources<'db>(db: &'db dyn Db, key: KernelKey<'db>) -> Resources {
+    let ops = key.ops(db);
+    let tensors = key.tensors(db);
+    let n = ops.len();
+
+    // Counts.
+    let mut engines: Vec<EngineCount> = ENGINES
+        .iter()
+        .map(|&engine| EngineCount {
+            engine,
+            static_count: 0,
+            executed: 0,
+        })
+        .collect();
+    // Accesses: for each tensor, the indices of the ops that name it (ascending).
+    let by_name: HashMap<&str, usize> = tensors
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    let mut accesses: Vec<Vec<u32>> = vec![Vec::new(); tensors.len()];
+    for (index, op) in ops.iter().enumerate() {
+        let resolved = op.op(db);
+        let trips = resolved
+            .loops
+            .iter()
+            .fold(1u64, |acc, l| acc.saturating_mul(l.trip_count()));
+        for inst in &lower_op(db, *op).instructions {
+            if let Some(count) = engines.iter_mut().find(|c| c.engine == inst.engine) {
+                count.static_count += 1;
+                count.executed = count.executed.saturating_add(trips);
+            }
+        }
+        let mut named = Vec::new();
+        for (i, field) in resolved.fields.iter().enumerate() {
+            field
+                .value
+                .collect_accesses(ValuePath::field(i), &mut named);
+        }
+        for (_, access) in named {
+            if let Target::Tensor(t) = &access.target
+                && let Some(&t) = by_name.get(t.name.as_str())
+                && accesses[t].last() != Some(&(index as u32))
+            {
+                accesses[t].push(index as u32);
+            }
+        }
+    }
+
+    // Loops: each op's innermost loop, each loop's parent (spans nest; preorder).
+    let loops = key.loops(db);
+    let mut innermost: Vec<Option<usize>> = vec![None; n];
+    let mut parent: Vec<Option<usize>> = vec![None; loops.len()];
+    let mut open: Vec<usize> = Vec::new();
+    for (l, &(start, end)) in loops.iter().enumerate() {
+        while open.last().is_some_and(|&top| loops[top].1 <= start) {
+            open.pop();
+        }
+        parent[l] = open.last().copied();
+        open.push(l);
+        for slot in &mut innermost[start as usize..(end as usize).min(n)] {
+            *slot = Some(l);
+        }
+    }
+
+    // Live ranges, inclusive op indices.
+    let live: Vec<Option<(u32, u32)>> = tensors
+        .iter()
+        .zip(&accesses)
+        .map(|(tensor, at)| {
+            if n == 0 {
+                return None;
+            }
+            if tensor.kind != TensorKind::Internal {
+                return Some((0, n as u32 - 1));
+            }
+            let (&first, &last) = (at.first()?, at.last()?);
+            let (mut lo, mut hi) = (first, last);
+            for &a in at {
+                let mut l = innermost[a as usize];
+                while let Some(lp) = l {
+                    let (start, end) = loops[lp];
+                    if !(start <= first && last < end) {
+                        lo = lo.min(start);
+                        hi = hi.max(end - 1);
+                    }
+                    l = parent[lp];
+                }
+            }
+            Some((lo, hi))
+        })
+        .collect();
+
+    let occupancy = |memory: Memory| -> Occupancy {
+        // Sweep: +bytes where a range starts, −bytes after it ends.
+        let mut delta: Vec<i128> = vec![0; n + 1];
+        for (tensor, range) in tensors.iter().zip(&live) {
+            if let (true, Some((lo, hi))) = (tensor.memory == memory, range) {
+                let bytes = i128::from(tensor.partition_bytes());
+                delta[*lo as usize] += bytes;
+                delta[*hi as usize + 1] -= bytes;
+            }
+        }
+        let (mut current, mut peak, mut at) = (0i128, 0i128, None);
+        for (i, d) in delta.iter().take(n).enumerate() {
+            current += d;
+            if current > peak {
+                peak = current;
+                at = Some(i as u32);
+            }
+        }
+        let mut largest: Vec<(String, u64)> = match at {
+            Some(op) => tensors
+                .iter()
+                .zip(&live)
+                .filter(|(t, r)| {
+                    t.memory == memory && r.is_some_and(|(lo, hi)| lo <= op && op <= hi)
+                })
+                .map(|(t, _)| (t.name.clone(), t.partition_bytes()))
+                .collect(),
+            None => Vec::new(),
+        };
+        // Stable: ties stay in BIR order.
+        largest.sort_by_key(|(_, bytes)| std::cmp::Reverse(*bytes));
+        largest.truncate(3);
+        Occupancy {
+            peak: u64::try_from(peak).unwrap_or(u64::MAX),
+            op: at,
+            largest,
+        }
+    };
+    Resources {
+        engines,
+        sbuf: occupancy(Memory::Sbuf),
+        psum: occupancy(Memory::Psum),
+    }
+}
+
+/// The position-free key of `kernel`: its on-chip tensors, ops and loops.
+pub fn kernel_key<'db>(db: &'db dyn Db, kernel: &KernelItems) -> KernelKey<'db> {
+    fn walk<'db>(
+        db: &'db dyn Db,
+        items: &[Item],
+        ops: &mut Vec<OpKey<'db>>,
+        loops: &mut Vec<(u32, u32)>,
+    ) {
+        for item in items {
+            match item {
+                Item::Op(op) => ops.push(OpKey::new(db, op.resolved.clone())),
+                Item::Loop(lp) => {
+                    let (slot, start) = (loops.len(), ops.len() as u32);
+                    loops.push((start, start));
+                    walk(db, &lp.body, ops, loops);
+                    let end = ops.len() as u32;
+                    if end == start {
+                        // A loop without ops holds nothing live: left out, so that spans
+                        // nest unambiguously.
+                        loops.truncate(slot);
+                    } else {
+                        loops[slot].1 = end;
+                    }
+                }
+            }
+        }
+    }
+    let tensors: Vec<Arc<Tensor>> = kernel
+        .allocations
+        .iter()
+        .filter_map(|a| match a {
+            Allocation::Tensor(t) if t.memory.is_on_chip() => Some(t.clone()),
+            _ => None,
+        })
+        .collect();
+    let (mut ops, mut loops) = (Vec::new(), Vec::new());
+    walk(db, &kernel.body, &mut ops, &mut loops);
+    KernelKey::new(db, tensors, ops, loops)
+}
+
+/// The op where a peak is reached, in the text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PeakOp {
+    /// Its op id (`#N` as written, else its ordinal, SPEC §3).
+    pub op_id: u32,
+    /// Its class as written.
+    pub class: String,
+    /// The range of its class name (UTF-8 bytes).
+    pub range: TextRange,
+}
+
+/// A tensor live at a peak.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LiveTensor {
+    /// Its name without `%`.
+    pub name: String,
+    /// Its per-partition footprint in bytes (SPEC §4).
+    pub bytes: u64,
+    /// Its declaration (the parameter or `tensor` statement, UTF-8 bytes).
+    pub declaration: Option<TextRange>,
+}
+
+/// The peak occupancy of one memory of a kernel, in the text.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Peak {
+    /// `sbuf` or `psum`.
+    pub memory: Memory,
+    /// Bytes per partition (see [`Occupancy::peak`]).
+    pub bytes: u64,
+    /// The memory's per-partition capacity in bytes (SPEC §4: 212,984 SBUF, 16,384 PSUM).
+    pub capacity: u64,
+    /// The first op where the peak is reached; `None` when the peak is 0.
+    pub op: Option<PeakOp>,
+    /// The (up to three) largest tensors live there, largest first.
+    pub largest: Vec<LiveTensor>,
+}
+
+impl Peak {
+    /// Whether the peak exceeds the capacity (P416).
+    pub fn exceeds(&self) -> bool {
+        self.bytes > self.capacity
+    }
+}
+
+/// One kernel's resources with their places in the text (SPEC §10.1).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct KernelStats {
+    /// The kernel name without `@` (empty when missing).
+    pub name: String,
+    /// The `@name` (UTF-8 bytes); when the name is missing, the `kernel` keyword's place.
+    pub name_range: TextRange,
+    /// The kernel, from `kernel` to its `}`.
+    pub range: TextRange,
+    /// Per engine of [`ENGINES`], in that order, zeros included.
+    pub engines: Vec<EngineCount>,
+    /// SBUF peak.
+    pub sbuf: Peak,
+    /// PSUM peak.
+    pub psum: Peak,
+}
+
+impl KernelStats {
+    /// The peaks, SBUF first.
+    pub fn peaks(&self) -> [&Peak; 2] {
+        [&self.sbuf, &self.psum]
+    }
+}
+
+/// The resources of every kernel of `file`, in source order (one per parsed kernel), with
+/// ranges relative to the file's text. Each kernel's numbers come from the memoized
+/// [`kernel_resources`] of its key; this query only places them.
+#[salsa::tracked(returns(ref))]
+pub fn kernel_stats(db: &dyn Db, file: SourceFile) -> Vec<KernelStats> {
+    let items = file_items(db, file);
+    let parsed = &parse(db, file).file;
+    items
+        .kernels
+        .iter()
+        .zip(&parsed.kernels)
+        .map(|(kernel, syntax)| place(db, kernel, syntax))
+        .collect()
+}
+
+fn place(db: &dyn Db, kernel: &KernelItems, syntax: &ast::Kernel) -> KernelStats {
+    let resources = kernel_resources(db, kernel_key(db, kernel));
+    let mut ops: Vec<&OpItem> = Vec::new();
+    crate::check::for_each_op(&kernel.body, &mut |op| ops.push(op));
+    let tensors: HashMap<&str, u64> = kernel
+        .allocations
+        .iter()
+        .filter_map(|a| match a {
+            Allocation::Tensor(t) => Some((t.name.as_str(), t.partition_bytes())),
+            Allocation::Register(_) => None,
+        })
+        .collect();
+    let peak = |memory: Memory, occupancy: &Occupancy| Peak {
+        memory,
+        bytes: occupancy.peak,
+        capacity: memory.partition_capacity().unwrap_or(u64::MAX),
+        op: occupancy
+            .op
+            .and_then(|i| ops.get(i as usize))
+            .map(|op| PeakOp {
+                op_id: op.op_id,
+                class: op.resolved.class.clone(),
+                range: op.syntax.class.range,
+            }),
+        largest: occupancy
+            .largest
+            .iter()
+            .map(|(name, bytes)| LiveTensor {
+                name: name.clone(),
+                bytes: tensors.get(name.as_str()).copied().unwrap_or(*bytes),
+                declaration: declaration(syntax, name),
+            })
+            .collect(),
+    };
+    let keyword = TextRange::at(syntax.range.start(), TextSize::from(6)).intersect(syntax.range);
+    KernelStats {
+        name: kernel.name.clone(),
+        name_range: syntax
+            .name
+            .as_ref()
+            .map(|n| n.range)
+            .or(keyword)
+            .unwrap_or(syntax.range),
+        range: syntax.range,
+        engines: resources.engines.clone(),
+        sbuf: peak(Memory::Sbuf, &resources.sbuf),
+        psum: peak(Memory::Psum, &resources.psum),
+    }
+}
+
+/// The declaration of tensor `name` in `kernel`: the parameter (name to type) or the
+/// `tensor` statement (loop bodies included); the first one, as resolution keeps it.
+fn declaration(kernel: &ast::Kernel, name: &str) -> Option<TextRange> {
+    fn in_stmts(stmts: &[ast::Stmt], name: &str) -> Option<TextRange> {
+        stmts.iter().find_map(|s| match s {
+            ast::Stmt::Tensor(t) if t.name.as_ref().is_some_and(|n| n.text == name) => {
+                Some(t.range)
+            }
+            ast::Stmt::Loop(l) => in_stmts(&l.body, name),
+            _ => None,
+        })
+    }
+    kernel
+        .params
+        .iter()
+        .chain(&kernel.outputs)
+        .find(|p| p.name.text == name)
+        .map(|p| p.range)
+        .or_else(|| in_stmts(&kernel.body, name))
+}
+
+/// P416 (SPEC §10.1 [2]) of one kernel: a warning on its name for each memory whose peak
+/// exceeds the capacity, giving the peak and capacity in bytes and the op where it is
+/// reached; related: that op's class name and the declarations of the (up to three)
+/// largest tensors live there. Not when a tensor live there exceeds the capacity alone:
+/// that is its declaration's P304, and one mistake gives one diagnostic (SPEC §7;
+/// docs/decisions.md).
+pub fn p416(stats: &KernelStats) -> Vec<Diagnostic> {
+    stats
+        .peaks()
+        .into_iter()
+        .filter(|peak| peak.exceeds())
+        .filter(|peak| peak.largest.first().is_none_or(|t| t.bytes <= peak.capacity))
+        .map(|peak| {
+            let memory = peak.memory.name().to_uppercase();
+            let at = peak
+                .op
+                .as_ref()
+                .map(|op| format!(" at op #{} `{}`", op.op_id, op.class))
+                .unwrap_or_default();
+            let mut diagnostic = Diagnostic::new(
+                Code::P416,
+                stats.name_range,
+                format!(
+                    "peak {memory} occupancy {} bytes per partition exceeds the capacity of {} bytes{at}",
+                    group(peak.bytes),
+                    group(peak.capacity)
+                ),
+            );
+            if let Some(op) = &peak.op {
+                diagnostic = diagnostic.with_related(
+                    op.range,
+                    format!("{memory} peak of {} bytes reached here", group(peak.bytes)),
+                );
+            }
+            for tensor in &peak.largest {
+                if let Some(declaration) = tensor.declaration {
+                    diagnostic = diagnostic.with_related(
+                        declaration,
+                        format!(
+                            "`%{}` is live there: {} bytes per partition",
+                            tensor.name,
+                            group(tensor.bytes)
+                        ),
+                    );
+                }
+            }
+            diagnostic
+        })
+        .collect()
+}
+
+/// `n` with a comma every three digits (`212,984`).
+pub fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
