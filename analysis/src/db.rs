@@ -118,7 +118,14 @@ impl RootDatabase {
 }
 
 /// The parse of a file (never fails).
-#[salsa::tracked(returns(ref), no_eq)]
+///
+/// Memory: the syntax trees, names and line indexes of the 64 chunks (about 64 × 16 KiB of
+/// text) used last stay memoized between revisions; the others are evicted when a revision
+/// starts or the host collects garbage ([`crate::AnalysisHost::warm`]) and recomputed if
+/// asked for again. What the document-wide answers gather (each chunk's diagnostics, kernel
+/// names, folds, symbols, resources) is memoized apart and stays, so a big file keeps a
+/// small summary per chunk and its trees only where an editor looks (`docs/scale.md`).
+#[salsa::tracked(returns(ref), no_eq, lru = 64)]
 pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
     let check = || db.unwind_if_revision_cancelled();
     let look_ahead = file.look_ahead(db);
@@ -131,13 +138,13 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
 }
 
 /// The line index of a file (offsets ↔ lines and columns).
-#[salsa::tracked(returns(ref))]
+#[salsa::tracked(returns(ref), lru = 64)]
 pub fn line_index(db: &dyn Db, file: SourceFile) -> LineIndex {
     LineIndex::new(file.text(db))
 }
 
 /// The resolved file: kernels, ops, definitions, name diagnostics.
-#[salsa::tracked(returns(ref), no_eq)]
+#[salsa::tracked(returns(ref), no_eq, lru = 64)]
 pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems {
     let settings = OpSettings {
         tkg_seqlen_threshold: db.settings().tkg_seqlen_threshold(db),
@@ -156,8 +163,9 @@ pub struct OpKey<'db> {
     pub op: Arc<ResolvedOp>,
 }
 
-/// The lowering of one op: its BIR instructions and diagnostics (SPEC §6).
-#[salsa::tracked(returns(ref))]
+/// The lowering of one op: its BIR instructions and diagnostics (SPEC §6). The 8,192
+/// used last (the ops of about as many chunks as [`parse`] keeps) stay between revisions.
+#[salsa::tracked(returns(ref), lru = 8192)]
 pub fn lower_op<'db>(db: &'db dyn Db, key: OpKey<'db>) -> Lowered {
     lower::lower_op(key.op(db))
 }

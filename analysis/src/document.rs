@@ -337,21 +337,42 @@ impl Document {
     }
 
     /// The first time it is asked for (a document just opened, or given a new text):
-    /// analyses every chunk, on every core. Chunks are independent, so each thread takes
-    /// every n-th chunk on its own handle of the database, and the memos they leave make
-    /// [`Document::diagnostics`] a gathering. Later calls return at once (an edit leaves
-    /// one chunk to analyse). A change during it cancels the threads' work.
+    /// analyses every chunk, on every core (see [`Document::analyse`]). Later calls return
+    /// at once (an edit leaves one chunk to analyse). A change during it cancels the
+    /// threads' work. The host does the same in batches, collecting garbage between them
+    /// ([`crate::AnalysisHost::warm`]); this is for a snapshot that finds a document cold.
     pub fn warm(&self, db: &RootDatabase) {
-        if self.warmed.swap(true, Ordering::Relaxed) || self.chunks.len() < 2 {
+        if self.warmed.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        self.analyse(db, &self.chunks);
+    }
+
+    /// Whether [`Document::warm`] still has work to do.
+    pub fn is_cold(&self) -> bool {
+        !self.warmed.load(Ordering::Relaxed)
+    }
+
+    /// Marks the document analysed (its chunks' diagnostics are memoized).
+    pub fn mark_warm(&self) {
+        self.warmed.store(true, Ordering::Relaxed);
+    }
+
+    /// Analyses `chunks` (of this document) on every core: chunks are independent, so each
+    /// thread takes every n-th chunk on its own handle of the database, and the memos they
+    /// leave make [`Document::diagnostics`] a gathering. A change cancels the threads' work.
+    pub fn analyse(&self, db: &RootDatabase, chunks: &[Chunk]) {
+        if chunks.len() < 2 {
             return;
         }
         let threads = std::thread::available_parallelism()
             .map_or(1, std::num::NonZeroUsize::get)
-            .min(self.chunks.len());
+            .min(chunks.len());
         let share = |db: &RootDatabase, first: usize| {
             let _ = salsa::Cancelled::catch(AssertUnwindSafe(|| {
-                for chunk in self.chunks.iter().skip(first).step_by(threads) {
+                for chunk in chunks.iter().skip(first).step_by(threads) {
                     crate::check::diagnostics(db, chunk.source);
+                    summary(db, chunk.source);
                 }
             }));
         };
@@ -385,13 +406,13 @@ impl Document {
         let mut kernels: HashMap<&str, TextRange> = HashMap::new();
         for chunk in &self.chunks {
             let source = chunk.source;
-            let parse = crate::db::parse(db, source);
+            let summary = summary(db, source);
             for d in crate::check::diagnostics(db, source) {
                 let mut d = d.clone();
                 d.shift(chunk.start);
                 if is_syntax(d.code) {
-                    if parse.left_out > 0 && d.message.starts_with("too many syntax errors") {
-                        left_out.get_or_insert((d.range, 0)).1 += parse.left_out;
+                    if summary.left_out > 0 && d.message.starts_with("too many syntax errors") {
+                        left_out.get_or_insert((d.range, 0)).1 += summary.left_out;
                         continue;
                     }
                     if syntax_errors >= syntax::MAX_ERRORS {
@@ -403,24 +424,19 @@ impl Document {
                 out.push(d);
             }
             // Kernel names across chunks (within a chunk, resolution reports them).
-            let items = crate::db::file_items(db, source);
-            let mut in_chunk: HashSet<&str> = HashSet::new();
-            for def in &items.definitions {
-                if def.kind != crate::resolve::DefKind::Kernel || !in_chunk.insert(&def.name) {
-                    continue;
-                }
-                let range = def.range + chunk.start;
-                match kernels.get(def.name.as_str()) {
+            for (name, range) in &summary.kernels {
+                let range = *range + chunk.start;
+                match kernels.get(name.as_str()) {
                     Some(&first) => out.push(
                         Diagnostic::new(
                             Code::P201,
                             range,
-                            format!("kernel `@{}` is defined twice", def.name),
+                            format!("kernel `@{name}` is defined twice"),
                         )
                         .with_related(first, "first defined here"),
                     ),
                     None => {
-                        kernels.insert(&def.name, range);
+                        kernels.insert(name, range);
                     }
                 }
             }
@@ -434,6 +450,33 @@ impl Document {
         });
         out.dedup();
         out
+    }
+}
+
+/// What [`Document::diagnostics`] reads of a chunk besides its diagnostics, memoized apart
+/// from the syntax tree and the names it comes from (those are evicted from chunks not in
+/// use, [`crate::db::parse`]; this stays, so gathering never re-parses a chunk).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Summary {
+    /// Syntax errors past the parser's cap ([`syntax::Parse::left_out`]).
+    left_out: usize,
+    /// The chunk's kernel names, each once (its first definition), with the name's range
+    /// (UTF-8 bytes, relative to the chunk), in source order.
+    kernels: Vec<(String, TextRange)>,
+}
+
+#[salsa::tracked(returns(ref))]
+fn summary(db: &dyn Db, source: SourceFile) -> Summary {
+    let mut seen: HashSet<&str> = HashSet::new();
+    let kernels = crate::db::file_items(db, source)
+        .definitions
+        .iter()
+        .filter(|def| def.kind == crate::resolve::DefKind::Kernel && seen.insert(&def.name))
+        .map(|def| (def.name.clone(), def.range))
+        .collect();
+    Summary {
+        left_out: crate::db::parse(db, source).left_out,
+        kernels,
     }
 }
 

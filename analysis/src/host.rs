@@ -12,13 +12,17 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
-use salsa::Setter;
+use salsa::{Database as _, Setter};
 use serde_json::Value as Json;
 
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::document::{Document, Shift};
 use crate::ide;
 use crate::{Diagnostic, LineCol, TextRange, TextSize};
+
+/// How many chunks [`AnalysisHost::warm`] analyses between two garbage collections: as many
+/// as the database keeps trees for (`lru = 64` on [`crate::db::parse`]).
+pub const WARM_BATCH: usize = 64;
 
 /// A change made the snapshot's answers stale: ask again on a new snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +126,25 @@ impl AnalysisHost {
             return;
         };
         Arc::make_mut(doc).edit(&mut self.db, range, insert);
+    }
+
+    /// Analyses `file` if it is cold (just added, or given a new text; else returns at
+    /// once): its chunks in batches of [`WARM_BATCH`], each on every core, with the syntax
+    /// trees, names and lowerings beyond what the database keeps (the chunks and ops used
+    /// last, [`crate::db::parse`]) evicted after each batch. So opening a big file ends with
+    /// every chunk's diagnostics memoized and its peak memory that of a few batches, not of
+    /// the whole file's trees. Waits for the snapshots taken before it to let go (they are
+    /// cancelled), as a change does.
+    pub fn warm(&mut self, file: FileId) {
+        let doc = Arc::clone(&self.documents[file.0 as usize]);
+        if !doc.is_cold() {
+            return;
+        }
+        for batch in doc.chunks.chunks(WARM_BATCH) {
+            doc.analyse(&self.db, batch);
+            self.db.trigger_lru_eviction();
+        }
+        doc.mark_warm();
     }
 
     /// A consistent view for queries, until the next change.
@@ -322,7 +345,7 @@ impl Analysis {
     /// Document symbols (see [`ide::document_symbols`]).
     pub fn document_symbols(&self, file: FileId) -> Cancellable<Vec<ide::Symbol>> {
         self.across(file, None, |db, source, _| {
-            ide::document_symbols(db, source)
+            ide::document_symbols(db, source).clone()
         })
     }
 
@@ -367,7 +390,9 @@ impl Analysis {
 
     /// Folding ranges (see [`ide::folding_ranges`]).
     pub fn folding_ranges(&self, file: FileId) -> Cancellable<Vec<ide::Fold>> {
-        self.across(file, None, |db, source, _| ide::folding_ranges(db, source))
+        self.across(file, None, |db, source, _| {
+            ide::folding_ranges(db, source).clone()
+        })
     }
 
     /// Selection ranges at `offset`, innermost first (see [`ide::selection_ranges`]); the

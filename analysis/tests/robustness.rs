@@ -213,3 +213,26 @@ fn hostile_whole_files() {
         let _ = analysis::file_bir(&db, file);
     }
 }
+
+/// Slice bounds and steps at the ends of i64 are diagnosed, never overflow (a slice
+/// `[:i64::MAX]` once overflowed counting its elements).
+#[test]
+fn slice_bounds_at_the_ends_of_i64() {
+    for index in [
+        ":9223372036854775807",
+        "0:9223372036854775807:2",
+        "1:9223372036854775807:9223372036854775807",
+        "-9223372036854775808:9223372036854775807",
+        "9223372036854775807:",
+        "-9223372036854775808",
+    ] {
+        let text = format!(
+            "kernel @k(%x: hbm f32[128, 4]) {{\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOp {{ dst = %t[:, {index}], src = %x }}\n}}\n"
+        );
+        let db = RootDatabase::default();
+        let file = SourceFile::new(&db, text.clone());
+        let diagnostics = analysis::diagnostics(&db, file);
+        assert!(!diagnostics.is_empty(), "{index}: {diagnostics:?}");
+        let _ = analysis::file_bir(&db, file);
+    }
+}

@@ -529,10 +529,12 @@ pub fn evaluate(
                     continue;
                 }
                 // Counted as written, never clamped (SPEC §5).
+                // ⌈extent / step⌉ without overflow (`extent + step - 1` overflows near
+                // i64::MAX).
                 let count = if extent.c <= 0 {
                     0
                 } else {
-                    ((extent.c + step.c - 1) / step.c) as u64
+                    ((extent.c - 1) / step.c + 1) as u64
                 };
                 DimAccess {
                     start,

@@ -228,16 +228,16 @@ fn print_stdout(text: &str) -> bool {
         .is_ok()
 }
 
-/// An analysis host with the client settings of the command line, and its snapshot (take a
-/// new one after adding files: a snapshot sees the files added before it; the command line
-/// makes no other change, so no answer is ever cancelled).
-fn analysis(tkg_seqlen_threshold: Option<u64>) -> (AnalysisHost, Analysis) {
+/// An analysis host with the client settings of the command line. Take a snapshot after
+/// adding (and warming) a file, and drop it before the next: a snapshot sees the files added
+/// before it, and [`AnalysisHost::warm`] waits for every snapshot to let go. The command
+/// line makes no other change, so no answer is ever cancelled.
+fn analysis(tkg_seqlen_threshold: Option<u64>) -> AnalysisHost {
     let mut host = AnalysisHost::new();
     if let Some(threshold) = tkg_seqlen_threshold {
         host.set_tkg_seqlen_threshold(threshold);
     }
-    let analysis = host.snapshot();
-    (host, analysis)
+    host
 }
 
 /// An answer of the command line's analysis: never cancelled, since the command line makes
@@ -256,7 +256,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
     if files.paths.is_empty() && status == 0 {
         eprintln!("pir: no .pir files to check");
     }
-    let (mut host, mut analysis) = analysis(tkg_seqlen_threshold);
+    let mut host = analysis(tkg_seqlen_threshold);
     let mut reports: Vec<serde_json::Value> = files
         .errors
         .iter()
@@ -277,7 +277,9 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
             }
         };
         checked += 1;
-        analysis = host.snapshot();
+        // Every chunk analysed, with trees evicted as it goes: memory of a few batches.
+        host.warm(loaded.file);
+        let analysis = host.snapshot();
         let diagnostics = file_diagnostics(&analysis, &loaded);
         let file_errors = diagnostics
             .iter()
@@ -317,21 +319,20 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
         }
         Format::Human => {}
     }
-    exit_without_freeing(host, analysis);
+    exit_without_freeing(host);
     status
 }
 
 /// The command ends here: the analysis (a large file's trees and lowerings, hundreds of
 /// megabytes) is left to the operating system instead of freed piece by piece, which cost
 /// a tenth of a cold `pir check` (as compilers do at exit).
-fn exit_without_freeing(host: AnalysisHost, analysis: Analysis) {
-    std::mem::forget(analysis);
+fn exit_without_freeing(host: AnalysisHost) {
     std::mem::forget(host);
 }
 
 /// `pir lower` (`-` reads standard input; `-o -` is standard output, as no `-o` is).
 pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u64>) -> u8 {
-    let (mut host, _) = analysis(tkg_seqlen_threshold);
+    let mut host = analysis(tkg_seqlen_threshold);
     let loaded = match load(&mut host, path) {
         Ok(l) => l,
         Err(e) => {
@@ -359,7 +360,8 @@ pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u6
             }
         }
     }
-    exit_without_freeing(host, analysis);
+    drop(analysis);
+    exit_without_freeing(host);
     u8::from(diagnostics.iter().any(|d| d.severity == Severity::Error))
 }
 
@@ -588,7 +590,7 @@ pub fn fmt(paths: &[PathBuf], check: bool) -> u8 {
 pub fn stats(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64>) -> u8 {
     let files = collect(paths);
     let mut status = files.report_errors();
-    let (mut host, mut analysis) = analysis(tkg_seqlen_threshold);
+    let mut host = analysis(tkg_seqlen_threshold);
     let mut reports: Vec<serde_json::Value> = files
         .errors
         .iter()
@@ -605,7 +607,8 @@ pub fn stats(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
                 continue;
             }
         };
-        analysis = host.snapshot();
+        host.warm(loaded.file);
+        let analysis = host.snapshot();
         let kernels = settled(analysis.kernel_stats(loaded.file));
         let line_of = |range: analysis::TextRange| {
             settled(analysis.line_col(loaded.file, range.start())).line
@@ -634,7 +637,7 @@ pub fn stats(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
             }
         }
     }
-    exit_without_freeing(host, analysis);
+    exit_without_freeing(host);
     status
 }
 

@@ -370,6 +370,11 @@ impl Owner {
                 }
             }
             doc.rope = document.rope.clone();
+            // A document opened or given a whole new text is analysed here, on every core
+            // and in batches that keep memory to a few of them (an edit is not: the next
+            // diagnostics re-analyse its chunk alone).
+            let file = doc.file;
+            self.host.warm(file);
             self.changed(key, on_change);
         }
     }

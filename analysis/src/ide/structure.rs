@@ -25,7 +25,9 @@ pub struct Fold {
 }
 
 /// Every fold of a file: kernel and loop bodies, op bodies, lists and records, and runs of
-/// two or more comment-only lines.
+/// two or more comment-only lines. Memoized (the editor asks after every change; for a
+/// chunk not edited this is a lookup, not a walk of its syntax tree).
+#[salsa::tracked(returns(ref))]
 pub fn folding_ranges(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
     let text = file.text(db);
     let mut folds = Vec::new();

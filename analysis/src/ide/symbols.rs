@@ -39,7 +39,9 @@ pub struct Symbol {
     pub children: Vec<Symbol>,
 }
 
-/// The symbol tree of a file.
+/// The symbol tree of a file. Memoized (the editor asks after every change; for a chunk not
+/// edited this is a lookup, not a walk of its syntax tree).
+#[salsa::tracked(returns(ref))]
 pub fn document_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
     let text = file.text(db);
     parse(db, file)
@@ -154,7 +156,7 @@ pub fn workspace_symbols(
     let query = query.to_lowercase();
     let mut out = Vec::new();
     for &file in files {
-        let mut stack = document_symbols(db, file);
+        let mut stack = document_symbols(db, file).clone();
         while let Some(mut symbol) = stack.pop() {
             stack.append(&mut symbol.children);
             if matches!(symbol.kind, SymbolKind::Loop | SymbolKind::Op) {
