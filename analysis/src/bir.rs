@@ -13,7 +13,7 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value as Json, json};
 
 use crate::check::{diagnostics, for_each_op};
-use crate::db::{Db, SourceFile, file_items, line_index, op_lowering};
+use crate::db::{Db, SourceFile, file_items, line_index, lowering};
 use crate::diagnostic::Diagnostic;
 use crate::document::Document;
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
@@ -103,7 +103,12 @@ impl Serialize for Function<'_> {
         let (db, kernel) = (self.db, self.kernel);
         let mut weights: HashSet<&str> = HashSet::new();
         for_each_op(&kernel.body, &mut |op| {
-            weights.extend(op_lowering(db, op).stationary.iter().map(String::as_str));
+            weights.extend(
+                lowering(db, self.file, op)
+                    .stationary
+                    .iter()
+                    .map(String::as_str),
+            );
         });
         let allocations: Vec<Json> = kernel
             .allocations
@@ -170,7 +175,7 @@ impl Serialize for Instructions<'_> {
         for item in self.items {
             match item {
                 Item::Op(op) => {
-                    let lowered = op_lowering(db, op);
+                    let lowered = lowering(db, file, op);
                     let errors = op_error_codes(diagnostics(db, file), op);
                     let stamp = op_stamp(db, file, first_line, op, &errors);
                     let debuginfo = lower::debuginfo(&op.resolved, &stamp);
@@ -245,7 +250,7 @@ fn op_stamp<'a>(
 /// name starts; `file` starts on line `first_line` of its document, 0-based) and `errors`
 /// (every error diagnostic inside the op, sorted, unique).
 pub fn op_instructions(db: &dyn Db, file: SourceFile, first_line: u32, op: &OpItem) -> Vec<Json> {
-    let lowered = op_lowering(db, op);
+    let lowered = lowering(db, file, op);
     let errors = op_error_codes(diagnostics(db, file), op);
     let stamp = op_stamp(db, file, first_line, op, &errors);
     lowered

@@ -8,7 +8,7 @@ use lower::diag::{Anchor, Code, ValuePath};
 use lower::model::TensorKind;
 use syntax::ast::TextRange;
 
-use crate::db::{Db, SourceFile, file_items, op_lowering, parse};
+use crate::db::{Db, SourceFile, file_items, lowering, parse};
 use crate::diagnostic::{Diagnostic, anchor_range, from_lowering};
 use crate::resolve::{Allocation, DefKind, Item, KernelItems, OpItem};
 
@@ -33,10 +33,10 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     out.extend(items.diagnostics.iter().cloned());
     for kernel in &items.kernels {
         for_each_op(&kernel.body, &mut |op| {
-            let lowered = op_lowering(db, op);
+            let lowered = lowering(db, file, op);
             out.extend(lowered.diagnostics.iter().map(|d| from_lowering(op, d)));
         });
-        dataflow(db, kernel, &mut out);
+        dataflow(db, file, kernel, &mut out);
     }
     for kernel in crate::resources::kernel_stats(db, file) {
         out.extend(crate::resources::p416(kernel));
@@ -61,7 +61,7 @@ pub fn for_each_op<'a>(items: &'a [Item], f: &mut impl FnMut(&'a OpItem)) {
 
 /// P501 at the first read of a tensor that neither a parameter nor an earlier op wrote.
 /// One pass over the kernel's ops, each name looked up in a set (linear in the kernel).
-fn dataflow(db: &dyn Db, kernel: &KernelItems, out: &mut Vec<Diagnostic>) {
+fn dataflow(db: &dyn Db, file: SourceFile, kernel: &KernelItems, out: &mut Vec<Diagnostic>) {
     let tensors: HashSet<&str> = kernel
         .allocations
         .iter()
@@ -80,7 +80,7 @@ fn dataflow(db: &dyn Db, kernel: &KernelItems, out: &mut Vec<Diagnostic>) {
         .collect();
     let mut warned: HashSet<String> = HashSet::new();
     for_each_op(&kernel.body, &mut |op| {
-        let lowered = op_lowering(db, op);
+        let lowered = lowering(db, file, op);
         if lower::lookup(&op.resolved.class).is_none() {
             // An unknown op (P202) says nothing of what it reads or writes: count every
             // tensor it names as written, so that its mistake does not make later reads warn.

@@ -32,6 +32,13 @@ pub struct SourceFile {
     #[default]
     #[returns(ref)]
     pub look_ahead: String,
+    /// Lower its ops together, without a memo per op ([`coarse_lowerings`]): for the
+    /// chunks of a document that were never edited, so that a big file keeps no per-op
+    /// state where nobody types. An edit makes its chunk fine-grained (false): from then
+    /// on each op's lowering is memoized by its interned value ([`lower_op`]), and a
+    /// keystroke re-lowers only the ops it changed. Both give the same answers.
+    #[default]
+    pub coarse: bool,
 }
 
 /// Client settings (SPEC §10 initialization options) that change lowering.
@@ -119,13 +126,13 @@ impl RootDatabase {
 
 /// The parse of a file (never fails).
 ///
-/// Memory: the syntax trees, names and line indexes of the 64 chunks (about 64 × 16 KiB of
-/// text) used last stay memoized between revisions; the others are evicted when a revision
+/// Memory: the syntax trees, names and line indexes of the 16 chunks (about 16 × 16 KiB of
+/// text, far more than a screen) used last stay memoized between revisions; the others are evicted when a revision
 /// starts or the host collects garbage ([`crate::AnalysisHost::warm`]) and recomputed if
 /// asked for again. What the document-wide answers gather (each chunk's diagnostics, kernel
 /// names, folds, symbols, resources) is memoized apart and stays, so a big file keeps a
 /// small summary per chunk and its trees only where an editor looks (`docs/scale.md`).
-#[salsa::tracked(returns(ref), no_eq, lru = 64)]
+#[salsa::tracked(returns(ref), no_eq, lru = 16)]
 pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
     let check = || db.unwind_if_revision_cancelled();
     let look_ahead = file.look_ahead(db);
@@ -138,13 +145,13 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
 }
 
 /// The line index of a file (offsets ↔ lines and columns).
-#[salsa::tracked(returns(ref), lru = 64)]
+#[salsa::tracked(returns(ref), lru = 16)]
 pub fn line_index(db: &dyn Db, file: SourceFile) -> LineIndex {
     LineIndex::new(file.text(db))
 }
 
 /// The resolved file: kernels, ops, definitions, name diagnostics.
-#[salsa::tracked(returns(ref), no_eq, lru = 64)]
+#[salsa::tracked(returns(ref), no_eq, lru = 16)]
 pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems {
     let settings = OpSettings {
         tkg_seqlen_threshold: db.settings().tkg_seqlen_threshold(db),
@@ -163,9 +170,9 @@ pub struct OpKey<'db> {
     pub op: Arc<ResolvedOp>,
 }
 
-/// The lowering of one op: its BIR instructions and diagnostics (SPEC §6). The 8,192
+/// The lowering of one op: its BIR instructions and diagnostics (SPEC §6). The 2,048
 /// used last (the ops of about as many chunks as [`parse`] keeps) stay between revisions.
-#[salsa::tracked(returns(ref), lru = 8192)]
+#[salsa::tracked(returns(ref), lru = 2048)]
 pub fn lower_op<'db>(db: &'db dyn Db, key: OpKey<'db>) -> Lowered {
     lower::lower_op(key.op(db))
 }
@@ -173,4 +180,28 @@ pub fn lower_op<'db>(db: &'db dyn Db, key: OpKey<'db>) -> Lowered {
 /// The lowering of the op `item` (memoized per resolved op).
 pub fn op_lowering<'db>(db: &'db dyn Db, item: &OpItem) -> &'db Lowered {
     lower_op(db, OpKey::new(db, item.resolved.clone()))
+}
+
+/// The lowering of every op of a coarse `file` ([`SourceFile::coarse`]), at each op's
+/// [`OpItem::index`]: one memo for the file, evicted with its syntax tree.
+#[salsa::tracked(returns(ref), lru = 16)]
+pub fn coarse_lowerings(db: &dyn Db, file: SourceFile) -> Vec<Lowered> {
+    let mut out = Vec::new();
+    for kernel in &file_items(db, file).kernels {
+        crate::check::for_each_op(&kernel.body, &mut |op| {
+            out.push(lower::lower_op(&op.resolved));
+        });
+    }
+    out
+}
+
+/// The lowering of `op`, an op of `file`: from the file's [`coarse_lowerings`] when it is
+/// coarse, else memoized per op ([`op_lowering`]).
+pub fn lowering<'db>(db: &'db dyn Db, file: SourceFile, op: &OpItem) -> &'db Lowered {
+    if *file.coarse(db)
+        && let Some(lowered) = coarse_lowerings(db, file).get(op.index as usize)
+    {
+        return lowered;
+    }
+    op_lowering(db, op)
 }

@@ -119,7 +119,7 @@ impl Document {
         let pieces = cut_pieces(text, target);
         for (i, piece) in pieces.iter().enumerate() {
             let look_ahead = pieces.get(i + 1).map_or("", |next| first_line(next));
-            let source = new_source(db, piece, look_ahead);
+            let source = new_source(db, piece, look_ahead, true);
             doc.chunks.push(Chunk {
                 source,
                 start: TextSize::from(0),
@@ -211,7 +211,7 @@ impl Document {
     pub fn set_text(&mut self, db: &mut RootDatabase, text: &str) {
         self.warmed = Arc::default();
         let all = 0..self.chunks.len();
-        self.replace_chunks(db, all, &cut_pieces(text, self.target));
+        self.replace_chunks(db, all, &cut_pieces(text, self.target), false);
     }
 
     /// Replaces the bytes `range` of the document with `insert` (`range` is clamped to the
@@ -263,16 +263,18 @@ impl Document {
         } else {
             cut_pieces(&merged, self.target)
         };
-        self.replace_chunks(db, first..last + 1, &pieces);
+        self.replace_chunks(db, first..last + 1, &pieces, true);
     }
 
     /// Replaces the chunks `old` with chunks of `pieces` (reusing their inputs in order),
-    /// and sets the look-aheads around them.
+    /// and sets the look-aheads around them. `edited`: an edit, not a new text, made them
+    /// (their ops are then lowered one memo each, see [`SourceFile::coarse`]).
     fn replace_chunks(
         &mut self,
         db: &mut RootDatabase,
         old: std::ops::Range<usize>,
         pieces: &[&str],
+        edited: bool,
     ) {
         let reused: Vec<SourceFile> = self.chunks[old.clone()].iter().map(|c| c.source).collect();
         let after = self.chunks.get(old.end).map(|c| c.source);
@@ -290,6 +292,12 @@ impl Document {
                             .set_text(db)
                             .with_durability(Durability::LOW)
                             .to(piece.to_string());
+                        if edited && *source.coarse(db) {
+                            source
+                                .set_coarse(db)
+                                .with_durability(Durability::LOW)
+                                .to(false);
+                        }
                     }
                     if source.look_ahead(db) != look_ahead {
                         source
@@ -299,7 +307,7 @@ impl Document {
                     }
                     source
                 }
-                None => new_source(db, piece, look_ahead),
+                None => new_source(db, piece, look_ahead, !edited),
             };
             new.push(Chunk {
                 source,
@@ -326,7 +334,7 @@ impl Document {
         self.chunks.splice(old, new);
         if self.chunks.is_empty() {
             self.chunks.push(Chunk {
-                source: new_source(db, "", ""),
+                source: new_source(db, "", "", !edited),
                 start: TextSize::from(0),
                 len: TextSize::from(0),
                 first_line: 0,
@@ -483,12 +491,15 @@ fn summary(db: &dyn Db, source: SourceFile) -> Summary {
 /// A chunk's input. New chunks are of medium durability and an edited chunk's text is set
 /// at low durability: when a keystroke changes one chunk, salsa knows the queries of every
 /// chunk not edited since they ran are still valid without walking their dependencies (one
-/// per op), so gathering the document's diagnostics costs O(chunks), not O(ops).
-fn new_source(db: &RootDatabase, text: &str, look_ahead: &str) -> SourceFile {
+/// per op), so gathering the document's diagnostics costs O(chunks), not O(ops). `coarse`
+/// for the chunks of a new text (see [`SourceFile::coarse`]), not for those an edit makes.
+fn new_source(db: &RootDatabase, text: &str, look_ahead: &str, coarse: bool) -> SourceFile {
     SourceFile::builder(text.to_string())
         .text_durability(Durability::MEDIUM)
         .look_ahead(look_ahead.to_string())
         .look_ahead_durability(Durability::MEDIUM)
+        .coarse(coarse)
+        .coarse_durability(Durability::MEDIUM)
         .new(db)
 }
 

@@ -21,8 +21,8 @@ use crate::ide;
 use crate::{Diagnostic, LineCol, TextRange, TextSize};
 
 /// How many chunks [`AnalysisHost::warm`] analyses between two garbage collections: as many
-/// as the database keeps trees for (`lru = 64` on [`crate::db::parse`]).
-pub const WARM_BATCH: usize = 64;
+/// as the database keeps trees for (`lru = 16` on [`crate::db::parse`]).
+pub const WARM_BATCH: usize = 16;
 
 /// A change made the snapshot's answers stale: ask again on a new snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

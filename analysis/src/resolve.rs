@@ -54,6 +54,9 @@ pub struct OpItem {
     /// Position-free, what lowering reads (shared with the op's interned key, so that an op
     /// is held once).
     pub resolved: Arc<ResolvedOp>,
+    /// The op's 0-based place among the file's ops in source order (kernels in order, loop
+    /// bodies in place): where [`crate::db::coarse_lowerings`] holds its lowering.
+    pub index: u32,
     /// The op id: the written `#N`, else the 1-based ordinal in the kernel (SPEC §3). Not
     /// in `resolved`, so that inserting an op re-lowers no op below it.
     pub op_id: u32,
@@ -115,6 +118,8 @@ pub struct FileItems {
     pub definitions: Vec<Definition>,
     /// Every use of a name: `(use range, index into definitions)`.
     pub references: Vec<(TextRange, usize)>,
+    /// How many ops the file has (see [`OpItem::index`]).
+    pub op_count: u32,
 }
 
 /// Resolves a parsed file. `settings` are copied into the ops that read them. `check` is
@@ -146,6 +151,7 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
                 kernel_names.insert(name.text.clone(), def);
             }
         }
+        let first_index = out.op_count;
         let mut resolver = KernelResolver {
             out: &mut out,
             scopes: vec![Vec::new()],
@@ -156,6 +162,7 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
             loop_name_counts: HashMap::new(),
             op_ids: HashMap::new(),
             ordinal: 0,
+            index: first_index,
             allocations: Vec::new(),
             settings,
             quiet: false,
@@ -170,6 +177,8 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
         let body_scope = kernel.body_range.unwrap_or(kernel.range);
         let body = resolver.block(&kernel.body, body_scope);
         let allocations = std::mem::take(&mut resolver.allocations);
+        let op_count = resolver.index;
+        out.op_count = op_count;
         out.kernels.push(KernelItems {
             name: kernel
                 .name
@@ -205,6 +214,8 @@ struct KernelResolver<'a> {
     loop_name_counts: HashMap<String, usize>,
     op_ids: HashMap<u32, TextRange>,
     ordinal: u32,
+    /// The next op's [`OpItem::index`].
+    index: u32,
     allocations: Vec<Allocation>,
     settings: OpSettings,
     /// Inside an op of an unknown class: names are still resolved (for navigation) but not
@@ -491,6 +502,8 @@ impl KernelResolver<'_> {
 
     fn op(&mut self, op: &Arc<ast::Op>) -> OpItem {
         self.ordinal += 1;
+        let index = self.index;
+        self.index += 1;
         if self.ordinal.is_multiple_of(256) {
             (self.check)();
         }
@@ -534,6 +547,7 @@ impl KernelResolver<'_> {
                 loops: self.loops.clone(),
                 settings,
             }),
+            index,
             op_id,
             syntax: op.clone(),
             loop_ranges: self.loop_ranges.clone(),

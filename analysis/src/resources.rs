@@ -15,13 +15,14 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use lower::Lowered;
 use lower::catalog::Engine;
 use lower::diag::{Code, ValuePath};
-use lower::model::{Target, Tensor, TensorKind};
+use lower::model::{ResolvedOp, Target, Tensor, TensorKind};
 use lower::types::Memory;
 use syntax::ast::{self, TextRange, TextSize};
 
-use crate::db::{Db, OpKey, SourceFile, file_items, lower_op, parse};
+use crate::db::{Db, OpKey, SourceFile, file_items, lower_op, lowering, parse};
 use crate::diagnostic::Diagnostic;
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
 
@@ -107,8 +108,21 @@ pub struct Resources {
 /// every op. A tensor no op names is live nowhere.
 #[salsa::tracked(returns(ref))]
 pub fn kernel_resources<'db>(db: &'db dyn Db, key: KernelKey<'db>) -> Resources {
-    let ops = key.ops(db);
-    let tensors = key.tensors(db);
+    let ops: Vec<(&ResolvedOp, &Lowered)> = key
+        .ops(db)
+        .iter()
+        .map(|&op| (&**op.op(db), lower_op(db, op)))
+        .collect();
+    resources(key.tensors(db), &ops, key.loops(db))
+}
+
+/// What [`kernel_resources`] computes, from the kernel's on-chip `tensors`, its `ops` with
+/// their lowerings in source order, and its `loops` (see [`KernelKey`]).
+fn resources(
+    tensors: &[Arc<Tensor>],
+    ops: &[(&ResolvedOp, &Lowered)],
+    loops: &[(u32, u32)],
+) -> Resources {
     let n = ops.len();
 
     // Counts.
@@ -127,13 +141,12 @@ pub fn kernel_resources<'db>(db: &'db dyn Db, key: KernelKey<'db>) -> Resources 
         .map(|(i, t)| (t.name.as_str(), i))
         .collect();
     let mut accesses: Vec<Vec<u32>> = vec![Vec::new(); tensors.len()];
-    for (index, op) in ops.iter().enumerate() {
-        let resolved = op.op(db);
+    for (index, &(resolved, lowered)) in ops.iter().enumerate() {
         let trips = resolved
             .loops
             .iter()
             .fold(1u64, |acc, l| acc.saturating_mul(l.trip_count()));
-        for inst in &lower_op(db, *op).instructions {
+        for inst in &lowered.instructions {
             if let Some(count) = engines.iter_mut().find(|c| c.engine == inst.engine) {
                 count.static_count += 1;
                 count.executed = count.executed.saturating_add(trips);
@@ -156,7 +169,6 @@ pub fn kernel_resources<'db>(db: &'db dyn Db, key: KernelKey<'db>) -> Resources 
     }
 
     // Loops: each op's innermost loop, each loop's parent (spans nest; preorder).
-    let loops = key.loops(db);
     let mut innermost: Vec<Option<usize>> = vec![None; n];
     let mut parent: Vec<Option<usize>> = vec![None; loops.len()];
     let mut open: Vec<usize> = Vec::new();
@@ -246,19 +258,37 @@ pub fn kernel_resources<'db>(db: &'db dyn Db, key: KernelKey<'db>) -> Resources 
 
 /// The position-free key of `kernel`: its on-chip tensors, ops and loops.
 pub fn kernel_key<'db>(db: &'db dyn Db, kernel: &KernelItems) -> KernelKey<'db> {
-    fn walk<'db>(
-        db: &'db dyn Db,
-        items: &[Item],
-        ops: &mut Vec<OpKey<'db>>,
-        loops: &mut Vec<(u32, u32)>,
-    ) {
+    let Shape {
+        tensors,
+        ops,
+        loops,
+    } = shape(kernel);
+    let ops: Vec<OpKey<'db>> = ops
+        .iter()
+        .map(|op| OpKey::new(db, op.resolved.clone()))
+        .collect();
+    KernelKey::new(db, tensors, ops, loops)
+}
+
+/// What the resources of a kernel are computed from (see [`KernelKey`]).
+struct Shape<'a> {
+    /// The on-chip tensors, in BIR order.
+    tensors: Vec<Arc<Tensor>>,
+    /// The ops in source order, loop bodies in place.
+    ops: Vec<&'a OpItem>,
+    /// The loops holding ops, as spans of op indices (see [`KernelKey::loops`]).
+    loops: Vec<(u32, u32)>,
+}
+
+fn shape(kernel: &KernelItems) -> Shape<'_> {
+    fn walk<'a>(items: &'a [Item], ops: &mut Vec<&'a OpItem>, loops: &mut Vec<(u32, u32)>) {
         for item in items {
             match item {
-                Item::Op(op) => ops.push(OpKey::new(db, op.resolved.clone())),
+                Item::Op(op) => ops.push(op),
                 Item::Loop(lp) => {
                     let (slot, start) = (loops.len(), ops.len() as u32);
                     loops.push((start, start));
-                    walk(db, &lp.body, ops, loops);
+                    walk(&lp.body, ops, loops);
                     let end = ops.len() as u32;
                     if end == start {
                         // A loop without ops holds nothing live: left out, so that spans
@@ -280,8 +310,12 @@ pub fn kernel_key<'db>(db: &'db dyn Db, kernel: &KernelItems) -> KernelKey<'db> 
         })
         .collect();
     let (mut ops, mut loops) = (Vec::new(), Vec::new());
-    walk(db, &kernel.body, &mut ops, &mut loops);
-    KernelKey::new(db, tensors, ops, loops)
+    walk(&kernel.body, &mut ops, &mut loops);
+    Shape {
+        tensors,
+        ops,
+        loops,
+    }
 }
 
 /// The op where a peak is reached, in the text.
@@ -363,12 +397,29 @@ pub fn kernel_stats(db: &dyn Db, file: SourceFile) -> Vec<KernelStats> {
         .kernels
         .iter()
         .zip(&parsed.kernels)
-        .map(|(kernel, syntax)| place(db, kernel, syntax))
+        .map(|(kernel, syntax)| place(db, file, kernel, syntax))
         .collect()
 }
 
-fn place(db: &dyn Db, kernel: &KernelItems, syntax: &ast::Kernel) -> KernelStats {
-    let resources = kernel_resources(db, kernel_key(db, kernel));
+fn place(db: &dyn Db, file: SourceFile, kernel: &KernelItems, syntax: &ast::Kernel) -> KernelStats {
+    // A coarse file keeps no per-op memo: its kernels are computed here, from the file's
+    // lowerings (see `SourceFile::coarse`); an edited one's come from their interned keys.
+    let computed;
+    let resources = if *file.coarse(db) {
+        let Shape {
+            tensors,
+            ops,
+            loops,
+        } = shape(kernel);
+        let ops: Vec<(&ResolvedOp, &Lowered)> = ops
+            .iter()
+            .map(|op| (&*op.resolved, lowering(db, file, op)))
+            .collect();
+        computed = resources(&tensors, &ops, &loops);
+        &computed
+    } else {
+        kernel_resources(db, kernel_key(db, kernel))
+    };
     let mut ops: Vec<&OpItem> = Vec::new();
     crate::check::for_each_op(&kernel.body, &mut |op| ops.push(op));
     let tensors: HashMap<&str, u64> = kernel

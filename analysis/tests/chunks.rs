@@ -16,13 +16,16 @@ fn host(target: usize) -> AnalysisHost {
 /// answers that cover the whole document, then the answers at every `step`-th offset.
 fn answers(analysis: &Analysis, file: FileId, text: &str, step: usize) -> String {
     let mut out = format!(
-        "diagnostics {:#?}\nbir {}\nsymbols {:?}\nfolds {:?}\ntokens {:?}\ninlay {:?}\n",
+        "diagnostics {:#?}\nbir {}\nsymbols {:?}\nfolds {:?}\ntokens {:?}\ninlay {:?}\n\
+         lenses {:?}\nstats {:?}\n",
         analysis.diagnostics(file).unwrap(),
         analysis.bir_text(file).unwrap(),
         analysis.document_symbols(file).unwrap(),
         analysis.folding_ranges(file).unwrap(),
         analysis.semantic_tokens(file, None).unwrap(),
         analysis.inlay_hints(file, None).unwrap(),
+        analysis.code_lenses(file).unwrap(),
+        analysis.kernel_stats(file).unwrap(),
     );
     for offset in (0..=text.len())
         .step_by(step.max(1))
@@ -64,6 +67,27 @@ fn chunked_and_whole(text: &str, step: usize) -> (String, String) {
         answers(&chunked.snapshot(), file, text, step),
         answers(&whole.snapshot(), whole_file, text, step),
     )
+}
+
+/// A document opened (its chunks lowered together, without a memo per op) answers as the
+/// same text typed in (its chunks edited, each op's lowering memoized apart): the two ways
+/// of lowering a chunk agree (`SourceFile::coarse`), also after the host's batched cold
+/// start with garbage collected between batches.
+#[test]
+fn opened_and_typed_documents_answer_alike() {
+    let text = all_corpus_kernels();
+    let mut opened = host(1);
+    let file = opened.add_file(&text);
+    opened.warm(file);
+    let mut typed = host(1);
+    let typed_file = typed.add_file("");
+    typed.edit_file(typed_file, TextRange::empty(0.into()), &text);
+    let step = text.len() / 40 + 1;
+    let (a, b) = (
+        answers(&opened.snapshot(), file, &text, step),
+        answers(&typed.snapshot(), typed_file, &text, step),
+    );
+    assert!(a == b, "{}", first_difference(&a, &b));
 }
 
 /// All corpus kernels in one file: many kernels, kernel names defined twice (P201 across
@@ -235,6 +259,7 @@ proptest! {
         }
         let mut host = host(target);
         let id = host.add_file(&text);
+        host.warm(id);
         let _ = host.snapshot().diagnostics(id).unwrap();
         for edit in &edits {
             let range = apply(&mut text, edit);

@@ -161,7 +161,11 @@ fn read_frames(stdin: impl BufRead, messages: &Sender<Vec<u8>>, output: &Sender<
                         .blocking_send(Out::Frame(show_warning(&warning)))
                         .is_ok()
                 });
-                warned && messages.blocking_send(frame(&checked.message)).is_ok()
+                // The header and the body as two pieces: no copy of a big body.
+                let header = format!("Content-Length: {}\r\n\r\n", checked.message.len());
+                warned
+                    && messages.blocking_send(header.into_bytes()).is_ok()
+                    && messages.blocking_send(checked.message).is_ok()
             }
             Err(rejection) => {
                 if rejection.code == ErrorCode::MethodNotFound {
@@ -637,10 +641,11 @@ impl<R: BufRead> FrameReader<R> {
     }
 }
 
-/// The framework's "stdin": the (re-framed) messages the reader thread forwards. Ends when
-/// the reader thread does.
+/// The framework's "stdin": the (re-framed) messages the reader thread forwards, each as
+/// its header and its body. Ends when the reader thread does.
 pub(crate) struct FrameSource {
     messages: Receiver<Vec<u8>>,
+    /// The piece being read (empty once read whole).
     current: Vec<u8>,
     read: usize,
 }
@@ -665,6 +670,12 @@ impl AsyncRead for FrameSource {
         let n = buf.remaining().min(this.current.len() - this.read);
         buf.put_slice(&this.current[this.read..this.read + n]);
         this.read += n;
+        if this.read == this.current.len() {
+            // Read whole: let go of it now (a didOpen of a big file is tens of megabytes),
+            // not when the next message arrives.
+            this.current = Vec::new();
+            this.read = 0;
+        }
         Poll::Ready(Ok(()))
     }
 }

@@ -5,7 +5,7 @@ use lower::bir::Inst;
 use lower::catalog::Engine;
 use syntax::ast::{TextRange, TextSize};
 
-use crate::db::{Db, SourceFile, op_lowering};
+use crate::db::{Db, SourceFile, lowering};
 
 /// One hint: where it goes (a UTF-8 byte offset: the end of the op's text) and its label.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,7 +25,7 @@ pub fn inlay_hints(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> V
         hints.push(InlayHint {
             offset: op.syntax.range.end(),
             label: label(
-                &op_lowering(db, op).instructions,
+                &lowering(db, file, op).instructions,
                 lower::lookup(&op.resolved.class).and_then(|s| s.instruction_type),
             ),
         });
