@@ -6,7 +6,7 @@
 //! `pir lower` writes it out); [`file_bir`] is the same document as a JSON value, for
 //! showBir and tests. Both go through the one serializer, so they agree byte for byte.
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use lower::Severity;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
@@ -101,7 +101,7 @@ struct Function<'db> {
 impl Serialize for Function<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (db, kernel) = (self.db, self.kernel);
-        let mut weights: HashSet<&str> = HashSet::new();
+        let mut weights: HashSet<&str> = HashSet::default();
         for_each_op(&kernel.body, &mut |op| {
             weights.extend(
                 lowering(db, self.file, op)

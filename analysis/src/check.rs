@@ -2,7 +2,7 @@
 //! P500 (declared, never used) and P501 (read before any write), and each kernel's P416
 //! (peak SBUF/PSUM occupancy over the capacity, [`crate::resources`]).
 
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 use lower::diag::{Anchor, Code, ValuePath};
 use lower::model::TensorKind;
@@ -78,7 +78,7 @@ fn dataflow(db: &dyn Db, file: SourceFile, kernel: &KernelItems, out: &mut Vec<D
             _ => None,
         })
         .collect();
-    let mut warned: HashSet<String> = HashSet::new();
+    let mut warned: HashSet<String> = HashSet::default();
     for_each_op(&kernel.body, &mut |op| {
         let lowered = lowering(db, file, op);
         if lower::lookup(&op.resolved.class).is_none() {
@@ -117,7 +117,7 @@ fn unused_declarations(items: &crate::resolve::FileItems, out: &mut Vec<Diagnost
     // Used: named anywhere (resolution's use table), whatever else is wrong with the use.
     let used: HashSet<usize> = items.references.iter().map(|(_, d)| *d).collect();
     let mut kernel_scope: Option<TextRange> = None;
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: HashSet<&str> = HashSet::default();
     for (index, def) in items.definitions.iter().enumerate() {
         if def.kind == DefKind::Kernel {
             kernel_scope = Some(def.scope);

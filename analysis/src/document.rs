@@ -13,7 +13,7 @@
 //! Offsets are UTF-8 bytes; "lines" here are the language's (SPEC §1: a `\n` ends a line).
 //! A chunk starts at a line start, so a chunk's lines are the document's, shifted.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -411,7 +411,7 @@ impl Document {
         let mut out = Vec::new();
         let mut syntax_errors = 0;
         let mut left_out: Option<(TextRange, usize)> = None;
-        let mut kernels: HashMap<&str, TextRange> = HashMap::new();
+        let mut kernels: HashMap<&str, TextRange> = HashMap::default();
         for chunk in &self.chunks {
             let source = chunk.source;
             let summary = summary(db, source);
@@ -475,7 +475,7 @@ struct Summary {
 
 #[salsa::tracked(returns(ref))]
 fn summary(db: &dyn Db, source: SourceFile) -> Summary {
-    let mut seen: HashSet<&str> = HashSet::new();
+    let mut seen: HashSet<&str> = HashSet::default();
     let kernels = crate::db::file_items(db, source)
         .definitions
         .iter()

@@ -8,7 +8,7 @@
 //! the op's text and the declarations it reads are unchanged, which is what lets salsa
 //! skip the op's lowering.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use lower::diag::{Code, FixHint};
@@ -127,7 +127,7 @@ pub struct FileItems {
 /// [`syntax::parse_cancellable`]).
 pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -> FileItems {
     let mut out = FileItems::default();
-    let mut kernel_names: HashMap<String, usize> = HashMap::new();
+    let mut kernel_names: HashMap<String, usize> = HashMap::default();
     for kernel in &file.kernels {
         if let Some(name) = &kernel.name {
             let def = out.definitions.len();
@@ -155,12 +155,12 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
         let mut resolver = KernelResolver {
             out: &mut out,
             scopes: vec![Vec::new()],
-            visible: HashMap::new(),
-            kernel_names: HashMap::new(),
+            visible: HashMap::default(),
+            kernel_names: HashMap::default(),
             loops: Vec::new(),
             loop_ranges: Vec::new(),
-            loop_name_counts: HashMap::new(),
-            op_ids: HashMap::new(),
+            loop_name_counts: HashMap::default(),
+            op_ids: HashMap::default(),
             ordinal: 0,
             index: first_index,
             allocations: Vec::new(),

@@ -12,7 +12,7 @@
 //!
 //! Nothing here looks across kernels.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use lower::Lowered;

@@ -8,7 +8,7 @@
 //! lowering function (a test-build panic; the op fixtures run every class).
 
 use crate::catalog::fname;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use serde_json::{Value as Json, json};
 
@@ -72,7 +72,7 @@ impl<'a> Cx<'a> {
             spec,
             engine: Engine::Unassigned,
             slots: vec![Slot::Absent; spec.fields.len()],
-            operands: HashMap::new(),
+            operands: HashMap::default(),
             diags: Vec::new(),
             insts: Vec::new(),
             reads: Vec::new(),
