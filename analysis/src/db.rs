@@ -132,16 +132,59 @@ impl RootDatabase {
 /// asked for again. What the document-wide answers gather (each chunk's diagnostics, kernel
 /// names, folds, symbols, resources) is memoized apart and stays, so a big file keeps a
 /// small summary per chunk and its trees only where an editor looks (`docs/scale.md`).
+///
+/// An edited chunk (not [`SourceFile::coarse`]) of [`PIECES_FROM`] bytes or more is read
+/// in pieces cut at statement lines ([`syntax::piece_starts`]), each piece's statements
+/// memoized by its text ([`piece_statements`]): a keystroke re-reads the piece it touched,
+/// and the others are shifted into place ([`syntax::read_in_pieces`]).
 #[salsa::tracked(returns(ref), no_eq, lru = 16)]
 pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
     let check = || db.unwind_if_revision_cancelled();
     let look_ahead = file.look_ahead(db);
-    if look_ahead.is_empty() {
-        return syntax::parse_cancellable(file.text(db), &check);
-    }
     let text = file.text(db);
-    let piece = format!("{text}{look_ahead}");
-    syntax::parse_piece(&piece, text.len(), &check)
+    let whole;
+    let piece = if look_ahead.is_empty() {
+        text.as_str()
+    } else {
+        whole = format!("{text}{look_ahead}");
+        whole.as_str()
+    };
+    if *file.coarse(db) || text.len() < PIECES_FROM {
+        return if look_ahead.is_empty() {
+            syntax::parse_cancellable(text, &check)
+        } else {
+            syntax::parse_piece(piece, text.len(), &check)
+        };
+    }
+    let starts = syntax::piece_starts(piece, text.len());
+    let read = syntax::read_in_pieces(piece, text.len(), &starts, &mut |p, end| {
+        check();
+        piece_statements(db, Piece::new(db, p.to_string(), end as u32)).clone()
+    });
+    syntax::assemble_piece(piece, text.len(), read)
+}
+
+/// The size (bytes) from which an edited chunk is read in pieces (see [`parse`]).
+pub const PIECES_FROM: usize = 4096;
+
+/// A piece of an edited chunk (see [`parse`]): its text with its look-ahead, and where the
+/// piece proper ends (bytes). Interned by value: the same text anywhere is one piece.
+#[salsa::interned(debug)]
+pub struct Piece<'db> {
+    /// The piece and its look-ahead.
+    #[returns(ref)]
+    pub text: String,
+    /// The end of the piece proper in `text` (UTF-8 bytes).
+    pub end: u32,
+}
+
+/// The statements of a piece, read flat, ranges relative to it
+/// ([`syntax::read_statements`]).
+#[salsa::tracked(returns(ref), no_eq, lru = 1024)]
+pub fn piece_statements<'db>(db: &'db dyn Db, piece: Piece<'db>) -> syntax::Statements {
+    syntax::read_statements(piece.text(db), *piece.end(db) as usize, &|| {
+        db.unwind_if_revision_cancelled();
+    })
 }
 
 /// The line index of a file (offsets ↔ lines and columns).

@@ -82,3 +82,37 @@ pub fn chunk_starts(text: &str, target: usize) -> Vec<usize> {
     }
     out
 }
+
+/// One statement line in this many (on average) ends a piece in [`piece_starts`].
+const PIECE_STATEMENTS: u64 = 8;
+
+/// The longest piece [`piece_starts`] makes when no line's content picks a cut (bytes;
+/// longer only where no statement line follows).
+const MAX_PIECE: usize = 4096;
+
+/// Where to cut `text[..end]` into pieces that are read apart ([`crate::read_statements`])
+/// and re-read only when an edit touches them: statement lines ([`statement_lines`]),
+/// chosen by their own text (a hash of the line picks one in [`PIECE_STATEMENTS`]), so an
+/// edit moves no cut but those on the lines it changed: the pieces before and after it keep
+/// their text. Where no line is picked for [`MAX_PIECE`] bytes, the next statement line
+/// is a cut. 0-based UTF-8 offsets, ascending, each in `1..end`.
+pub fn piece_starts(text: &str, end: usize) -> Vec<usize> {
+    use std::hash::Hasher;
+    let end = end.min(text.len());
+    let mut out = Vec::new();
+    let mut last = 0;
+    let mut line = line_end(text, 0);
+    while line < end {
+        let next = line_end(text, line);
+        let mut hasher = rustc_hash::FxHasher::default();
+        hasher.write(&text.as_bytes()[line..next]);
+        let picked =
+            (hasher.finish() >> 40).is_multiple_of(PIECE_STATEMENTS) || line - last >= MAX_PIECE;
+        if picked && starts_statement_line(text, line) {
+            out.push(line);
+            last = line;
+        }
+        line = next;
+    }
+    out
+}

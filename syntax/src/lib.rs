@@ -21,13 +21,17 @@ mod lexer;
 mod literal;
 mod parser;
 mod recover;
+mod shift;
 mod value;
 
 pub use ast::*;
 pub use chunks::{
-    chunk_starts, line_end, starts_kernel_line, starts_statement_line, statement_lines,
+    chunk_starts, line_end, piece_starts, starts_kernel_line, starts_statement_line,
+    statement_lines,
 };
 pub use lexer::{Token, lex};
+pub use parser::Statements;
+pub use shift::Shift;
 
 /// The syntax error codes of SPEC §7.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -146,6 +150,87 @@ pub fn parse_statements(text: &str, end: usize) -> (Vec<FlatStmt>, Vec<SyntaxErr
     errors.retain(|e| usize::from(e.range.start()) <= first || end == text.len());
     parser::order_errors(&mut errors);
     (read.statements, errors)
+}
+
+/// Reads the statements of `text` that start before byte `end` as a flat list, as
+/// [`parse_statements`] does, but with the lexical errors (lexer, layout) and the
+/// statement reader's apart, as [`assemble_piece`] takes them. `check` is called as in
+/// [`parse_cancellable`].
+///
+/// Read at statement lines ([`statement_lines`]), each piece with the next one's first
+/// line or two as look-ahead (the line of its next token, and the one after when that line
+/// holds a single token) and shifted by its start ([`Shift`]), the pieces of a text join
+/// into the statements of the whole (`syntax/tests/statements.rs`): the analysis reads an
+/// edited chunk piece by piece, re-reading only the pieces an edit touched.
+pub fn read_statements(text: &str, end: usize, check: &dyn Fn()) -> Statements {
+    let end = end.min(text.len());
+    let mut read = parser::statements(text, &[], end, check);
+    parser::retain_before_look_ahead(text, end, &mut read.lexical_errors);
+    parser::retain_before_look_ahead(text, end, &mut read.reader_errors);
+    read
+}
+
+/// Nests the flat statements `read` of `text[..end]` (as [`read_statements`] gives them,
+/// ranges into `text`) into kernels, as [`parse_piece`] does after reading them: the same
+/// tree and errors.
+pub fn assemble_piece(text: &str, end: usize, read: Statements) -> Parse {
+    parser::assemble_piece(text, end, read)
+}
+
+/// The end of the look-ahead of a piece of `text` that ends at byte `at` (a statement
+/// line): the end of the line holding the next token and, when that line holds a single
+/// token, of the line after it too (see [`read_statements`]).
+pub fn look_ahead_end(text: &str, at: usize) -> usize {
+    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i + 1);
+    let first = line_end(at);
+    let tokens = lex(&text[at..first])
+        .0
+        .iter()
+        .filter(|(kind, _)| !matches!(kind, Token::Newline | Token::Comment))
+        .count();
+    if tokens >= 2 { first } else { line_end(first) }
+}
+
+/// Reads the statements of `text[..end]` (`text[end..]` is look-ahead) piece by piece:
+/// cut at `starts` (statement lines, ascending, as [`piece_starts`] gives them), each piece
+/// read by `read(piece, piece_end)` — the piece with its look-ahead ([`look_ahead_end`];
+/// the last piece with `text[end..]`) and where the piece proper ends, ranges relative to
+/// the piece, as [`read_statements`] gives them — then shifted by its start and joined.
+/// The result is what [`read_statements`] reads of the whole (`syntax/tests/pieces.rs`);
+/// `read` may answer from a cache, since a piece reads the same wherever it stands.
+pub fn read_in_pieces(
+    text: &str,
+    end: usize,
+    starts: &[usize],
+    read: &mut dyn FnMut(&str, usize) -> Statements,
+) -> Statements {
+    let end = end.min(text.len());
+    let mut out = Statements::default();
+    let mut from = 0;
+    for to in starts
+        .iter()
+        .copied()
+        .filter(|&s| s > 0 && s < end)
+        .chain([end])
+    {
+        if to <= from {
+            continue;
+        }
+        let piece_text = if to == end {
+            &text[from..]
+        } else {
+            &text[from..look_ahead_end(text, to)]
+        };
+        let mut piece = read(piece_text, to - from);
+        if from > 0 {
+            piece.shift(TextSize::try_from(from).unwrap_or_default());
+        }
+        out.statements.append(&mut piece.statements);
+        out.lexical_errors.append(&mut piece.lexical_errors);
+        out.reader_errors.append(&mut piece.reader_errors);
+        from = to;
+    }
+    out
 }
 
 /// Decodes file bytes with [`decode`] and parses them: every run of invalid UTF-8 is one

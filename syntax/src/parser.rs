@@ -87,11 +87,18 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange], check: &dyn Fn()) ->
 /// next kernel (see [`crate::parse_piece`]).
 pub(crate) fn parse_piece(text: &str, end: usize, check: &dyn Fn()) -> Parse {
     let end = end.min(text.len());
+    assemble_piece(text, end, statements(text, &[], end, check))
+}
+
+/// Nests the flat statements `read` of `text[..end]` into kernels (see
+/// [`crate::assemble_piece`]).
+pub(crate) fn assemble_piece(text: &str, end: usize, read: Statements) -> Parse {
+    let end = end.min(text.len());
     let Statements {
         statements,
         lexical_errors: mut errors,
         mut reader_errors,
-    } = statements(text, &[], end, check);
+    } = read;
     let piece_end = if end == text.len() {
         PieceEnd::File
     } else {
@@ -102,18 +109,23 @@ pub(crate) fn parse_piece(text: &str, end: usize, check: &dyn Fn()) -> Parse {
     };
     let file = crate::assemble::assemble(text, statements, &mut reader_errors, piece_end);
     errors.append(&mut reader_errors);
-    // The look-ahead's errors are the next piece's, but for those at its first token, which
-    // this piece's last statement reported ("expected `]`, found `kernel`").
-    if end < text.len() {
-        let rest = &text[end..];
-        let first = end + rest.len() - rest.trim_start_matches([' ', '\t']).len();
-        errors.retain(|e| usize::from(e.range.start()) <= first);
-    }
+    retain_before_look_ahead(text, end, &mut errors);
     let (errors, left_out) = finish_errors(errors);
     Parse {
         file,
         errors,
         left_out,
+    }
+}
+
+/// Drops the errors of the look-ahead `text[end..]`: they are the next piece's, but for those
+/// at its first token, which the piece's last statement reported ("expected `]`, found
+/// `kernel`").
+pub(crate) fn retain_before_look_ahead(text: &str, end: usize, errors: &mut Vec<SyntaxError>) {
+    if end < text.len() {
+        let rest = &text[end..];
+        let first = end + rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        errors.retain(|e| usize::from(e.range.start()) <= first);
     }
 }
 
@@ -181,8 +193,9 @@ pub(crate) fn statements(
     }
 }
 
-/// What [`statements`] reads.
-pub(crate) struct Statements {
+/// The statements of a text read flat (see [`crate::read_statements`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Statements {
     /// The flat statements.
     pub statements: Vec<FlatStmt>,
     /// The lexer's and the layout's errors (P101–P103, nesting too deep).
