@@ -322,8 +322,13 @@ pub(crate) fn lex_checked(text: &str, check: &dyn Fn()) -> (Vec<Lexed>, Vec<Synt
         }
         let span = lexer.span();
         let mut range = TextRange::new(to_size(span.start), to_size(span.end));
-        if raw == Ok(Raw::Comment) && text[span.clone()].ends_with('\r') {
-            // A CRLF line end is not part of the comment.
+        if matches!(
+            raw,
+            Ok(Raw::Comment | Raw::StrUnterminated | Raw::BytesUnterminated)
+        ) && text[span.clone()].ends_with('\r')
+        {
+            // A CRLF line end is not part of the comment (nor of a string left open at the
+            // end of its line: its P101 would end past the line, on the `\r`).
             range = TextRange::new(range.start(), range.end() - TextSize::of('\r'));
         }
         let slice = lexer.slice();

@@ -244,6 +244,23 @@ fn crlf_and_bom() {
 }
 
 #[test]
+fn a_string_left_open_at_a_crlf_line_end_stops_before_the_cr() {
+    // Like a comment, the unterminated literal ends before the `\r` of a CRLF line end, so
+    // that its P101 stays on its line (an LSP position past the end of the line otherwise).
+    check(
+        "\"ab\r\nx\"0a\r\n",
+        expect![[r#"
+        Str 0..3 "\"ab"
+        Newline 4..5 "\n"
+        Bytes 5..9 "x\"0a"
+        Newline 10..11 "\n"
+        P101 0..3 unterminated string: expected `"` before the end of the line
+        P101 5..9 unterminated bytes literal: expected `"` before the end of the line
+    "#]],
+    );
+}
+
+#[test]
 fn a_megabyte_of_garbage_is_one_error() {
     let text = "?! ".repeat(350_000);
     let (tokens, errors) = syntax::lex(&text);
