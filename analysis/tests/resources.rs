@@ -241,7 +241,7 @@ fn just_under_and_just_over_each_capacity() {
               static/executed: DVE 1/1, DMA 2/2
               sbuf 212984/212984 at #2 TensorCopyOp (line 7); largest live: [%a 106492 (declared line 4), %b 106492 (declared line 5)]
               psum 0/16384; largest live: []
-            @sbuf_over: DVE 1 · DMA 2 · SBUF 208.0/208.0 KiB · PSUM 0.0/16.0 KiB
+            @sbuf_over: DVE 1 · DMA 2 · SBUF 208.0/208.0 KiB (P416) · PSUM 0.0/16.0 KiB
               static/executed: DVE 1/1, DMA 2/2
               sbuf 212985/212984 at #2 TensorCopyOp (line 16); largest live: [%b 106493 (declared line 14), %a 106492 (declared line 13)]
               psum 0/16384; largest live: []
@@ -249,7 +249,7 @@ fn just_under_and_just_over_each_capacity() {
               static/executed: DVE 3/3, DMA 2/2
               sbuf 8192/212984 at #1 DmaCopyOp (line 26); largest live: [%s 8192 (declared line 23)]
               psum 16384/16384 at #3 TensorCopyOp (line 28); largest live: [%p0 8192 (declared line 24), %p1 8192 (declared line 25)]
-            @psum_over: DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB
+            @psum_over: DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB (P416)
               static/executed: DVE 3/3, DMA 2/2
               sbuf 8192/212984 at #1 DmaCopyOp (line 38); largest live: [%s 8192 (declared line 35)]
               psum 16385/16384 at #3 TensorCopyOp (line 40); largest live: [%p1 8193 (declared line 37), %p0 8192 (declared line 36)]
@@ -285,7 +285,7 @@ kernel @zero_trips(%x: hbm f32[128, 4]) {
               static/executed: 
               sbuf 0/212984; largest live: []
               psum 0/16384; largest live: []
-            @zero_trips: DMA 1 · SBUF 0.0/208.0 KiB · PSUM 0.0/16.0 KiB
+            @zero_trips: DMA 1 · SBUF <0.1/208.0 KiB · PSUM 0.0/16.0 KiB
               static/executed: DMA 1/0
               sbuf 16/212984 at #1 DmaCopyOp (line 6); largest live: [%t 16 (declared line 5)]
               psum 0/16384; largest live: []
@@ -370,7 +370,7 @@ fn corpus_kernels() {
           sbuf 1280/212984 at #2 DmaCopyOp (line 22); largest live: [%rhs_tile 1024 (declared line 17), %lhsT_tile 256 (declared line 16)]
           psum 2048/16384 at #1 DmaCopyOp (line 18); largest live: [%res_psum 2048 (declared line 14)]
         rmsnorm.pir
-        @nki_rmsnorm: Act 1 · DVE 6 · DMA 3 · SBUF 12.0/208.0 KiB · PSUM 0.0/16.0 KiB
+        @nki_rmsnorm: Act 1 · DVE 6 · DMA 3 · SBUF 12.0/208.0 KiB · PSUM <0.1/16.0 KiB
           static/executed: Activation 1/2, DVE 6/18, DMA 3/5
           sbuf 12292/212984 at #5 TensorScalarPtrOp (line 36); largest live: [%g_tile 4096 (declared line 10), %a 4096 (declared line 11), %t 4096 (declared line 12)]
           psum 4/16384 at #4 NeuronReduceMacro (line 29); largest live: [%sq_sum 4 (declared line 13)]
@@ -448,9 +448,9 @@ fn code_lenses_stand_on_kernel_names() {
     expect![[r#"
         [
             "3 @sbuf_full: DVE 1 · DMA 2 · SBUF 208.0/208.0 KiB · PSUM 0.0/16.0 KiB",
-            "12 @sbuf_over: DVE 1 · DMA 2 · SBUF 208.0/208.0 KiB · PSUM 0.0/16.0 KiB",
+            "12 @sbuf_over: DVE 1 · DMA 2 · SBUF 208.0/208.0 KiB (P416) · PSUM 0.0/16.0 KiB",
             "22 @psum_full: DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB",
-            "34 @psum_over: DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB",
+            "34 @psum_over: DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB (P416)",
         ]
     "#]]
     .assert_debug_eq(&lenses);

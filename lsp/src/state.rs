@@ -315,6 +315,16 @@ impl Owner {
                 let Some(doc) = Arc::make_mut(&mut self.docs).get_mut(&key) else {
                     return;
                 };
+                if version <= doc.version {
+                    // LSP versions only grow; the change is applied all the same (the text
+                    // is the client's), but a client that drops stale diagnostics by
+                    // version may drop these.
+                    eprintln!(
+                        "pir lsp: didChange of {} has version {version}, not above {}",
+                        uri.as_str(),
+                        doc.version
+                    );
+                }
                 doc.version = version;
                 self.mark_dirty(key);
             }

@@ -323,10 +323,11 @@ fn code_lens_per_kernel_and_p416_after_an_edit() {
         ],
         "{p416}"
     );
+    // One byte over still rounds to 16.0 KiB: the lens says P416.
     let lenses = server.request("textDocument/codeLens", doc);
     assert_eq!(
         lenses["result"][0]["command"]["title"],
-        "DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB",
+        "DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB (P416)",
         "{lenses}"
     );
     assert!(server.shutdown_and_exit().success());

@@ -40,7 +40,9 @@ pub fn short_name(engine: Engine) -> &'static str {
 }
 
 /// The lens text (SPEC §10.1): the static count of each engine that has an instruction,
-/// then each peak over its capacity in KiB with one decimal, joined by ` · `.
+/// then each peak over its capacity in KiB with one decimal, joined by ` · `. A peak above
+/// 0 that rounds to `0.0` reads `<0.1`, and a peak over the capacity is followed by
+/// `(P416)`, even when it rounds to the capacity (`SBUF 208.0/208.0 KiB (P416)`).
 pub fn lens_title(stats: &KernelStats) -> String {
     let mut parts: Vec<String> = stats
         .engines
@@ -49,11 +51,16 @@ pub fn lens_title(stats: &KernelStats) -> String {
         .map(|c| format!("{} {}", short_name(c.engine), c.static_count))
         .collect();
     for peak in stats.peaks() {
+        let bytes = if peak.bytes > 0 && peak.bytes < 52 {
+            "<0.1".to_string()
+        } else {
+            kib(peak.bytes)
+        };
         parts.push(format!(
-            "{} {}/{} KiB",
+            "{} {bytes}/{} KiB{}",
             peak.memory.name().to_uppercase(),
-            kib(peak.bytes),
-            kib(peak.capacity)
+            kib(peak.capacity),
+            if peak.exceeds() { " (P416)" } else { "" }
         ));
     }
     parts.join(" · ")
