@@ -48,6 +48,8 @@ const FILE = 'matmul_basic.pir';
 /** The 1-based line of FILE's `kernel @matmul_basic`. */
 const KERNEL_LINE = 10;
 const WORKSPACE_FILES = [FILE, 'topk.pir', 'rmsnorm.pir', 'tensor_add.pir'];
+/** tests/rules/rule_P416_psum_peak.pir: P416 on its kernel name, line 9, column 8. */
+const OVER_FILE = 'rule_P416_psum_peak.pir';
 
 const started = Date.now();
 const log = (msg) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
@@ -104,6 +106,9 @@ function prepare() {
     const text = fs.readFileSync(path.join(CORPUS, f), 'utf8').replace(/[ \t]*\/\/[>!].*$/gm, '');
     fs.writeFileSync(path.join(WORKSPACE, f), text);
   }
+  // A kernel over PSUM capacity, worked out in its header (tests/rules/).
+  const over = fs.readFileSync(path.join(HERE, '../rules', OVER_FILE), 'utf8').replace(/[ \t]*\/\/[>!].*$/gm, '');
+  fs.writeFileSync(path.join(WORKSPACE, OVER_FILE), over);
   // A remote window (code-server is one) reads the machine-overridable `pir.server.path`
   // from the Machine settings (or the workspace's), never from User settings.
   writeJson(path.join(DATA, 'Machine/settings.json'), { 'pir.server.path': PIR_BIN });
@@ -624,6 +629,41 @@ const CHECKS = [
       await waitFor('the BIR JSON to follow the edit ("is_accumulate": true)', async () => {
         const trues = await countInBir(page, '"is_accumulate": true');
         return trues === 1 || notYet(`${trues} matches`);
+      });
+    },
+  ],
+  [
+    'a kernel over PSUM capacity gets P416 in the Problems panel, and its lens says so',
+    async (page) => {
+      const input = await openQuickInput(page, 'Control+P');
+      await input.fill(OVER_FILE);
+      await waitFor(`Quick Open to offer ${OVER_FILE}`, async () => {
+        const label = await page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first().textContent({ timeout: 1000 });
+        return plain(label).trim() === OVER_FILE || notYet(label);
+      });
+      await page.keyboard.press('Enter');
+      const editor = `.monaco-editor[data-uri$="/${OVER_FILE}"]`;
+      await page.locator(editor).first().waitFor({ state: 'visible', timeout: STEP_MS });
+      // Nine PSUM results live together at op #11: 16,388 bytes per partition > 16,384.
+      const row = await waitFor('a P416 row at the kernel name', async () => {
+        const rows = markerRows(await problems(page));
+        const hit = rows.find((r) => r.includes('P416') && r.includes('[Ln 9, Col 8]'));
+        return hit ?? notYet(rows);
+      });
+      if (!row.includes('16,388 bytes per partition exceeds the capacity of 16,384')) {
+        throw new Error(`the P416 row: ${row}`);
+      }
+      log(`P416: ${row}`);
+      const want = 'PE 9 · DVE 9 · DMA 3 · SBUF 2.0/208.0 KiB · PSUM 16.0/16.0 KiB (P416)';
+      await waitFor(`the code lens "${want}"`, async () => {
+        const lenses = await page.evaluate(
+          (selector) =>
+            [...(document.querySelector(selector)?.querySelectorAll('.codelens-decoration') ?? [])].map((d) =>
+              d.textContent.replace(/\u00a0/g, ' '),
+            ),
+          editor,
+        );
+        return lenses.includes(want) || notYet(lenses);
       });
     },
   ],

@@ -5,9 +5,10 @@
 --
 -- Opens copies of corpus files (tests/corpus, or $PIR_CORPUS) and checks, each with a
 -- timeout: filetype and syntax groups, the server attaching, diagnostics, hover, inlay hints,
--- the code lens and the kernel-name hover (SPEC §10.1), :PirShowBir (op and file), an edit
--- that introduces a P200 error, related locations in a message, `gq` formatting with the
--- server, indentation, completion options and the warning about a missing binary. Prints one
+-- the code lens and the kernel-name hover (SPEC §10.1), P416 and its lens, :PirShowBir (op and
+-- file), an edit that introduces a P200 error, related locations in a message, `gq`
+-- formatting with the server, indentation, completion options and the warning about a
+-- missing binary. Prints one
 -- line per check and exits 0 when all pass, 1 on the first failure (with the reason), 3 on a
 -- global timeout.
 
@@ -399,6 +400,40 @@ local checks = {
       local want = ('\n↳ %d:%d '):format(l + 1, c + 1)
       expect(d.message:find(want, 1, true), 'the P402 message does not name its related location %q: %q',
         want, d.message)
+    end,
+  },
+  {
+    'P416 on a kernel over PSUM capacity, and its lens says so',
+    function()
+      -- tests/rules/rule_P416_psum_peak.pir, worked out in its header: nine PSUM results
+      -- live together at op #11, 16,388 bytes per partition > 16,384.
+      local dst = ctx.dir .. '/rule_P416_psum_peak.pir'
+      assert(vim.uv.fs_copyfile(root .. '/tests/rules/rule_P416_psum_peak.pir', dst))
+      assert(vim.uv.fs_chmod(dst, tonumber('644', 8)))
+      vim.cmd.edit(vim.fn.fnameescape(dst))
+      local buf = vim.api.nvim_get_current_buf()
+      pir_client(buf)
+      local d = wait_for('a P416 warning', function()
+        for _, x in ipairs(vim.diagnostic.get(buf)) do
+          if x.code == 'P416' then
+            return x
+          end
+        end
+      end)
+      local l, c = find(buf, 'kernel @rule_p416_psum', '@rule_p416_psum')
+      expect(d.lnum == l and d.col == c, 'P416 is at %d:%d, not on the kernel name at %d:%d',
+        d.lnum + 1, d.col + 1, l + 1, c + 1)
+      expect(d.severity == vim.diagnostic.severity.WARN, 'P416 has severity %s', tostring(d.severity))
+      expect(d.message:find('16,388 bytes per partition exceeds the capacity of 16,384', 1, true),
+        'the P416 message: %q', d.message)
+      local want = 'PE 9 · DVE 9 · DMA 3 · SBUF 2.0/208.0 KiB · PSUM 16.0/16.0 KiB (P416)'
+      wait_for('the code lens ' .. want, function()
+        for _, lens in ipairs(vim.lsp.codelens.get(buf)) do
+          if lens.command and lens.command.title == want and lens.range.start.line == l then
+            return lens
+          end
+        end
+      end)
     end,
   },
   {
