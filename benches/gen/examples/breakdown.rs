@@ -24,6 +24,10 @@ use std::time::Duration;
 use analysis::{AnalysisHost, RootDatabase, SourceFile, TextRange, TextSize};
 use salsa::Setter;
 
+/// The allocator of `pir` (lsp/src/main.rs), so that the figures are the server's.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// A clock of this thread's CPU time (`/proc/thread-self/schedstat`, ns), so that a
 /// loaded machine does not inflate the figures; salsa runs the queries on this thread.
 #[derive(Clone, Copy)]
