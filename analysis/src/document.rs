@@ -379,8 +379,7 @@ impl Document {
         let share = |db: &RootDatabase, first: usize| {
             let _ = salsa::Cancelled::catch(AssertUnwindSafe(|| {
                 for chunk in chunks.iter().skip(first).step_by(threads) {
-                    crate::check::diagnostics(db, chunk.source);
-                    summary(db, chunk.source);
+                    analyse_chunk(db, chunk.source);
                 }
             }));
         };
@@ -459,6 +458,13 @@ impl Document {
         out.dedup();
         out
     }
+}
+
+/// Computes what [`Document::diagnostics`] gathers of `source` (its diagnostics and
+/// [`Summary`]), so that the gathering finds it memoized.
+pub(crate) fn analyse_chunk(db: &dyn Db, source: SourceFile) {
+    crate::check::diagnostics(db, source);
+    summary(db, source);
 }
 
 /// What [`Document::diagnostics`] reads of a chunk besides its diagnostics, memoized apart

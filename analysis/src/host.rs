@@ -135,15 +135,63 @@ impl AnalysisHost {
     /// every chunk's diagnostics memoized and its peak memory that of a few batches, not of
     /// the whole file's trees. Waits for the snapshots taken before it to let go (they are
     /// cancelled), as a change does.
+    ///
+    /// The helper threads live for the whole warm-up, each given a fresh handle of the
+    /// database per batch (dropped before the eviction, which needs the database alone):
+    /// a thread per batch left the allocator tens of megabytes of pages abandoned by
+    /// threads that had ended.
     pub fn warm(&mut self, file: FileId) {
         let doc = Arc::clone(&self.documents[file.0 as usize]);
         if !doc.is_cold() {
             return;
         }
-        for batch in doc.chunks.chunks(WARM_BATCH) {
-            doc.analyse(&self.db, batch);
-            self.db.trigger_lru_eviction();
-        }
+        let helpers = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZeroUsize::get)
+            .min(doc.chunks.len())
+            .saturating_sub(1);
+        let sources: Vec<SourceFile> = doc.chunks.iter().map(|c| c.source).collect();
+        let threads = helpers + 1;
+        let share = |db: &RootDatabase, batch: &[SourceFile], first: usize| {
+            let _ = salsa::Cancelled::catch(AssertUnwindSafe(|| {
+                for &source in batch.iter().skip(first).step_by(threads) {
+                    crate::document::analyse_chunk(db, source);
+                }
+            }));
+        };
+        std::thread::scope(|scope| {
+            let (done, finished) = std::sync::mpsc::channel::<()>();
+            let jobs: Vec<_> = (1..=helpers)
+                .map(|first| {
+                    let (job, next) =
+                        std::sync::mpsc::channel::<(RootDatabase, &[SourceFile])>();
+                    let done = done.clone();
+                    scope.spawn(move || {
+                        for (db, batch) in next {
+                            // A panic here is a bug the chunk's next analysis meets again
+                            // (on a request, which reports it); the batch must end anyway.
+                            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                                share(&db, batch, first);
+                            }));
+                            drop(db);
+                            let _ = done.send(());
+                        }
+                    });
+                    job
+                })
+                .collect();
+            drop(done);
+            for batch in sources.chunks(WARM_BATCH) {
+                let sent = jobs
+                    .iter()
+                    .filter(|job| job.send((self.db.clone(), batch)).is_ok())
+                    .count();
+                share(&self.db, batch, 0);
+                for _ in 0..sent {
+                    let _ = finished.recv();
+                }
+                self.db.trigger_lru_eviction();
+            }
+        });
         doc.mark_warm();
     }
 

@@ -132,12 +132,12 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
         if let Some(name) = &kernel.name {
             let def = out.definitions.len();
             out.definitions.push(Definition {
-                name: name.text.clone(),
+                name: name.text.to_string(),
                 kind: DefKind::Kernel,
                 range: name.range,
                 scope: kernel.range,
             });
-            if let Some(&first) = kernel_names.get(&name.text) {
+            if let Some(&first) = kernel_names.get(name.text.as_str()) {
                 let first_range = out.definitions[first].range;
                 out.diagnostics.push(
                     Diagnostic::new(
@@ -148,7 +148,7 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
                     .with_related(first_range, "first defined here"),
                 );
             } else {
-                kernel_names.insert(name.text.clone(), def);
+                kernel_names.insert(name.text.to_string(), def);
             }
         }
         let first_index = out.op_count;
@@ -183,7 +183,7 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
             name: kernel
                 .name
                 .as_ref()
-                .map(|n| n.text.clone())
+                .map(|n| n.text.to_string())
                 .unwrap_or_default(),
             allocations,
             body,
@@ -229,7 +229,7 @@ impl KernelResolver<'_> {
     fn define(&mut self, name: &ast::Name, kind: DefKind, binding: Binding, scope: TextRange) {
         let def = self.out.definitions.len();
         self.out.definitions.push(Definition {
-            name: name.text.clone(),
+            name: name.text.to_string(),
             kind,
             range: name.range,
             scope,
@@ -240,7 +240,7 @@ impl KernelResolver<'_> {
             self.lookup(&name.text).map(|(_, d)| d)
         } else {
             self.kernel_names
-                .get(&name.text)
+                .get(name.text.as_str())
                 .copied()
                 .or_else(|| self.lookup(&name.text).map(|(_, d)| d))
         };
@@ -257,12 +257,12 @@ impl KernelResolver<'_> {
             return;
         }
         if kind != DefKind::LoopVar {
-            self.kernel_names.insert(name.text.clone(), def);
+            self.kernel_names.insert(name.text.to_string(), def);
         }
         if let Some(scope) = self.scopes.last_mut() {
-            scope.push(name.text.clone());
+            scope.push(name.text.to_string());
             self.visible
-                .entry(name.text.clone())
+                .entry(name.text.to_string())
                 .or_default()
                 .push((binding, def));
         }
@@ -353,7 +353,7 @@ impl KernelResolver<'_> {
 
     fn param(&mut self, param: &ast::Param, kind: TensorKind, scope: TextRange) {
         let tensor = self.tensor_type(&param.name.text, param.ty.as_ref(), kind);
-        let duplicate = self.kernel_names.contains_key(&param.name.text);
+        let duplicate = self.kernel_names.contains_key(param.name.text.as_str());
         self.define(
             &param.name,
             DefKind::Param,
@@ -373,7 +373,7 @@ impl KernelResolver<'_> {
                     let Some(name) = &decl.name else { continue };
                     let tensor =
                         self.tensor_type(&name.text, decl.ty.as_ref(), TensorKind::Internal);
-                    let duplicate = self.kernel_names.contains_key(&name.text);
+                    let duplicate = self.kernel_names.contains_key(name.text.as_str());
                     let visible = TextRange::new(decl.range.start(), scope.end());
                     self.define(
                         name,
@@ -389,11 +389,11 @@ impl KernelResolver<'_> {
                     let Some(name) = &decl.name else { continue };
                     let register = self.dtype(decl.dtype.as_ref()).map(|dtype| {
                         Arc::new(Register {
-                            name: name.text.clone(),
+                            name: name.text.to_string(),
                             dtype,
                         })
                     });
-                    let duplicate = self.kernel_names.contains_key(&name.text);
+                    let duplicate = self.kernel_names.contains_key(name.text.as_str());
                     let visible = TextRange::new(decl.range.start(), scope.end());
                     self.define(
                         name,
@@ -464,7 +464,7 @@ impl KernelResolver<'_> {
             }
             _ => None,
         };
-        let var_name = lp.var.as_ref().map(|v| v.text.clone()).unwrap_or_default();
+        let var_name = lp.var.as_ref().map(|v| v.text.to_string()).unwrap_or_default();
         let count = self.loop_name_counts.entry(var_name.clone()).or_insert(0);
         *count += 1;
         let bir_name = if *count == 1 {
@@ -528,7 +528,7 @@ impl KernelResolver<'_> {
             .fields
             .iter()
             .map(|f| model::Field {
-                name: f.name.text.clone(),
+                name: f.name.text.to_string(),
                 value: f
                     .value
                     .as_ref()
@@ -542,7 +542,7 @@ impl KernelResolver<'_> {
         };
         OpItem {
             resolved: Arc::new(ResolvedOp {
-                class: op.class.text.clone(),
+                class: op.class.text.to_string(),
                 fields,
                 loops: self.loops.clone(),
                 settings,
@@ -606,7 +606,7 @@ impl KernelResolver<'_> {
                         .collect()
                 });
                 M::Access(model::Access {
-                    name: access.name.text.clone(),
+                    name: access.name.text.to_string(),
                     target,
                     indices,
                 })
@@ -617,19 +617,19 @@ impl KernelResolver<'_> {
             V::Bool(b) => M::Bool(*b),
             V::Str(s) => M::Str(s.clone()),
             V::Bytes(b) => M::Bytes(b.clone()),
-            V::Ident(s) => M::Ident(s.clone()),
+            V::Ident(s) => M::Ident(s.to_string()),
             V::List(items) => M::List(items.iter().map(|v| self.value(v)).collect()),
             V::Record(fields) => M::Record(
                 fields
                     .iter()
                     .map(|f| model::Field {
-                        name: f.name.text.clone(),
+                        name: f.name.text.to_string(),
                         value: f.value.as_ref().map_or(M::Error, |v| self.value(v)),
                     })
                     .collect(),
             ),
             V::Call { name, args } => M::Call {
-                name: name.text.clone(),
+                name: name.text.to_string(),
                 args: args.iter().map(|v| self.value(v)).collect(),
             },
             V::Pred(p) => M::Pred(model::Pred {
@@ -647,8 +647,8 @@ impl KernelResolver<'_> {
         match &expr.kind {
             E::Int(i) => M::Int(*i),
             E::Local(name) => match self.reference(name) {
-                Some(Binding::Loop) => M::Var(name.text.clone()),
-                Some(_) => M::NotLoopVar(name.text.clone()),
+                Some(Binding::Loop) => M::Var(name.text.to_string()),
+                Some(_) => M::NotLoopVar(name.text.to_string()),
                 None => M::Error,
             },
             E::DimVar(n) => M::DimVar(*n),

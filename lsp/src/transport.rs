@@ -145,7 +145,7 @@ fn read_frames(stdin: impl BufRead, messages: &Sender<Vec<u8>>, output: &Sender<
     let mut reader = FrameReader::new(stdin);
     loop {
         let checked = match reader.next() {
-            Ok(Some(Incoming::Body(body))) => check(&body),
+            Ok(Some(Incoming::Body(body))) => check(body),
             Ok(Some(Incoming::Garbage(reason))) => Err(Rejection::parse_error(reason)),
             Ok(None) => return,
             Err(e) => {
@@ -322,7 +322,28 @@ fn replace_lone_surrogates(body: &[u8]) -> (Vec<u8>, usize) {
 /// `$/` is answered with MethodNotFound (-32601, LSP 3.17 "$ Notifications and Requests");
 /// `shutdown` and `exit`, which take no parameters, are forwarded without theirs (some
 /// clients send `{}`).
-fn check(body: &[u8]) -> Result<Checked, Rejection> {
+fn check(body: Vec<u8>) -> Result<Checked, Rejection> {
+    // The common case, a well-formed request or notification that needs no change, goes
+    // on as it came: read once as the framework will read it (field names checked, no
+    // duplicate keys, `"jsonrpc": "2.0"`, a valid id), neither kept as a JSON tree nor
+    // re-encoded, which for the didOpen of a big file were two more copies of its text.
+    if let Ok(request) = serde_json::from_slice::<Request>(&body) {
+        let (method, id, params) = request.into_parts();
+        let special = method.is_empty()
+            || (method.starts_with("$/") && id.is_some())
+            || method == "shutdown"
+            || method == "exit";
+        let params_ok = params
+            .as_ref()
+            .is_none_or(|p| p.is_object() || p.is_array() || p.is_null());
+        if !special && params_ok {
+            return Ok(Checked {
+                message: body,
+                warning: None,
+            });
+        }
+    }
+    let body = body.as_slice();
     let mut warning = None;
     let value: Value = match serde_json::from_slice(body) {
         Ok(value) => value,
@@ -822,7 +843,7 @@ mod tests {
 
     #[test]
     fn checks_json_rpc_messages() {
-        let code = |body: &str| check(body.as_bytes()).map_err(|r| (r.code.code(), r.id));
+        let code = |body: &str| check(body.as_bytes().to_vec()).map_err(|r| (r.code.code(), r.id));
         assert!(code(r#"{"jsonrpc":"2.0","id":1,"method":"a","params":{}}"#).is_ok());
         assert!(code(r#"{"jsonrpc":"2.0","method":"a","method":"b"}"#).is_ok());
         assert!(code(r#"{"jsonrpc":"2.0","id":"x","result":null}"#).is_ok());
@@ -853,7 +874,7 @@ mod tests {
             Err((-32601, json!(4)))
         );
         assert!(code(r#"{"jsonrpc":"2.0","method":"$/x"}"#).is_ok());
-        let shutdown = check(br#"{"jsonrpc":"2.0","id":5,"method":"shutdown","params":{}}"#);
+        let shutdown = check(br#"{"jsonrpc":"2.0","id":5,"method":"shutdown","params":{}}"#.to_vec());
         let forwarded: Value =
             serde_json::from_slice(&shutdown.expect("accepted").message).expect("JSON");
         assert!(forwarded.get("params").is_none(), "{forwarded}");
@@ -881,7 +902,8 @@ mod tests {
         let (_, none) = replace_lone_surrogates(br#"["\u00e9", 1]"#);
         assert_eq!(none, 0);
         let message =
-            check(br#"{"jsonrpc":"2.0","method":"m","params":{"t":"\ud800"}}"#).expect("repaired");
+            check(br#"{"jsonrpc":"2.0","method":"m","params":{"t":"\ud800"}}"#.to_vec())
+                .expect("repaired");
         assert!(
             message
                 .warning

@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+pub use smol_str::SmolStr;
 pub use text_size::{TextRange, TextSize};
 
 /// A name as written, without its sigil (`%`, `@`), and the range of the whole token
@@ -15,7 +16,9 @@ pub use text_size::{TextRange, TextSize};
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Name {
     /// The identifier text without the sigil: `acc` for `%acc`, `rmsnorm` for `@rmsnorm`.
-    pub text: String,
+    /// Inline up to 23 bytes, so that reading, copying and dropping a tree allocates
+    /// nothing for most names.
+    pub text: SmolStr,
     /// Byte range of the token, sigil included.
     pub range: TextRange,
 }
@@ -244,7 +247,7 @@ pub enum ValueKind {
     /// A bytes literal `x"de ad"`, decoded.
     Bytes(Vec<u8>),
     /// A bare identifier: an enum value, dtype or memory space.
-    Ident(String),
+    Ident(SmolStr),
     /// `[v, …]`.
     List(Vec<Value>),
     /// `{ name = value, … }`.

@@ -293,7 +293,7 @@ pub(crate) fn name(text: &str, span: Span) -> Name {
     let s = &text[r];
     let s = s.strip_prefix(['%', '@']).unwrap_or(s);
     Name {
-        text: s.to_string(),
+        text: crate::ast::SmolStr::new(s),
         range: r,
     }
 }

@@ -461,7 +461,7 @@ fn written_fields(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<String
         .kernels
         .iter()
         .find_map(|k| find(&k.body, offset))
-        .map(|op| op.fields.iter().map(|f| f.name.text.clone()).collect())
+        .map(|op| op.fields.iter().map(|f| f.name.text.to_string()).collect())
         .unwrap_or_default()
 }
 

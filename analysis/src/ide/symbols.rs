@@ -100,7 +100,7 @@ fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32) -> Vec<Symbol>
                 if let Some(name) = &r.name {
                     out.push(Symbol {
                         name: format!("%{}", name.text),
-                        detail: r.dtype.as_ref().map(|d| d.text.clone()),
+                        detail: r.dtype.as_ref().map(|d| d.text.to_string()),
                         kind: SymbolKind::Register,
                         range: r.range,
                         selection_range: name.range,

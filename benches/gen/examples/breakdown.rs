@@ -112,7 +112,7 @@ fn main() {
     );
     through_the_host(&generated);
     let mut db = RootDatabase::default();
-    let file = SourceFile::new(&db, generated.text.clone());
+    let file = SourceFile::new(&db, generated.text.to_string());
     queries(&db, file, "cold");
     for (label, text) in [
         ("misspelt field", &edited),

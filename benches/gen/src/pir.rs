@@ -94,7 +94,7 @@ fn units() -> Vec<Unit> {
         let parse = syntax::parse(text);
         assert!(parse.errors.is_empty(), "corpus kernels parse cleanly");
         for kernel in &parse.file.kernels {
-            let name = kernel.name.as_ref().expect("named kernel").text.clone();
+            let name = kernel.name.as_ref().expect("named kernel").text.to_string();
             let index = ORDER
                 .iter()
                 .position(|n| *n == name)
@@ -104,7 +104,7 @@ fn units() -> Vec<Unit> {
                     .iter()
                     .map(|p| {
                         let ty = p.ty.as_ref().expect("typed parameter").range;
-                        (p.name.text.clone(), text[ty].to_string())
+                        (p.name.text.to_string(), text[ty].to_string())
                     })
                     .collect()
             };

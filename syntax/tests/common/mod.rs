@@ -132,7 +132,7 @@ pub fn value(v: &Value) -> String {
         ValueKind::Bool(b) => b.to_string(),
         ValueKind::Str(s) => format!("{s:?}"),
         ValueKind::Bytes(b) => format!("x{b:02x?}"),
-        ValueKind::Ident(i) => i.clone(),
+        ValueKind::Ident(i) => i.to_string(),
         ValueKind::List(l) => format!("[{}]", l.iter().map(value).collect::<Vec<_>>().join(", ")),
         ValueKind::Record(r) => format!("{{{}}}", fields(r)),
         ValueKind::Call { name, args } => {
