@@ -93,7 +93,7 @@ fn dataflow(db: &dyn Db, file: SourceFile, kernel: &KernelItems, out: &mut Vec<D
         }
         for name in &lowered.reads {
             if !written.contains(name.as_str()) && warned.insert(name.clone()) {
-                let first = accesses(op).into_iter().find(|(_, a)| &a.name == name);
+                let first = accesses(op).into_iter().find(|(_, a)| a.name == name);
                 let anchor = first.map_or(Anchor::Class, |(path, _)| Anchor::Value(path));
                 out.push(Diagnostic::new(
                     Code::P501,

@@ -277,6 +277,22 @@ impl Document {
         edited: bool,
     ) {
         let reused: Vec<SourceFile> = self.chunks[old.clone()].iter().map(|c| c.source).collect();
+        // Inputs no piece reuses leave the document: their texts are let go of (salsa keeps
+        // an input for good, so an emptied one is a few bytes).
+        for &source in reused.iter().skip(pieces.len()) {
+            if !source.text(db).is_empty() {
+                source
+                    .set_text(db)
+                    .with_durability(Durability::LOW)
+                    .to(String::new());
+            }
+            if !source.look_ahead(db).is_empty() {
+                source
+                    .set_look_ahead(db)
+                    .with_durability(Durability::LOW)
+                    .to(String::new());
+            }
+        }
         let after = self.chunks.get(old.end).map(|c| c.source);
         let after_line = after.map(|s| first_line(s.text(db)).to_string());
         let mut new = Vec::with_capacity(pieces.len());

@@ -162,8 +162,7 @@ impl AnalysisHost {
             let (done, finished) = std::sync::mpsc::channel::<()>();
             let jobs: Vec<_> = (1..=helpers)
                 .map(|first| {
-                    let (job, next) =
-                        std::sync::mpsc::channel::<(RootDatabase, &[SourceFile])>();
+                    let (job, next) = std::sync::mpsc::channel::<(RootDatabase, &[SourceFile])>();
                     let done = done.clone();
                     scope.spawn(move || {
                         for (db, batch) in next {

@@ -464,7 +464,11 @@ impl KernelResolver<'_> {
             }
             _ => None,
         };
-        let var_name = lp.var.as_ref().map(|v| v.text.to_string()).unwrap_or_default();
+        let var_name = lp
+            .var
+            .as_ref()
+            .map(|v| v.text.to_string())
+            .unwrap_or_default();
         let count = self.loop_name_counts.entry(var_name.clone()).or_insert(0);
         *count += 1;
         let bir_name = if *count == 1 {
@@ -528,7 +532,7 @@ impl KernelResolver<'_> {
             .fields
             .iter()
             .map(|f| model::Field {
-                name: f.name.text.to_string(),
+                name: f.name.text.clone(),
                 value: f
                     .value
                     .as_ref()
@@ -542,7 +546,7 @@ impl KernelResolver<'_> {
         };
         OpItem {
             resolved: Arc::new(ResolvedOp {
-                class: op.class.text.to_string(),
+                class: op.class.text.clone(),
                 fields,
                 loops: self.loops.clone(),
                 settings,
@@ -606,7 +610,7 @@ impl KernelResolver<'_> {
                         .collect()
                 });
                 M::Access(model::Access {
-                    name: access.name.text.to_string(),
+                    name: access.name.text.clone(),
                     target,
                     indices,
                 })
@@ -617,13 +621,13 @@ impl KernelResolver<'_> {
             V::Bool(b) => M::Bool(*b),
             V::Str(s) => M::Str(s.clone()),
             V::Bytes(b) => M::Bytes(b.clone()),
-            V::Ident(s) => M::Ident(s.to_string()),
+            V::Ident(s) => M::Ident(s.clone()),
             V::List(items) => M::List(items.iter().map(|v| self.value(v)).collect()),
             V::Record(fields) => M::Record(
                 fields
                     .iter()
                     .map(|f| model::Field {
-                        name: f.name.text.to_string(),
+                        name: f.name.text.clone(),
                         value: f.value.as_ref().map_or(M::Error, |v| self.value(v)),
                     })
                     .collect(),

@@ -439,7 +439,7 @@ fn place(db: &dyn Db, file: SourceFile, kernel: &KernelItems, syntax: &ast::Kern
             .and_then(|i| ops.get(i as usize))
             .map(|op| PeakOp {
                 op_id: op.op_id,
-                class: op.resolved.class.clone(),
+                class: op.resolved.class.to_string(),
                 range: op.syntax.class.range,
             }),
         largest: occupancy

@@ -74,7 +74,7 @@ pub fn instruction_name(k: usize, stamp: &Stamp<'_>) -> String {
 pub fn debuginfo(op: &ResolvedOp, stamp: &Stamp<'_>) -> Json {
     let spec = lookup(&op.class);
     json!({
-        "op": op.class,
+        "op": op.class.as_str(),
         "op_id": stamp.op_id,
         "codegen": spec.map(OpSpec::codegen),
         "instruction_type": spec.and_then(|s| s.instruction_type),

@@ -7,6 +7,8 @@
 
 use std::sync::Arc;
 
+pub use smol_str::SmolStr;
+
 pub use syntax::{BinOp, CmpOp};
 
 use crate::diag::ValuePath;
@@ -37,7 +39,7 @@ impl std::hash::Hash for F64 {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ResolvedOp {
     /// The op class name as written (`MatMulOp`).
-    pub class: String,
+    pub class: SmolStr,
     /// The fields in source order, unknown and duplicate ones included.
     pub fields: Vec<Field>,
     /// The enclosing loops, outermost first.
@@ -59,7 +61,7 @@ pub struct OpSettings {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Field {
     /// The field name as written.
-    pub name: String,
+    pub name: SmolStr,
     /// The value.
     pub value: Value,
 }
@@ -83,7 +85,7 @@ pub enum Value {
     /// A bytes literal.
     Bytes(Vec<u8>),
     /// A bare identifier (enum value, dtype, memory space).
-    Ident(String),
+    Ident(SmolStr),
     /// A list.
     List(Vec<Value>),
     /// A record.
@@ -160,7 +162,7 @@ impl Value {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Access {
     /// The name as written, without `%`.
-    pub name: String,
+    pub name: SmolStr,
     /// What the name refers to.
     pub target: Target,
     /// The indices, `None` without brackets (the whole tensor).

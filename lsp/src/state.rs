@@ -191,6 +191,7 @@ pub fn spawn_owner(
                 docs: Arc::new(HashMap::new()),
                 generations: HashMap::new(),
                 dirty: Vec::new(),
+                closed: Vec::new(),
                 encoding,
                 config,
             };
@@ -241,6 +242,9 @@ struct Owner {
     generations: HashMap<Uri, u64>,
     /// Documents opened or changed since their changes were last written to the database.
     dirty: Vec<Uri>,
+    /// The database files of closed documents, emptied, for the next documents opened (so
+    /// that opening and closing files does not grow the database).
+    closed: Vec<FileId>,
     encoding: Encoding,
     config: Config,
 }
@@ -269,9 +273,14 @@ impl Owner {
                 let key = document_key(&uri);
                 let rope = Rope::from_str(&text);
                 // A new file holds its text at once; an open one gets it at the flush.
-                let (file, written, edits) = match self.docs.get(&key) {
-                    Some(doc) => (doc.file, doc.rope.clone(), vec![Edit::Full(text)]),
-                    None => (self.host.add_file(&text), rope.clone(), Vec::new()),
+                let (file, written, edits) = match (self.docs.get(&key), self.closed.pop()) {
+                    (Some(doc), closed) => {
+                        self.closed.extend(closed);
+                        (doc.file, doc.rope.clone(), vec![Edit::Full(text)])
+                    }
+                    // A closed document's file, empty: it gets the text at the flush.
+                    (None, Some(file)) => (file, Rope::new(), vec![Edit::Full(text)]),
+                    (None, None) => (self.host.add_file(&text), rope.clone(), Vec::new()),
                 };
                 self.documents.insert(key.clone(), Document { rope, edits });
                 let doc = Doc {
@@ -332,9 +341,13 @@ impl Owner {
                 let key = document_key(&uri);
                 self.documents.remove(&key);
                 self.dirty.retain(|k| *k != key);
-                let uri = Arc::make_mut(&mut self.docs)
-                    .remove(&key)
-                    .map_or(uri, |doc| doc.uri);
+                let removed = Arc::make_mut(&mut self.docs).remove(&key);
+                if let Some(doc) = &removed {
+                    // Its text and trees are let go of; the file serves the next open.
+                    self.host.set_file_text(doc.file, "");
+                    self.closed.push(doc.file);
+                }
+                let uri = removed.map_or(uri, |doc| doc.uri);
                 let generation = self.next_generation(&key);
                 on_change(Changed {
                     uri,

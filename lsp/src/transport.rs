@@ -874,7 +874,8 @@ mod tests {
             Err((-32601, json!(4)))
         );
         assert!(code(r#"{"jsonrpc":"2.0","method":"$/x"}"#).is_ok());
-        let shutdown = check(br#"{"jsonrpc":"2.0","id":5,"method":"shutdown","params":{}}"#.to_vec());
+        let shutdown =
+            check(br#"{"jsonrpc":"2.0","id":5,"method":"shutdown","params":{}}"#.to_vec());
         let forwarded: Value =
             serde_json::from_slice(&shutdown.expect("accepted").message).expect("JSON");
         assert!(forwarded.get("params").is_none(), "{forwarded}");
@@ -901,9 +902,8 @@ mod tests {
         );
         let (_, none) = replace_lone_surrogates(br#"["\u00e9", 1]"#);
         assert_eq!(none, 0);
-        let message =
-            check(br#"{"jsonrpc":"2.0","method":"m","params":{"t":"\ud800"}}"#.to_vec())
-                .expect("repaired");
+        let message = check(br#"{"jsonrpc":"2.0","method":"m","params":{"t":"\ud800"}}"#.to_vec())
+            .expect("repaired");
         assert!(
             message
                 .warning

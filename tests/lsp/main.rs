@@ -160,6 +160,49 @@ fn an_error_is_reported_on_its_line_and_cleared_when_fixed() {
     assert!(server.shutdown_and_exit().success());
 }
 
+/// A closed document's database file serves the next document opened (emptied on close):
+/// the next documents, and the first opened again, answer for their own texts.
+#[test]
+fn documents_opened_after_a_close_answer_for_their_own_text() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let many = corpus("matmul_tiled.pir")
+        .repeat(30)
+        .replace("@matmul_tiled", "@k");
+    let a = uri("a.pir");
+    server.open(&a, &many);
+    let first = server.diagnostics(&a, 1);
+    assert_eq!(
+        first.len(),
+        29,
+        "thirty kernels @k: P201 29 times: {first:#?}"
+    );
+    server.notify("textDocument/didClose", json!({"textDocument": {"uri": a}}));
+    let b = uri("b.pir");
+    let text = "kernel @b(%x: hbm f32[128, 4]) {\n  DmaCopyOp { dst = %y, src = %x }\n}\n";
+    server.open(&b, text);
+    let diagnostics = server.diagnostics(&b, 1);
+    let codes: Vec<&Value> = diagnostics.iter().map(|d| &d["code"]).collect();
+    assert_eq!(codes, [&json!("P200")], "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["range"]["start"],
+        json!({"line": 1, "character": 20})
+    );
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": b}, "position": {"line": 1, "character": 4}}),
+    );
+    assert!(
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .is_some_and(|t| t.contains("DMACopy")),
+        "{hover}"
+    );
+    // The first one again, in a file of its own.
+    server.open(&a, &many);
+    assert_eq!(server.diagnostics(&a, 1), first);
+    assert!(server.shutdown_and_exit().success());
+}
+
 /// Non-ASCII comments before an edit: the edit lands where the client meant, in both
 /// encodings.
 fn edit_after_wide_text(encodings: &[&str]) {

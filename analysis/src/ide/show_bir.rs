@@ -27,7 +27,7 @@ pub(crate) fn show_bir(db: &dyn Db, doc: &Document, offset: Option<TextSize>) ->
         if let Some((kernel, op)) = op_at(db, chunk.source, relative) {
             return json!({
                 "kernel": kernel.name,
-                "op": op.resolved.class,
+                "op": op.resolved.class.as_str(),
                 "op_id": op.op_id,
                 "instructions": op_instructions(db, chunk.source, chunk.first_line, op),
             });

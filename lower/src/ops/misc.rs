@@ -152,7 +152,8 @@ fn value_json(value: &Value) -> Option<BirValue> {
         Value::Int(i) | Value::HexInt(i) => (*i).into(),
         Value::Float(f) => f.0.into(),
         Value::Bool(b) => (*b).into(),
-        Value::Str(s) | Value::Ident(s) => s.into(),
+        Value::Str(s) => s.into(),
+        Value::Ident(s) => s.as_str().into(),
         Value::Bytes(b) => hex(b).into(),
         Value::Access(a) => format!("%{}", a.name).into(),
         Value::List(items) => BirValue::List(
@@ -171,7 +172,7 @@ fn value_json(value: &Value) -> Option<BirValue> {
 fn record_json(fields: &[crate::model::Field]) -> BirValue {
     BirValue::record(fields.iter().map(|field| {
         (
-            field.name.clone().into(),
+            field.name.to_string().into(),
             value_json(&field.value).unwrap_or(BirValue::Null),
         )
     }))
@@ -226,14 +227,16 @@ fn lower_inline_asm(cx: &mut Cx<'_>) {
             } else {
                 outs.push(arg);
                 if let Value::Access(a) = value {
-                    written.push(a.name.clone());
+                    written.push(a.name.to_string());
                 }
             }
         }
         let read: Vec<String> = cx.list(fname::operands)[..num_inputs.min(count)]
             .iter()
             .filter_map(|v| match v {
-                Value::Access(a) if matches!(a.target, Target::Tensor(_)) => Some(a.name.clone()),
+                Value::Access(a) if matches!(a.target, Target::Tensor(_)) => {
+                    Some(a.name.to_string())
+                }
                 _ => None,
             })
             .collect();

@@ -155,7 +155,7 @@ pub(super) fn operand_names(cx: &Cx<'_>, field: &str) -> Vec<String> {
             name,
             target: Target::Tensor(_),
             ..
-        }) => Some(name.clone()),
+        }) => Some(name.to_string()),
         _ => None,
     };
     cx.list(field)
@@ -196,7 +196,7 @@ pub(super) fn record_attrs(cx: &mut Cx<'_>, field: &str) -> Vec<BirValue> {
             continue;
         }
         if let Some(text) = attr_string(&attr.value) {
-            pairs.push(BirValue::from(vec![attr.name.clone(), text]));
+            pairs.push(BirValue::from(vec![attr.name.to_string(), text]));
         }
     }
     for diag in diags {
@@ -266,7 +266,8 @@ pub(super) fn check_attr(value: &Value, path: &ValuePath, diags: &mut Vec<Diag>)
 /// written, lists and records as compact JSON.
 pub(super) fn attr_string(value: &Value) -> Option<String> {
     Some(match value {
-        Value::Str(s) | Value::Ident(s) => s.clone(),
+        Value::Str(s) => s.clone(),
+        Value::Ident(s) => s.to_string(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) | Value::HexInt(i) => i.to_string(),
         Value::Float(f) => float_string(f.0),
@@ -278,7 +279,8 @@ pub(super) fn attr_string(value: &Value) -> Option<String> {
 /// An attribute value inside a list or record, as JSON.
 pub(super) fn attr_json(value: &Value) -> Option<Json> {
     Some(match value {
-        Value::Str(s) | Value::Ident(s) => json!(s),
+        Value::Str(s) => json!(s),
+        Value::Ident(s) => json!(s.as_str()),
         Value::Bool(b) => json!(b),
         Value::Int(i) | Value::HexInt(i) => json!(i),
         Value::Float(f) => float_json(f.0),
