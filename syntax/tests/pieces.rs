@@ -129,11 +129,7 @@ proptest::proptest! {
         at in 0usize..100_000,
         cut in 0usize..40,
         every in 1usize..4,
-        snippet in proptest::sample::select(vec![
-            "", "{", "}", "Op {", "Op #3 {", "[", "]", "(", ")", " = ", "\n", ",",
-            "kernel @x(", "\nkernel @y() {", "\nkernel @z() {}\n", "for %q in 0..",
-            "tensor %", "reg %r", "\"", "x\"", "// c\n", "}\n}\n",
-        ]),
+        snippet in proptest::sample::select(common::SNIPPETS),
     ) {
         let (name, mangled) = common::mangled_corpus_file(file, at, cut, snippet);
         check_pieces(&name, &mangled, every);

@@ -126,10 +126,7 @@ proptest::proptest! {
         file in 0usize..64,
         at in 0usize..100_000,
         cut in 0usize..40,
-        snippet in proptest::sample::select(vec![
-            "", "{", "}", "Op {", "Op #3 {", "[", "]", "(", ")", " = ", "\n", ",",
-            "kernel @x(", "for %q in 0..", "tensor %", "reg %r", "\"", "x\"", "// c\n", "$0",
-        ]),
+        snippet in proptest::sample::select(common::SNIPPETS),
     ) {
         let (name, mangled) = common::mangled_corpus_file(file, at, cut, snippet);
         check_pieces(&name, &mangled);

@@ -346,6 +346,36 @@ pub fn shifted<T: std::fmt::Debug>(value: &T, by: usize) -> String {
     out
 }
 
+/// Pieces of syntax the mangling property tests insert into corpus files
+/// ([`mangled_corpus_file`]): brackets and bodies left open or closed twice, kernel lines
+/// in the middle of a body, statement starts, strings and comments cut short.
+pub const SNIPPETS: &[&str] = &[
+    "",
+    "{",
+    "}",
+    "Op {",
+    "Op #3 {",
+    "[",
+    "]",
+    "(",
+    ")",
+    " = ",
+    "\n",
+    ",",
+    "kernel @x(",
+    "\nkernel @y() {",
+    "\nkernel @z() {}\n",
+    "for %q in 0..",
+    "tensor %",
+    "reg %r",
+    "\"",
+    "x\"",
+    "// c\n",
+    "}\n}\n",
+    "\n  NoOp {\n",
+    "$0",
+];
+
 /// Corpus file number `file` (modulo their count) with the bytes from `at` (modulo its
 /// length) to `at + cut` replaced by `snippet`, both ends moved to char boundaries: its
 /// name and the mangled text.
