@@ -42,6 +42,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let mut host = AnalysisHost::new();
                 let file = host.add_file(&text);
+                host.warm(file);
                 analyse(&host, file);
             });
         });

@@ -14,7 +14,6 @@
 //! A chunk starts at a line start, so a chunk's lines are the document's, shifted.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -58,8 +57,8 @@ impl Chunk {
 pub(crate) struct Document {
     /// The chunks in order.
     pub chunks: Vec<Chunk>,
-    /// Whether its chunks were ever analysed together (see [`Document::warm`]); a new text
-    /// ([`Document::set_text`]) is cold again.
+    /// Whether its chunks were ever analysed together (see [`crate::AnalysisHost::warm`]);
+    /// a new text ([`Document::set_text`]) is cold again.
     warmed: Arc<AtomicBool>,
     /// The smallest chunk, in bytes ([`CHUNK_TARGET`] but in tests).
     target: usize,
@@ -360,19 +359,8 @@ impl Document {
         self.renumber(start);
     }
 
-    /// The first time it is asked for (a document just opened, or given a new text):
-    /// analyses every chunk, on every core (see [`Document::analyse`]). Later calls return
-    /// at once (an edit leaves one chunk to analyse). A change during it cancels the
-    /// threads' work. The host does the same in batches, collecting garbage between them
-    /// ([`crate::AnalysisHost::warm`]); this is for a snapshot that finds a document cold.
-    pub fn warm(&self, db: &RootDatabase) {
-        if self.warmed.swap(true, Ordering::Relaxed) {
-            return;
-        }
-        self.analyse(db, &self.chunks);
-    }
-
-    /// Whether [`Document::warm`] still has work to do.
+    /// Whether its chunks were never analysed together since its text was set (see
+    /// [`crate::AnalysisHost::warm`]).
     pub fn is_cold(&self) -> bool {
         !self.warmed.load(Ordering::Relaxed)
     }
@@ -380,32 +368,6 @@ impl Document {
     /// Marks the document analysed (its chunks' diagnostics are memoized).
     pub fn mark_warm(&self) {
         self.warmed.store(true, Ordering::Relaxed);
-    }
-
-    /// Analyses `chunks` (of this document) on every core: chunks are independent, so each
-    /// thread takes every n-th chunk on its own handle of the database, and the memos they
-    /// leave make [`Document::diagnostics`] a gathering. A change cancels the threads' work.
-    pub fn analyse(&self, db: &RootDatabase, chunks: &[Chunk]) {
-        if chunks.len() < 2 {
-            return;
-        }
-        let threads = std::thread::available_parallelism()
-            .map_or(1, std::num::NonZeroUsize::get)
-            .min(chunks.len());
-        let share = |db: &RootDatabase, first: usize| {
-            let _ = salsa::Cancelled::catch(AssertUnwindSafe(|| {
-                for chunk in chunks.iter().skip(first).step_by(threads) {
-                    analyse_chunk(db, chunk.source);
-                }
-            }));
-        };
-        std::thread::scope(|scope| {
-            for first in 1..threads {
-                let db = db.clone();
-                scope.spawn(move || share(&db, first));
-            }
-            share(db, 0);
-        });
     }
 
     /// The 1-based line and column (Unicode scalar values) of `offset`, as `pir check`

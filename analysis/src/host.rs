@@ -135,12 +135,22 @@ impl AnalysisHost {
     /// every chunk's diagnostics memoized and its peak memory that of a few batches, not of
     /// the whole file's trees. Waits for the snapshots taken before it to let go (they are
     /// cancelled), as a change does.
-    ///
-    /// The helper threads live for the whole warm-up, each given a fresh handle of the
-    /// database per batch (dropped before the eviction, which needs the database alone):
-    /// a thread per batch left the allocator tens of megabytes of pages abandoned by
-    /// threads that had ended.
     pub fn warm(&mut self, file: FileId) {
+        self.analyse_cold(file, true);
+    }
+
+    /// [`AnalysisHost::warm`] without evicting anything: for `pir lower`, which then reads
+    /// every op's lowering and would otherwise redo the evicted ones.
+    pub fn warm_keeping_all(&mut self, file: FileId) {
+        self.analyse_cold(file, false);
+    }
+
+    /// Analyses every chunk of a cold `file` on every core, in batches of [`WARM_BATCH`]
+    /// with an eviction after each when `evict`, else in one batch. The helper threads live
+    /// for the whole warm-up, each given a fresh handle of the database per batch (dropped
+    /// before the eviction, which needs the database alone): a thread per batch left the
+    /// allocator tens of megabytes of pages abandoned by threads that had ended.
+    fn analyse_cold(&mut self, file: FileId, evict: bool) {
         let doc = Arc::clone(&self.documents[file.0 as usize]);
         if !doc.is_cold() {
             return;
@@ -179,7 +189,12 @@ impl AnalysisHost {
                 })
                 .collect();
             drop(done);
-            for batch in sources.chunks(WARM_BATCH) {
+            let batch_len = if evict {
+                WARM_BATCH
+            } else {
+                sources.len().max(1)
+            };
+            for batch in sources.chunks(batch_len) {
                 let sent = jobs
                     .iter()
                     .filter(|job| job.send((self.db.clone(), batch)).is_ok())
@@ -188,7 +203,9 @@ impl AnalysisHost {
                 for _ in 0..sent {
                     let _ = finished.recv();
                 }
-                self.db.trigger_lru_eviction();
+                if evict {
+                    self.db.trigger_lru_eviction();
+                }
             }
         });
         doc.mark_warm();
@@ -274,12 +291,10 @@ impl Analysis {
     }
 
     /// Every diagnostic of `file`, sorted by range (SPEC §7): each chunk's (memoized),
-    /// in the document's offsets (see [`Document::diagnostics`]).
-    /// The first call on a document analyses its chunks on every core
-    /// ([`Document::warm`]).
+    /// in the document's offsets (see [`Document::diagnostics`]). On a document the host
+    /// has not warmed ([`AnalysisHost::warm`]) the chunks are analysed here, one by one.
     pub fn diagnostics(&self, file: FileId) -> Cancellable<Vec<Diagnostic>> {
         let doc = self.doc(file);
-        doc.warm(&self.db);
         self.with_db(|db| doc.diagnostics(db))
     }
 
@@ -293,7 +308,6 @@ impl Analysis {
     /// as Rust's `{:?}` prints them), written straight from the typed lowerings.
     pub fn bir_text(&self, file: FileId) -> Cancellable<String> {
         let doc = self.doc(file);
-        doc.warm(&self.db);
         self.with_db(|db| {
             serde_json::to_string_pretty(&crate::bir::bir_document(db, doc)).unwrap_or_default()
         })

@@ -118,8 +118,6 @@ pub struct FileItems {
     pub definitions: Vec<Definition>,
     /// Every use of a name: `(use range, index into definitions)`.
     pub references: Vec<(TextRange, usize)>,
-    /// How many ops the file has (see [`OpItem::index`]).
-    pub op_count: u32,
 }
 
 /// Resolves a parsed file. `settings` are copied into the ops that read them. `check` is
@@ -127,6 +125,8 @@ pub struct FileItems {
 /// [`syntax::parse_cancellable`]).
 pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -> FileItems {
     let mut out = FileItems::default();
+    // The next op's [`OpItem::index`], counted across kernels.
+    let mut next_index = 0;
     let mut kernel_names: HashMap<String, usize> = HashMap::default();
     for kernel in &file.kernels {
         if let Some(name) = &kernel.name {
@@ -151,7 +151,6 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
                 kernel_names.insert(name.text.to_string(), def);
             }
         }
-        let first_index = out.op_count;
         let mut resolver = KernelResolver {
             out: &mut out,
             scopes: vec![Vec::new()],
@@ -162,7 +161,7 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
             loop_name_counts: HashMap::default(),
             op_ids: HashMap::default(),
             ordinal: 0,
-            index: first_index,
+            index: next_index,
             allocations: Vec::new(),
             settings,
             quiet: false,
@@ -177,8 +176,7 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
         let body_scope = kernel.body_range.unwrap_or(kernel.range);
         let body = resolver.block(&kernel.body, body_scope);
         let allocations = std::mem::take(&mut resolver.allocations);
-        let op_count = resolver.index;
-        out.op_count = op_count;
+        next_index = resolver.index;
         out.kernels.push(KernelItems {
             name: kernel
                 .name

@@ -340,6 +340,8 @@ pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u6
             return 2;
         }
     };
+    // Every chunk analysed on every core, all kept: the BIR reads every op's lowering.
+    host.warm_keeping_all(loaded.file);
     let analysis = host.snapshot();
     let output = output.filter(|out| !is_stdin(out));
     let diagnostics = file_diagnostics(&analysis, &loaded);

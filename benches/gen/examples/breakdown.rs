@@ -133,6 +133,7 @@ fn through_the_host(generated: &pir_gen::Generated) {
     let mut host = AnalysisHost::new();
     let t = Instant::now();
     let file = host.add_file(&generated.text);
+    host.warm(file);
     let n = host.snapshot().diagnostics(file).map_or(0, |d| d.len());
     println!(
         "host: cold add + diagnostics {} ms ({n} diagnostics)",

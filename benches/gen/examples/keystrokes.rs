@@ -23,6 +23,7 @@ fn main() {
     let deleted = generated.text[edit.offset..edit.offset + edit.delete].to_string();
     let mut host = AnalysisHost::new();
     let file = host.add_file(&generated.text);
+    host.warm(file);
     let _ = host.snapshot().diagnostics(file);
     let at = |len: usize| {
         TextRange::at(
