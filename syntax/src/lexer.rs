@@ -36,7 +36,7 @@ use crate::{SyntaxError, SyntaxErrorCode};
 pub enum Token {
     /// `// …` up to (not including) the end of the line. Never reaches the parser.
     Comment,
-    /// A line end (`\n`; a preceding `\r` is whitespace). Significant only inside op and
+    /// A line end: `\n`, or `\r\n` as one token. Significant only inside op and
     /// record bodies (SPEC §2 "Newlines").
     Newline,
     /// `kernel`
@@ -330,6 +330,11 @@ pub(crate) fn lex_checked(text: &str, check: &dyn Fn()) -> (Vec<Lexed>, Vec<Synt
             // A CRLF line end is not part of the comment (nor of a string left open at the
             // end of its line: its P101 would end past the line, on the `\r`).
             range = TextRange::new(range.start(), range.end() - TextSize::of('\r'));
+        }
+        if matches!(raw, Ok(Raw::Newline)) && text[..span.start].ends_with('\r') {
+            // A CRLF line end is one newline token, so that "found newline" points at the
+            // end of the line's text (the `\r`), not one column past it.
+            range = TextRange::new(range.start() - TextSize::of('\r'), range.end());
         }
         let slice = lexer.slice();
         let Ok(raw) = raw else {

@@ -234,12 +234,12 @@ fn crlf_and_bom() {
     check(
         "\u{FEFF}a // c\r\nb\r\n",
         expect![[r#"
-        Ident 3..4 "a"
-        Comment 5..9 "// c"
-        Newline 10..11 "\n"
-        Ident 11..12 "b"
-        Newline 13..14 "\n"
-    "#]],
+            Ident 3..4 "a"
+            Comment 5..9 "// c"
+            Newline 9..11 "\r\n"
+            Ident 11..12 "b"
+            Newline 12..14 "\r\n"
+        "#]],
     );
 }
 
@@ -250,13 +250,13 @@ fn a_string_left_open_at_a_crlf_line_end_stops_before_the_cr() {
     check(
         "\"ab\r\nx\"0a\r\n",
         expect![[r#"
-        Str 0..3 "\"ab"
-        Newline 4..5 "\n"
-        Bytes 5..9 "x\"0a"
-        Newline 10..11 "\n"
-        P101 0..3 unterminated string: expected `"` before the end of the line
-        P101 5..9 unterminated bytes literal: expected `"` before the end of the line
-    "#]],
+            Str 0..3 "\"ab"
+            Newline 3..5 "\r\n"
+            Bytes 5..9 "x\"0a"
+            Newline 9..11 "\r\n"
+            P101 0..3 unterminated string: expected `"` before the end of the line
+            P101 5..9 unterminated bytes literal: expected `"` before the end of the line
+        "#]],
     );
 }
 

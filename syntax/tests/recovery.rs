@@ -399,3 +399,16 @@ fn an_unclosed_brace_is_reported_where_it_opens() {
         "#]],
     );
 }
+
+#[test]
+fn found_newline_at_a_crlf_line_end_points_at_the_end_of_the_line() {
+    // `mid =` ends at 41; the line end `\r\n` is 41..43, reported where the text ends.
+    check(
+        "kernel @k() {\r\n  Op { src = %x\r\n    mid =\r\n  }\r\n}",
+        expect![[r#"
+            kernel @k () -> () 0..49
+              Op {src = %x, mid = <none>} 17..46
+            P100 41..43 expected value, found newline
+        "#]],
+    );
+}

@@ -2,19 +2,31 @@
 //! and its undo, each followed by the document's diagnostics, `N` times (default 2,000).
 //!
 //! ```sh
-//! perf record -g cargo run --release -p pir-gen --example keystrokes -- 10000 [N]
+//! perf record -g cargo run --release -p pir-gen --example keystrokes -- 10000 [N] [--kernel-ops K]
 //! ```
+//!
+//! `--kernel-ops K`: ops per generated kernel (default 250; `--kernel-ops 100000` with
+//! 100,000 ops makes one fully unrolled kernel).
 
 use analysis::{AnalysisHost, TextRange, TextSize};
 
 fn main() {
+    let mut numbers = Vec::new();
+    let mut kernel_ops = pir_gen::pir::DEFAULT_KERNEL_OPS;
     let mut args = std::env::args().skip(1);
-    let ops: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
-    let times: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2_000);
-    let generated = pir_gen::pir::generate(
-        ops.max(pir_gen::pir::MIN_OPS),
-        pir_gen::pir::DEFAULT_KERNEL_OPS,
-    );
+    while let Some(arg) = args.next() {
+        if arg == "--kernel-ops" {
+            kernel_ops = args
+                .next()
+                .and_then(|a| a.parse().ok())
+                .unwrap_or(kernel_ops);
+        } else {
+            numbers.push(arg.parse::<usize>().ok());
+        }
+    }
+    let ops = numbers.first().copied().flatten().unwrap_or(10_000);
+    let times = numbers.get(1).copied().flatten().unwrap_or(2_000);
+    let generated = pir_gen::pir::generate(ops.max(pir_gen::pir::MIN_OPS), kernel_ops);
     let edit = generated
         .edits
         .iter()
