@@ -15,7 +15,7 @@ use serde_json::{Value as Json, json};
 use crate::check::{diagnostics, for_each_op};
 use crate::db::{Db, SourceFile, file_items, line_index, lowering};
 use crate::diagnostic::Diagnostic;
-use crate::document::Document;
+use crate::document::{Chunk, Document};
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
 use crate::{LineCol, line_col};
 
@@ -68,17 +68,7 @@ impl Serialize for BirDocument<'_> {
             .doc
             .chunks
             .iter()
-            .flat_map(|chunk| {
-                file_items(db, chunk.source)
-                    .kernels
-                    .iter()
-                    .map(move |kernel| Function {
-                        db,
-                        file: chunk.source,
-                        first_line: chunk.first_line,
-                        kernel,
-                    })
-            })
+            .flat_map(|chunk| functions(db, chunk))
             .take(self.kernels)
             .collect();
         let mut map = s.serialize_map(Some(4))?;
@@ -90,7 +80,95 @@ impl Serialize for BirDocument<'_> {
     }
 }
 
-struct Function<'db> {
+/// The BIR functions of `chunk`'s kernels, in order (each serializes to one element of
+/// the document's `functions`).
+pub(crate) fn functions<'db>(
+    db: &'db dyn Db,
+    chunk: &Chunk,
+) -> impl Iterator<Item = Function<'db>> + 'db {
+    let (file, first_line) = (chunk.source, chunk.first_line);
+    file_items(db, file)
+        .kernels
+        .iter()
+        .map(move |kernel| Function {
+            db,
+            file,
+            first_line,
+            kernel,
+        })
+}
+
+/// The functions of `chunk` as [`BirWriter::functions`] takes them: each pretty JSON, as
+/// an element of the document's `functions` (indented two levels), joined by `,\n`.
+pub(crate) fn chunk_functions(db: &dyn Db, chunk: &Chunk) -> String {
+    let mut out = String::new();
+    for function in functions(db, chunk) {
+        let text = serde_json::to_string_pretty(&function).unwrap_or_default();
+        if !out.is_empty() {
+            out.push_str(",\n");
+        }
+        // No JSON string holds a raw line break, so the lines are the layout's.
+        for (i, line) in text.split('\n').enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out.push_str("    ");
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Writes a document's §8 JSON as [`bir_document`] serializes it (pretty, byte for byte),
+/// its functions as they come ([`chunk_functions`] of each chunk in order), so that a huge
+/// file's BIR is never held whole (`pir lower`, [`crate::AnalysisHost::write_bir`]).
+pub(crate) struct BirWriter<'o> {
+    out: &'o mut dyn std::io::Write,
+    /// What follows the last function: `]` and the document's other fields.
+    tail: String,
+    /// Whether a function was written.
+    any: bool,
+}
+
+impl<'o> BirWriter<'o> {
+    /// Writes the document's head, up to its `functions`' `[`.
+    pub fn new(
+        db: &dyn Db,
+        doc: &Document,
+        out: &'o mut dyn std::io::Write,
+    ) -> std::io::Result<BirWriter<'o>> {
+        // The frame, from the document without its functions: `…"functions": [],…`.
+        let empty = serde_json::to_string_pretty(&bir_document_first(db, doc, 0))?;
+        let hole = "\"functions\": [";
+        let at = empty.find(hole).map_or(empty.len(), |i| i + hole.len());
+        out.write_all(&empty.as_bytes()[..at])?;
+        Ok(BirWriter {
+            out,
+            tail: empty[at..].to_string(),
+            any: false,
+        })
+    }
+
+    /// Writes functions (as [`chunk_functions`] gives them; nothing for an empty text).
+    pub fn functions(&mut self, text: &str) -> std::io::Result<()> {
+        if text.is_empty() {
+            return Ok(());
+        }
+        self.out.write_all(if self.any { b",\n" } else { b"\n" })?;
+        self.any = true;
+        self.out.write_all(text.as_bytes())
+    }
+
+    /// Writes the rest of the document.
+    pub fn finish(self) -> std::io::Result<()> {
+        if self.any {
+            self.out.write_all(b"\n  ")?;
+        }
+        self.out.write_all(self.tail.as_bytes())
+    }
+}
+
+pub(crate) struct Function<'db> {
     db: &'db dyn Db,
     file: SourceFile,
     /// The line of the document where `file` starts (0-based).

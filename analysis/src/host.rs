@@ -16,13 +16,16 @@ use salsa::{Database as _, Setter};
 use serde_json::Value as Json;
 
 use crate::db::{Db, RootDatabase, SourceFile};
-use crate::document::{Document, Shift};
+use crate::document::{Chunk, Document, Shift};
 use crate::ide;
 use crate::{Diagnostic, LineCol, TextRange, TextSize};
 
 /// How many chunks [`AnalysisHost::warm`] analyses between two garbage collections: as many
 /// as the database keeps trees for (`lru = 16` on [`crate::db::parse`]).
 pub const WARM_BATCH: usize = 16;
+
+/// A batch's chunks in order, each with its answer ([`AnalysisHost::in_batches`]).
+type Answers<'c, T> = Vec<(&'c Chunk, Option<T>)>;
 
 /// A change made the snapshot's answers stale: ask again on a new snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,79 +139,118 @@ impl AnalysisHost {
     /// the whole file's trees. Waits for the snapshots taken before it to let go (they are
     /// cancelled), as a change does.
     pub fn warm(&mut self, file: FileId) {
-        self.analyse_cold(file, true);
-    }
-
-    /// [`AnalysisHost::warm`] without evicting anything: for `pir lower`, which then reads
-    /// every op's lowering and would otherwise redo the evicted ones.
-    pub fn warm_keeping_all(&mut self, file: FileId) {
-        self.analyse_cold(file, false);
-    }
-
-    /// Analyses every chunk of a cold `file` on every core, in batches of [`WARM_BATCH`]
-    /// with an eviction after each when `evict`, else in one batch. The helper threads live
-    /// for the whole warm-up, each given a fresh handle of the database per batch (dropped
-    /// before the eviction, which needs the database alone): a thread per batch left the
-    /// allocator tens of megabytes of pages abandoned by threads that had ended.
-    fn analyse_cold(&mut self, file: FileId, evict: bool) {
         let doc = Arc::clone(&self.documents[file.0 as usize]);
         if !doc.is_cold() {
             return;
         }
+        self.in_batches(
+            &doc.chunks,
+            &|db, chunk| crate::document::analyse_chunk(db, chunk.source),
+            &mut |db, _| db.trigger_lru_eviction(),
+        );
+        doc.mark_warm();
+    }
+
+    /// Writes the BIR document of `file` (SPEC §8) to `out` as `pir lower` writes it: the
+    /// text of [`Analysis::bir_text`], byte for byte, made on every core and written a
+    /// batch of [`WARM_BATCH`] chunks at a time, with their trees and lowerings evicted
+    /// after each, so that memory does not grow with the file. It analyses `file` as
+    /// [`AnalysisHost::warm`] does on the way (its diagnostics are then memoized).
+    ///
+    /// Errors: those of `out`.
+    pub fn write_bir(&mut self, file: FileId, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        let doc = Arc::clone(&self.documents[file.0 as usize]);
+        let mut bir = crate::bir::BirWriter::new(&self.db, &doc, out)?;
+        let mut written = Ok(());
+        self.in_batches(
+            &doc.chunks,
+            &|db, chunk| {
+                crate::document::analyse_chunk(db, chunk.source);
+                crate::bir::chunk_functions(db, chunk)
+            },
+            &mut |db, functions| {
+                for (chunk, text) in functions {
+                    // A chunk a helper could not write (a panic there) is written here.
+                    let text = text.unwrap_or_else(|| crate::bir::chunk_functions(db, chunk));
+                    if written.is_ok() {
+                        written = bir.functions(&text);
+                    }
+                }
+                db.trigger_lru_eviction();
+            },
+        );
+        doc.mark_warm();
+        written?;
+        bir.finish()
+    }
+
+    /// Runs `each` on every chunk of `chunks` on every core, a batch of [`WARM_BATCH`]
+    /// chunks at a time, then `after` on this thread with the database alone (it may evict)
+    /// and the batch's chunks in order, each with its answer (`None` where `each`
+    /// panicked or was cancelled). The helper threads live for the whole run, each given
+    /// a fresh handle of the database per batch (dropped before `after`): a thread per
+    /// batch left the allocator tens of megabytes of pages abandoned by threads that had
+    /// ended.
+    fn in_batches<'c, T: Send>(
+        &mut self,
+        chunks: &'c [Chunk],
+        each: &(dyn Fn(&RootDatabase, &Chunk) -> T + Sync),
+        after: &mut dyn FnMut(&mut RootDatabase, Answers<'c, T>),
+    ) {
         let helpers = std::thread::available_parallelism()
             .map_or(1, std::num::NonZeroUsize::get)
-            .min(doc.chunks.len())
+            .min(chunks.len())
             .saturating_sub(1);
-        let sources: Vec<SourceFile> = doc.chunks.iter().map(|c| c.source).collect();
         let threads = helpers + 1;
-        let share = |db: &RootDatabase, batch: &[SourceFile], first: usize| {
+        // The answers of this thread's share of `batch` (every `threads`-th chunk from
+        // `first`), with their places in the batch.
+        let share = |db: &RootDatabase, batch: &[Chunk], first: usize| {
+            let mut out = Vec::new();
             let _ = salsa::Cancelled::catch(AssertUnwindSafe(|| {
-                for &source in batch.iter().skip(first).step_by(threads) {
-                    crate::document::analyse_chunk(db, source);
+                for (i, chunk) in batch.iter().enumerate().skip(first).step_by(threads) {
+                    out.push((i, each(db, chunk)));
                 }
             }));
+            out
         };
         std::thread::scope(|scope| {
-            let (done, finished) = std::sync::mpsc::channel::<()>();
+            let (done, finished) = std::sync::mpsc::channel::<Vec<(usize, T)>>();
             let jobs: Vec<_> = (1..=helpers)
                 .map(|first| {
-                    let (job, next) = std::sync::mpsc::channel::<(RootDatabase, &[SourceFile])>();
+                    let (job, next) = std::sync::mpsc::channel::<(RootDatabase, &[Chunk])>();
                     let done = done.clone();
                     scope.spawn(move || {
                         for (db, batch) in next {
                             // A panic here is a bug the chunk's next analysis meets again
                             // (on a request, which reports it); the batch must end anyway.
-                            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                                share(&db, batch, first);
+                            let answers = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                                share(&db, batch, first)
                             }));
                             drop(db);
-                            let _ = done.send(());
+                            let _ = done.send(answers.unwrap_or_default());
                         }
                     });
                     job
                 })
                 .collect();
             drop(done);
-            let batch_len = if evict {
-                WARM_BATCH
-            } else {
-                sources.len().max(1)
-            };
-            for batch in sources.chunks(batch_len) {
+            for batch in chunks.chunks(WARM_BATCH) {
                 let sent = jobs
                     .iter()
                     .filter(|job| job.send((self.db.clone(), batch)).is_ok())
                     .count();
-                share(&self.db, batch, 0);
+                let mut answers: Vec<Option<T>> = batch.iter().map(|_| None).collect();
+                for (i, answer) in share(&self.db, batch, 0) {
+                    answers[i] = Some(answer);
+                }
                 for _ in 0..sent {
-                    let _ = finished.recv();
+                    for (i, answer) in finished.recv().unwrap_or_default() {
+                        answers[i] = Some(answer);
+                    }
                 }
-                if evict {
-                    self.db.trigger_lru_eviction();
-                }
+                after(&mut self.db, batch.iter().zip(answers).collect());
             }
         });
-        doc.mark_warm();
     }
 
     /// A consistent view for queries, until the next change.

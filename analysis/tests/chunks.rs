@@ -290,3 +290,43 @@ proptest! {
         prop_assert!(edited == expected, "{}", first_difference(&edited, &expected));
     }
 }
+
+/// `write_bir` (`pir lower`: made a batch of chunks at a time on every core, written as it
+/// comes) writes the text of `bir_text` (the whole document serialized at once), across
+/// batches of chunks, and for texts with no kernel.
+#[test]
+fn bir_written_in_batches_is_the_whole_documents() {
+    let all = all_corpus_kernels();
+    let twice = format!("{all}\n{all}");
+    for text in [twice.as_str(), "", "// nothing\n", "junk {"] {
+        let mut host = host(1);
+        let file = host.add_file(text);
+        let whole = host.snapshot().bir_text(file).unwrap();
+        let mut written = Vec::new();
+        host.write_bir(file, &mut written).unwrap();
+        let written = String::from_utf8(written).unwrap();
+        assert!(
+            written == whole,
+            "{:?}: {}",
+            &text[..text.len().min(20)],
+            first_difference(&written, &whole)
+        );
+        // Analysed on the way: the diagnostics are those of a fresh analysis.
+        let mut fresh = AnalysisHost::new();
+        let again = fresh.add_file(text);
+        assert_eq!(
+            host.snapshot().diagnostics(file).unwrap(),
+            fresh.snapshot().diagnostics(again).unwrap()
+        );
+    }
+    let mut host = host(1);
+    let file = host.add_file(&twice);
+    let mut written = Vec::new();
+    host.write_bir(file, &mut written).unwrap();
+    // A kernel per chunk: more than two batches of 16 chunks.
+    let functions = String::from_utf8(written)
+        .unwrap()
+        .matches("\"blocks\"")
+        .count();
+    assert!(functions > 32, "{functions} functions");
+}

@@ -340,31 +340,40 @@ pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u6
             return 2;
         }
     };
-    // Every chunk analysed on every core, all kept: the BIR reads every op's lowering.
-    host.warm_keeping_all(loaded.file);
-    let analysis = host.snapshot();
     let output = output.filter(|out| !is_stdin(out));
+    // Written as it is made, a few chunks at a time (a huge file's BIR is never held), the
+    // file analysed on the way; its diagnostics are printed after.
+    let written = match output {
+        Some(out) => std::fs::File::create(out)
+            .and_then(|file| write_bir(&mut host, &loaded, std::io::BufWriter::new(file)))
+            .map_err(|e| Some(format!("{}: {e}", out.display()))),
+        // A reader gone (`| head`) is no error to report, as for every command.
+        None => write_bir(
+            &mut host,
+            &loaded,
+            std::io::BufWriter::new(std::io::stdout().lock()),
+        )
+        .map_err(|_| None),
+    };
+    let analysis = host.snapshot();
     let diagnostics = file_diagnostics(&analysis, &loaded);
     print_human(&analysis, &loaded, &diagnostics);
-    // Written straight from the typed lowerings, without a JSON tree of the whole file.
-    let mut text = settled(analysis.bir_text(loaded.file));
-    text.push('\n');
-    match output {
-        Some(out) => {
-            if let Err(e) = std::fs::write(out, text) {
-                eprintln!("pir: {}: {e}", out.display());
-                return 2;
-            }
-        }
-        None => {
-            if !print_stdout(&text) {
-                return 2;
-            }
-        }
-    }
     drop(analysis);
     exit_without_freeing(host);
+    if let Err(message) = written {
+        if let Some(message) = message {
+            eprintln!("pir: {message}");
+        }
+        return 2;
+    }
     u8::from(diagnostics.iter().any(|d| d.severity == Severity::Error))
+}
+
+/// Writes the BIR of `loaded` and a final line break to `out`, flushed.
+fn write_bir(host: &mut AnalysisHost, loaded: &Loaded, mut out: impl Write) -> std::io::Result<()> {
+    host.write_bir(loaded.file, &mut out)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 fn position(analysis: &Analysis, file: FileId, offset: analysis::TextSize) -> serde_json::Value {
