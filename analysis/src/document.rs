@@ -14,8 +14,6 @@
 //! A chunk starts at a line start, so a chunk's lines are the document's, shifted.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use lower::diag::Code;
 use salsa::{Durability, Setter};
@@ -59,7 +57,7 @@ pub(crate) struct Document {
     pub chunks: Vec<Chunk>,
     /// Whether its chunks were ever analysed together (see [`crate::AnalysisHost::warm`]);
     /// a new text ([`Document::set_text`]) is cold again.
-    warmed: Arc<AtomicBool>,
+    warmed: bool,
     /// The smallest chunk, in bytes ([`CHUNK_TARGET`] but in tests).
     target: usize,
 }
@@ -112,7 +110,7 @@ impl Document {
     pub fn with_target(db: &RootDatabase, text: &str, target: usize) -> Document {
         let mut doc = Document {
             chunks: Vec::new(),
-            warmed: Arc::default(),
+            warmed: false,
             target,
         };
         let pieces = cut_pieces(text, target);
@@ -137,7 +135,7 @@ impl Document {
         let text = source.text(db);
         Document {
             target: CHUNK_TARGET,
-            warmed: Arc::default(),
+            warmed: false,
             chunks: vec![Chunk {
                 source,
                 start: TextSize::from(0),
@@ -208,7 +206,7 @@ impl Document {
     /// Replaces the whole text (reusing the chunks' inputs in order, setting only those
     /// whose text changed).
     pub fn set_text(&mut self, db: &mut RootDatabase, text: &str) {
-        self.warmed = Arc::default();
+        self.warmed = false;
         let all = 0..self.chunks.len();
         self.replace_chunks(db, all, &cut_pieces(text, self.target), false);
     }
@@ -362,12 +360,12 @@ impl Document {
     /// Whether its chunks were never analysed together since its text was set (see
     /// [`crate::AnalysisHost::warm`]).
     pub fn is_cold(&self) -> bool {
-        !self.warmed.load(Ordering::Relaxed)
+        !self.warmed
     }
 
     /// Marks the document analysed (its chunks' diagnostics are memoized).
-    pub fn mark_warm(&self) {
-        self.warmed.store(true, Ordering::Relaxed);
+    pub fn mark_warm(&mut self) {
+        self.warmed = true;
     }
 
     /// The 1-based line and column (Unicode scalar values) of `offset`, as `pir check`

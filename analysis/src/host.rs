@@ -148,7 +148,7 @@ impl AnalysisHost {
             &|db, chunk| crate::document::analyse_chunk(db, chunk.source),
             &mut |db, _| db.trigger_lru_eviction(),
         );
-        doc.mark_warm();
+        Arc::make_mut(&mut self.documents[file.0 as usize]).mark_warm();
     }
 
     /// Writes the BIR document of `file` (SPEC §8) to `out` as `pir lower` writes it: the
@@ -179,7 +179,7 @@ impl AnalysisHost {
                 db.trigger_lru_eviction();
             },
         );
-        doc.mark_warm();
+        Arc::make_mut(&mut self.documents[file.0 as usize]).mark_warm();
         written?;
         bir.finish()
     }
