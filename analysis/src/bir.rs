@@ -98,29 +98,8 @@ pub(crate) fn functions<'db>(
         })
 }
 
-/// The functions of `chunk` as [`BirWriter::functions`] takes them: each pretty JSON, as
-/// an element of the document's `functions` (indented two levels), joined by `,\n`.
-pub(crate) fn chunk_functions(db: &dyn Db, chunk: &Chunk) -> String {
-    let mut out = String::new();
-    for function in functions(db, chunk) {
-        let text = serde_json::to_string_pretty(&function).unwrap_or_default();
-        if !out.is_empty() {
-            out.push_str(",\n");
-        }
-        // No JSON string holds a raw line break, so the lines are the layout's.
-        for (i, line) in text.split('\n').enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            out.push_str("    ");
-            out.push_str(line);
-        }
-    }
-    out
-}
-
 /// Writes a document's §8 JSON as [`bir_document`] serializes it (pretty, byte for byte),
-/// its functions as they come ([`chunk_functions`] of each chunk in order), so that a huge
+/// its functions as they come, chunk by chunk ([`BirWriter::chunk`]), so that a huge
 /// file's BIR is never held whole (`pir lower`, [`crate::AnalysisHost::write_bir`]).
 pub(crate) struct BirWriter<'o> {
     out: &'o mut dyn std::io::Write,
@@ -149,14 +128,20 @@ impl<'o> BirWriter<'o> {
         })
     }
 
-    /// Writes functions (as [`chunk_functions`] gives them; nothing for an empty text).
-    pub fn functions(&mut self, text: &str) -> std::io::Result<()> {
-        if text.is_empty() {
-            return Ok(());
+    /// Writes the functions of `chunk`'s kernels, each as an element of the document's
+    /// `functions`: pretty JSON indented two levels (no JSON string holds a raw line break,
+    /// so every `\n` written is the layout's).
+    pub fn chunk(&mut self, db: &dyn Db, chunk: &Chunk) -> std::io::Result<()> {
+        for function in functions(db, chunk) {
+            self.out
+                .write_all(if self.any { b",\n    " } else { b"\n    " })?;
+            self.any = true;
+            // Buffered before the indenting, which then sees large blocks, not tokens.
+            let mut indented = std::io::BufWriter::with_capacity(1 << 16, Indented(&mut *self.out));
+            serde_json::to_writer_pretty(&mut indented, &function)?;
+            std::io::Write::flush(&mut indented)?;
         }
-        self.out.write_all(if self.any { b",\n" } else { b"\n" })?;
-        self.any = true;
-        self.out.write_all(text.as_bytes())
+        Ok(())
     }
 
     /// Writes the rest of the document.
@@ -165,6 +150,27 @@ impl<'o> BirWriter<'o> {
             self.out.write_all(b"\n  ")?;
         }
         self.out.write_all(self.tail.as_bytes())
+    }
+}
+
+/// A writer putting four spaces after every line break it passes on.
+struct Indented<'o>(&'o mut dyn std::io::Write);
+
+impl std::io::Write for Indented<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut lines = buf.split(|&b| b == b'\n');
+        if let Some(first) = lines.next() {
+            self.0.write_all(first)?;
+        }
+        for line in lines {
+            self.0.write_all(b"\n    ")?;
+            self.0.write_all(line)?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
     }
 }
 

@@ -152,10 +152,11 @@ impl AnalysisHost {
     }
 
     /// Writes the BIR document of `file` (SPEC §8) to `out` as `pir lower` writes it: the
-    /// text of [`Analysis::bir_text`], byte for byte, made on every core and written a
-    /// batch of [`WARM_BATCH`] chunks at a time, with their trees and lowerings evicted
-    /// after each, so that memory does not grow with the file. It analyses `file` as
-    /// [`AnalysisHost::warm`] does on the way (its diagnostics are then memoized).
+    /// text of [`Analysis::bir_text`], byte for byte. The chunks are analysed on every
+    /// core, as [`AnalysisHost::warm`] does, and written a batch of [`WARM_BATCH`] at a
+    /// time (serialized straight into `out`), their trees and lowerings evicted after
+    /// each, so that memory does not grow with the number of chunks; the file's
+    /// diagnostics are then memoized.
     ///
     /// Errors: those of `out`.
     pub fn write_bir(&mut self, file: FileId, out: &mut dyn std::io::Write) -> std::io::Result<()> {
@@ -164,16 +165,11 @@ impl AnalysisHost {
         let mut written = Ok(());
         self.in_batches(
             &doc.chunks,
-            &|db, chunk| {
-                crate::document::analyse_chunk(db, chunk.source);
-                crate::bir::chunk_functions(db, chunk)
-            },
-            &mut |db, functions| {
-                for (chunk, text) in functions {
-                    // A chunk a helper could not write (a panic there) is written here.
-                    let text = text.unwrap_or_else(|| crate::bir::chunk_functions(db, chunk));
+            &|db, chunk| crate::document::analyse_chunk(db, chunk.source),
+            &mut |db, batch| {
+                for (chunk, _) in batch {
                     if written.is_ok() {
-                        written = bir.functions(&text);
+                        written = bir.chunk(db, chunk);
                     }
                 }
                 db.trigger_lru_eviction();
