@@ -131,6 +131,22 @@ fn exit_codes() {
     );
     let bir: Value = serde_json::from_slice(&std::fs::read(&out).expect("written")).expect("JSON");
     assert_eq!(bir["functions"][0]["name"], "k");
+    // `-o` naming the input file is refused, and the file is left as it was.
+    let before = std::fs::read(&clean).expect("reads");
+    let over = pir()
+        .arg("lower")
+        .arg(&clean)
+        .arg("-o")
+        .arg(&clean)
+        .output()
+        .expect("runs");
+    assert_eq!(over.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&over.stderr).contains("is the input file"),
+        "{}",
+        String::from_utf8_lossy(&over.stderr)
+    );
+    assert_eq!(std::fs::read(&clean).expect("reads"), before);
 }
 
 #[test]
@@ -604,6 +620,25 @@ kernel @none(%a: hbm f32[4, 4]) -> (%b: hbm f32[4, 4]) {
   DmaCopyOp { dst = %b, src = %a }
 }
 ";
+
+#[test]
+fn an_executed_count_past_u64_is_shown_as_a_bound() {
+    let nest = "kernel @k(%x: hbm f32[128, 4]) {
+  tensor %u : sbuf f32[128, 4]
+  for %i in 0..4611686018427387904 {
+    for %j in 0..4611686018427387904 {
+      DmaCopyOp { dst = %u, src = %x }
+    }
+  }
+}
+";
+    let out = pir_with_stdin(&["stats", "-"], nest.as_bytes());
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        table.contains("    DMA                  1 ≥ 18,446,744,073,709,551,615\n"),
+        "{table}"
+    );
+}
 
 #[test]
 fn stats_human_is_a_table_per_kernel() {

@@ -14,7 +14,6 @@ use serde_json::{Value as Json, json};
 
 use crate::check::{diagnostics, for_each_op};
 use crate::db::{Db, SourceFile, file_items, line_index, lowering};
-use crate::diagnostic::Diagnostic;
 use crate::document::{Chunk, Document};
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
 use crate::{LineCol, line_col};
@@ -260,7 +259,7 @@ impl Serialize for Instructions<'_> {
             match item {
                 Item::Op(op) => {
                     let lowered = lowering(db, file, op);
-                    let errors = op_error_codes(diagnostics(db, file), op);
+                    let errors = op_error_codes(db, file, op);
                     let stamp = op_stamp(db, file, first_line, op, &errors);
                     let debuginfo = lower::debuginfo(&op.resolved, &stamp);
                     for (k, inst) in lowered.instructions.iter().enumerate() {
@@ -335,7 +334,7 @@ fn op_stamp<'a>(
 /// (every error diagnostic inside the op, sorted, unique).
 pub fn op_instructions(db: &dyn Db, file: SourceFile, first_line: u32, op: &OpItem) -> Vec<Json> {
     let lowered = lowering(db, file, op);
-    let errors = op_error_codes(diagnostics(db, file), op);
+    let errors = op_error_codes(db, file, op);
     let stamp = op_stamp(db, file, first_line, op, &errors);
     lowered
         .instructions
@@ -345,11 +344,16 @@ pub fn op_instructions(db: &dyn Db, file: SourceFile, first_line: u32, op: &OpIt
         .collect()
 }
 
-/// The codes of the error diagnostics whose primary range lies within `op`.
-fn op_error_codes(diagnostics: &[Diagnostic], op: &OpItem) -> Vec<&'static str> {
-    let mut codes: Vec<&'static str> = diagnostics
+/// The codes of the error diagnostics of `file` whose primary range lies within `op` (but
+/// a lone carriage return, which is the document's).
+fn op_error_codes(db: &dyn Db, file: SourceFile, op: &OpItem) -> Vec<&'static str> {
+    // A lone carriage return is the document's (one P103 for all, where the first is:
+    // `crate::document`), not an op's.
+    let lone = crate::document::lone_carriage_returns(db, file).map(|(at, _)| at);
+    let mut codes: Vec<&'static str> = diagnostics(db, file)
         .iter()
         .filter(|d| d.severity == Severity::Error && op.syntax.range.contains_range(d.range))
+        .filter(|d| !(d.code == lower::Code::P103 && Some(d.range) == lone))
         .map(|d| d.code.as_str())
         .collect();
     codes.sort_unstable();

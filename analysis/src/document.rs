@@ -387,10 +387,27 @@ impl Document {
         let mut syntax_errors = 0;
         let mut left_out: Option<(TextRange, usize)> = None;
         let mut kernels: HashMap<&str, TextRange> = HashMap::default();
+        // Lone carriage returns: one P103 for the document, at the first, counting all
+        // (each chunk's parse reports its own, as if it were a file): where it is in
+        // `out` (`None`: left out by a cap) and the count so far.
+        let mut lone: Option<(Option<usize>, usize)> = None;
         for chunk in &self.chunks {
             let source = chunk.source;
             let summary = summary(db, source);
+            let crs = lone_carriage_returns(db, source);
             for d in crate::check::diagnostics(db, source) {
+                if let Some((first, count)) = crs
+                    && d.code == Code::P103
+                    && d.range == first
+                {
+                    match &mut lone {
+                        Some((_, total)) => {
+                            *total += count;
+                            continue;
+                        }
+                        None => lone = Some((Some(out.len()), count)),
+                    }
+                }
                 let mut d = d.clone();
                 d.shift(chunk.start);
                 if is_syntax(d.code) {
@@ -400,11 +417,20 @@ impl Document {
                     }
                     if syntax_errors >= syntax::MAX_ERRORS {
                         left_out.get_or_insert((d.range, 0)).1 += 1;
+                        if let Some((shown @ Some(_), _)) = &mut lone
+                            && *shown == Some(out.len())
+                        {
+                            *shown = None;
+                        }
                         continue;
                     }
                     syntax_errors += 1;
                 }
                 out.push(d);
+            }
+            // A chunk's lone carriage returns whose P103 its own cap left out still count.
+            if let (Some((_, count)), None) = (crs, &lone) {
+                lone = Some((None, count));
             }
             // Kernel names across chunks (within a chunk, resolution reports them).
             for (name, range) in &summary.kernels {
@@ -423,6 +449,9 @@ impl Document {
                     }
                 }
             }
+        }
+        if let Some((Some(i), total)) = lone {
+            out[i].message = syntax::lone_carriage_return_error(out[i].range, total).message;
         }
         if let Some((at, n)) = left_out {
             let e = syntax::too_many_errors(at, n);
@@ -468,6 +497,14 @@ fn summary(db: &dyn Db, source: SourceFile) -> Summary {
         left_out: crate::db::parse(db, source).left_out,
         kernels,
     }
+}
+
+/// The lone carriage returns of a chunk's text: the first one's range (relative to the
+/// chunk) and how many (see [`syntax::lone_carriage_returns`]), as its parse reports them.
+#[salsa::tracked(returns(copy))]
+pub(crate) fn lone_carriage_returns(db: &dyn Db, source: SourceFile) -> Option<(TextRange, usize)> {
+    let text = source.text(db);
+    syntax::lone_carriage_returns(text, text.len())
 }
 
 /// A chunk's input. New chunks are of medium durability and an edited chunk's text is set

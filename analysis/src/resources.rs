@@ -540,6 +540,16 @@ pub fn p416(stats: &KernelStats) -> Vec<Diagnostic> {
         .collect()
 }
 
+/// An executed count as shown: with thousands separators, and `≥ ` before it when it
+/// reached `u64::MAX` (executed counts saturate there: loop trip counts multiply).
+pub fn group_executed(n: u64) -> String {
+    if n == u64::MAX {
+        format!("≥ {}", group(n))
+    } else {
+        group(n)
+    }
+}
+
 /// `n` with a comma every three digits (`212,984`).
 pub fn group(n: u64) -> String {
     let digits = n.to_string();

@@ -230,6 +230,8 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
             " = ",
             "// kernel @c() {}\n",
             "\r\n",
+            "\r",
+            "\n\r",
             "é",
         ]),
     )
@@ -289,6 +291,57 @@ proptest! {
         let expected = answers(&fresh.snapshot(), fresh_id, &text, step);
         prop_assert!(edited == expected, "{}", first_difference(&edited, &expected));
     }
+}
+
+/// Lone carriage returns are one P103 for the document, at the first, counting all, however
+/// the document is cut (each chunk's parse reports its own: the gathering adds them up) or
+/// read (an edited chunk is read in pieces, which report none).
+#[test]
+fn lone_carriage_returns_are_counted_once_per_document() {
+    let kernel = |k: usize| format!("kernel @k{k}() {{\n  NoOp {{}} // a\rb\n}}\n");
+    let text: String = (0..3).map(kernel).collect();
+    let (chunked, whole) = chunked_and_whole(&text, 11);
+    assert!(chunked == whole, "{}", first_difference(&chunked, &whole));
+    let mut chunked = host(1);
+    let file = chunked.add_file(&text);
+    let lone: Vec<_> = chunked
+        .snapshot()
+        .diagnostics(file)
+        .unwrap()
+        .into_iter()
+        .map(|d| (d.code.as_str(), d.range, d.message))
+        .collect();
+    let first = TextRange::at(TextSize::from(text.find('\r').unwrap() as u32), 1.into());
+    assert_eq!(
+        lone,
+        vec![(
+            "P103",
+            first,
+            "a lone carriage return (3 in the file): lines end with LF or CRLF".to_string()
+        )]
+    );
+    // Typed into a chunk big enough to be read in pieces: still one, counting all.
+    let big: String = (0..3)
+        .map(|k| format!("kernel @k{k}() {{\n{}}}\n", "  NoOp {}\n".repeat(600)))
+        .collect();
+    let mut whole = host(usize::MAX);
+    let file = whole.add_file(&big);
+    // At line starts (a kernel line of 15 bytes, op lines of 10), from the last.
+    for at in [6015, 3015, 105] {
+        whole.edit_file(file, TextRange::empty(TextSize::from(at)), "// a\rb\n");
+    }
+    let p103: Vec<_> = whole
+        .snapshot()
+        .diagnostics(file)
+        .unwrap()
+        .into_iter()
+        .filter(|d| d.code.as_str() == "P103")
+        .map(|d| d.message)
+        .collect();
+    assert_eq!(
+        p103,
+        vec!["a lone carriage return (3 in the file): lines end with LF or CRLF"]
+    );
 }
 
 /// `write_bir` (`pir lower`: made a batch of chunks at a time on every core, written as it

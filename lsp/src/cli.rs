@@ -341,6 +341,15 @@ pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u6
         }
     };
     let output = output.filter(|out| !is_stdin(out));
+    if let Some(out) = output
+        && is_same_file(path, out)
+    {
+        eprintln!(
+            "pir: {}: is the input file; the BIR would overwrite it (write it to another file)",
+            out.display()
+        );
+        return 2;
+    }
     // Written as it is made, a few chunks at a time (a huge file's BIR is never held), the
     // file analysed on the way; its diagnostics are printed after.
     let written = match output {
@@ -367,6 +376,14 @@ pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u6
         return 2;
     }
     u8::from(diagnostics.iter().any(|d| d.severity == Severity::Error))
+}
+
+/// Whether `a` and `b` name one existing file (through links too).
+fn is_same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// Writes the BIR of `loaded` and a final line break to `out`, flushed.
@@ -425,9 +442,9 @@ fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic])
     let config = Config::default()
         .with_index_type(IndexType::Char)
         .with_color(color);
+    let char_index = CharIndex::new(&text);
     let chars = |range: analysis::TextRange| {
-        let start = text[..usize::from(range.start())].chars().count();
-        start..start + text[range].chars().count()
+        char_index.of(usize::from(range.start()))..char_index.of(usize::from(range.end()))
     };
     let mut stderr = std::io::stderr().lock();
     // The primary range and the related notes are two sources of one text: ariadne heads a
@@ -445,15 +462,18 @@ fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic])
     // never carries a control character to the terminal.
     let shown = printable(&text);
     let mut cache = OneFile(Source::from(shown.as_ref()));
+    // The line of the last diagnostic (they come sorted: many on one line find it here).
+    let mut line = 0..0;
     for d in diagnostics {
+        let at = usize::from(d.range.start());
+        if !(line.start <= at && at < line.end) {
+            let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+            line = start..end.max(at + 1);
+        }
+        let (line_start, line_end) = (line.start, line.end.min(text.len()));
         // A line too long to draw (a minified or generated file) is named, not printed
         // once per diagnostic.
-        let line_start = text[..usize::from(d.range.start())]
-            .rfind('\n')
-            .map_or(0, |i| i + 1);
-        let line_end = text[line_start..]
-            .find('\n')
-            .map_or(text.len(), |i| line_start + i);
         if line_end - line_start > MAX_DRAWN_LINE {
             let LineCol { line, column } = settled(analysis.line_col(loaded.file, d.range.start()));
             let _ = writeln!(
@@ -489,6 +509,43 @@ fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic])
                 .with_label(Label::new((related, chars(*range))).with_message(printable(note)));
         }
         let _ = report.finish().write(&mut cache, &mut stderr);
+    }
+}
+
+/// Byte offsets to character offsets (Unicode scalar values) of one text, in time
+/// independent of the offset: the characters before each 4 KiB block, counted once.
+struct CharIndex<'a> {
+    bytes: &'a [u8],
+    /// The characters before byte `i * BLOCK`.
+    before_block: Vec<usize>,
+}
+
+impl<'a> CharIndex<'a> {
+    const BLOCK: usize = 4096;
+
+    fn new(text: &'a str) -> CharIndex<'a> {
+        let bytes = text.as_bytes();
+        let mut before_block = vec![0];
+        for block in bytes.chunks(Self::BLOCK) {
+            let last = before_block.last().copied().unwrap_or(0);
+            before_block.push(last + Self::starts(block));
+        }
+        CharIndex {
+            bytes,
+            before_block,
+        }
+    }
+
+    /// The characters that start in `bytes` (those that are not UTF-8 continuation bytes).
+    fn starts(bytes: &[u8]) -> usize {
+        bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+    }
+
+    /// The character offset of byte `offset` (a character boundary, at most the length).
+    fn of(&self, offset: usize) -> usize {
+        let offset = offset.min(self.bytes.len());
+        let block = offset / Self::BLOCK;
+        self.before_block[block] + Self::starts(&self.bytes[block * Self::BLOCK..offset])
     }
 }
 
@@ -691,7 +748,7 @@ fn stats_human(
     line_of: &dyn Fn(analysis::TextRange) -> u32,
     out: &mut String,
 ) {
-    use analysis::resources::group;
+    use analysis::resources::{group, group_executed};
     use std::fmt::Write as _;
     let _ = writeln!(out, "{name}");
     if kernels.is_empty() {
@@ -709,16 +766,16 @@ fn stats_human(
         } else {
             let _ = writeln!(
                 out,
-                "    {:<12}{:>10}{:>14}",
+                "    {:<12}{:>10} {:>13}",
                 "engine", "static", "executed"
             );
             for c in used {
                 let _ = writeln!(
                     out,
-                    "    {:<12}{:>10}{:>14}",
+                    "    {:<12}{:>10} {:>13}",
                     c.engine.bir_name(),
                     group(c.static_count),
-                    group(c.executed)
+                    group_executed(c.executed)
                 );
             }
         }

@@ -155,7 +155,14 @@ impl LanguageServer for Backend {
             .as_ref()
             .and_then(|t| t.diagnostic.as_ref())
             .is_none();
-        let config = Config::from_options(params.initialization_options.as_ref());
+        let (config, problems) = Config::from_options(params.initialization_options.as_ref());
+        for problem in problems {
+            // Allowed during initialize (LSP 3.17): the user sees why a setting is not used.
+            eprintln!("pir lsp: initialization options: {problem}");
+            self.client
+                .show_message(MessageType::WARNING, format!("pir: {problem}"))
+                .await;
+        }
         #[allow(deprecated)]
         let root_uri = params.root_uri.clone();
         let roots: Vec<std::path::PathBuf> = params

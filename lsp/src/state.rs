@@ -42,26 +42,44 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Reads the initialization options (unknown keys and wrong types are ignored).
-    pub fn from_options(options: Option<&serde_json::Value>) -> Config {
+    /// Reads the initialization options: the settings, and a sentence for each value it
+    /// cannot use (of a known key; that setting keeps its default). Unknown keys are
+    /// ignored: they may be another tool's.
+    pub fn from_options(options: Option<&serde_json::Value>) -> (Config, Vec<String>) {
         let mut config = Config::default();
+        let mut problems = Vec::new();
         let Some(options) = options else {
-            return config;
+            return (config, problems);
         };
-        if let Some(t) = options
-            .get("tkgSeqlenThreshold")
-            .and_then(serde_json::Value::as_u64)
-        {
-            config.tkg_seqlen_threshold = t;
+        if let Some(t) = options.get("tkgSeqlenThreshold") {
+            match t.as_u64() {
+                Some(t) => config.tkg_seqlen_threshold = t,
+                None => problems.push(format!(
+                    "`tkgSeqlenThreshold` must be a whole number of tokens, not {t}; \
+                     using the default (96)"
+                )),
+            }
         }
         let inlay = options
             .get("inlayHints")
-            .and_then(|h| h.get("enabled"))
+            .and_then(|h| {
+                if h.is_object() {
+                    h.get("enabled")
+                } else {
+                    Some(h)
+                }
+            })
             .or_else(|| options.get("inlayHints.enabled"));
-        if let Some(enabled) = inlay.and_then(serde_json::Value::as_bool) {
-            config.inlay_hints = enabled;
+        if let Some(enabled) = inlay {
+            match enabled.as_bool() {
+                Some(enabled) => config.inlay_hints = enabled,
+                None => problems.push(format!(
+                    "`inlayHints.enabled` must be true or false, not {enabled}; \
+                     inlay hints stay on"
+                )),
+            }
         }
-        config
+        (config, problems)
     }
 }
 

@@ -373,33 +373,39 @@ pub(crate) fn lex_checked(text: &str, check: &dyn Fn()) -> (Vec<Lexed>, Vec<Synt
     for t in out.iter().filter(|t| t.kind == Token::Error) {
         errors.push(unknown_error(&text[t.range], t.range));
     }
-    errors.extend(lone_carriage_returns(text));
     errors.sort_by_key(|e| (e.range.start(), e.range.end()));
     (out, errors)
 }
 
-/// One P103 at the first `\r` that is not followed by `\n`, counting them all: SPEC §1
+/// The lone carriage returns of `text[..end]` (each a `\r` not followed by `\n`; SPEC §1
 /// allows LF and CRLF line ends only, and an editor that shows a lone CR as a line end
-/// would show code the lexer reads as part of a comment.
-fn lone_carriage_returns(text: &str) -> Option<SyntaxError> {
+/// would show code the lexer reads as part of a comment): the first one's range and how
+/// many there are. A whole text reports them as one P103 ([`lone_carriage_return_error`]);
+/// a document kept in chunks adds up its chunks' (`analysis::document`).
+pub fn lone_carriage_returns(text: &str, end: usize) -> Option<(TextRange, usize)> {
     let bytes = text.as_bytes();
+    let bytes_before_end = &bytes[..end.min(bytes.len())];
     let lone = |i: &usize| bytes.get(i + 1) != Some(&b'\n');
-    let mut positions = memchr_iter(b'\r', bytes).filter(lone);
+    let mut positions = memchr_iter(b'\r', bytes_before_end).filter(lone);
     let first = positions.next()?;
-    let more = positions.count();
-    let message = if more == 0 {
+    Some((
+        TextRange::at(to_size(first), TextSize::of('\r')),
+        positions.count() + 1,
+    ))
+}
+
+/// The one P103 for `count` lone carriage returns, at the first one (`at`).
+pub fn lone_carriage_return_error(at: TextRange, count: usize) -> SyntaxError {
+    let message = if count <= 1 {
         "a lone carriage return: lines end with LF or CRLF".to_string()
     } else {
-        format!(
-            "a lone carriage return ({} in the file): lines end with LF or CRLF",
-            more + 1
-        )
+        format!("a lone carriage return ({count} in the file): lines end with LF or CRLF")
     };
-    Some(SyntaxError {
+    SyntaxError {
         code: crate::SyntaxErrorCode::P103,
-        range: TextRange::at(to_size(first), TextSize::of('\r')),
+        range: at,
         message,
-    })
+    }
 }
 
 /// The positions of `byte` in `bytes`.

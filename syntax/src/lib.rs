@@ -29,7 +29,7 @@ pub use chunks::{
     chunk_starts, line_end, piece_starts, starts_kernel_line, starts_statement_line,
     statement_lines,
 };
-pub use lexer::{Token, lex};
+pub use lexer::{Token, lex, lone_carriage_return_error, lone_carriage_returns};
 pub use parser::Statements;
 pub use shift::Shift;
 

@@ -37,7 +37,9 @@ use chumsky::prelude::*;
 use crate::assemble::PieceEnd;
 use crate::ast::*;
 use crate::layout::layout;
-use crate::lexer::{Token, lex_checked};
+use crate::lexer::{
+    Token, lex_checked, lone_carriage_return_error, lone_carriage_returns as lone_crs,
+};
 use crate::literal::{index_value, int_value};
 use crate::recover::{
     Exp, Stop, comma_list, emit_expected, field_block, is_stmt_start, parse_or_skip, peek2,
@@ -75,6 +77,7 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange], check: &dyn Fn()) ->
     } = statements(text, invalid_utf8, text.len(), check);
     let file = crate::assemble::assemble(text, statements, &mut reader_errors, PieceEnd::File);
     errors.append(&mut reader_errors);
+    errors.extend(lone_carriage_returns(text, text.len()));
     let (errors, left_out) = finish_errors(errors);
     Parse {
         file,
@@ -110,6 +113,7 @@ pub(crate) fn assemble_piece(text: &str, end: usize, read: Statements) -> Parse 
     let file = crate::assemble::assemble(text, statements, &mut reader_errors, piece_end);
     errors.append(&mut reader_errors);
     retain_before_look_ahead(text, end, &mut errors);
+    errors.extend(lone_carriage_returns(text, end));
     let (errors, left_out) = finish_errors(errors);
     Parse {
         file,
@@ -254,6 +258,12 @@ fn join_or(names: &[String]) -> String {
         [one] => one.clone(),
         [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
+}
+
+/// The one P103 for the lone carriage returns of `text[..end]`, if any (counted per text
+/// read whole: never per piece, whose counts a document adds up).
+fn lone_carriage_returns(text: &str, end: usize) -> Option<SyntaxError> {
+    lone_crs(text, end).map(|(at, count)| lone_carriage_return_error(at, count))
 }
 
 /// Source order, one error per start offset (the first reported: a cascade at one token

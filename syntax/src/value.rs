@@ -363,7 +363,10 @@ fn deeper<'a>(
     if child + 1 >= MAX_EXPR_DEPTH {
         e.emit(Rich::custom(
             Span::from(usize::from(r.start())..usize::from(r.end())),
-            format!("expression nested too deeply (more than {MAX_EXPR_DEPTH} levels)"),
+            format!(
+                "expression too deep: more than {MAX_EXPR_DEPTH} nested operators or \
+                 parentheses (a sum of n terms nests n - 1)"
+            ),
         ));
         return (
             Expr {

@@ -342,7 +342,7 @@ fn expression_too_deep() {
         expect![[r#"
         kernel @k () -> () 0..1240
           Op {a = <error> >= 0, b = 2} 14..1238
-        P100 23..820 expression nested too deeply (more than 200 levels)
+        P100 23..820 expression too deep: more than 200 nested operators or parentheses (a sum of n terms nests n - 1)
     "#]],
     );
 }

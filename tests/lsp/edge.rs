@@ -385,3 +385,44 @@ fn workspace_symbols_cover_the_workspace_folders() {
     assert_eq!(names, ["@alpha_in_editor"], "{all}");
     assert!(server.shutdown_and_exit().success());
 }
+
+#[test]
+fn unusable_initialization_options_are_reported_and_left_at_their_defaults() {
+    let mut server = Server::start(
+        &["utf-16"],
+        json!({"tkgSeqlenThreshold": "64", "inlayHints": "no"}),
+    );
+    let mut messages = Vec::new();
+    for _ in 0..2 {
+        let m = server.wait_for(|m| m["method"] == "window/showMessage");
+        assert_eq!(m["params"]["type"], 2, "{m}");
+        messages.push(
+            m["params"]["message"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        );
+    }
+    messages.sort();
+    assert!(
+        messages[0].contains("`inlayHints.enabled` must be true or false"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].contains("`tkgSeqlenThreshold` must be a whole number"),
+        "{messages:?}"
+    );
+    // The defaults hold: inlay hints are on.
+    let u = super::support::uri("options.pir");
+    server.open(&u, SMALL);
+    server.diagnostics(&u, 1);
+    let hints = server.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}}),
+    );
+    assert!(
+        hints["result"].as_array().is_some_and(|h| !h.is_empty()),
+        "{hints}"
+    );
+    assert!(server.shutdown_and_exit().success());
+}

@@ -7,7 +7,7 @@ use lower::catalog::Engine;
 use syntax::ast::TextRange;
 
 use crate::db::{Db, SourceFile};
-use crate::resources::{KernelStats, Peak, group, kernel_stats};
+use crate::resources::{KernelStats, Peak, group, group_executed, kernel_stats};
 
 /// A code lens: the range it stands above (the kernel's `@name`, UTF-8 bytes) and its
 /// text. It runs no command.
@@ -90,7 +90,7 @@ pub fn resources_markdown(stats: &KernelStats) -> String {
                 "| {} | {} | {} |\n",
                 c.engine.bir_name(),
                 group(c.static_count),
-                group(c.executed)
+                group_executed(c.executed)
             ));
         }
         if used.len() > 1 {
@@ -100,7 +100,7 @@ pub fn resources_markdown(stats: &KernelStats) -> String {
             out.push_str(&format!(
                 "| total | {} | {} |\n",
                 group(total(|c| c.static_count)),
-                group(total(|c| c.executed))
+                group_executed(total(|c| c.executed))
             ));
         }
     }

@@ -28,6 +28,9 @@ fn main() {
                     .and_then(|n| n.replace('_', "").parse().ok())
                     .unwrap_or_else(|| usage("--kernel-ops takes a number"));
             }
+            n if ops.is_some() => usage(&format!(
+                "one number of ops only (`{n}` is a second; ops per kernel: --kernel-ops {n})"
+            )),
             n => ops = Some(n.replace('_', "").parse().unwrap_or_else(|_| usage(n))),
         }
     }
