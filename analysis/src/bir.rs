@@ -5,6 +5,14 @@
 //! [`bir_document`] serializes straight from the memoized typed lowerings (no JSON tree:
 //! `pir lower` writes it out); [`file_bir`] is the same document as a JSON value, for
 //! showBir and tests. Both go through the one serializer, so they agree byte for byte.
+//!
+//! The serializer shows a document within an op budget ([`OpBudget`], threaded from the
+//! document through its functions, blocks and loop bodies): unlimited for `pir lower`, a
+//! page for showBir ([`bir_document_within`]), which stops at the first op beyond the
+//! budget, even inside a kernel or a loop (their JSON closed there), and neither lowers to
+//! JSON nor serializes anything after it.
+
+use std::cell::Cell;
 
 use rustc_hash::FxHashSet as HashSet;
 
@@ -35,66 +43,230 @@ pub(crate) fn file_bir(db: &dyn Db, doc: &Document) -> Json {
 /// module doc): `serde_json::to_string_pretty(&bir_document(db, doc))` is the text of
 /// [`file_bir`].
 pub(crate) fn bir_document<'db>(db: &'db dyn Db, doc: &'db Document) -> BirDocument<'db> {
+    bir_document_within(db, doc, usize::MAX)
+}
+
+/// The §8 document of `doc` within a budget of `ops` ops (a page of a huge file, see
+/// [`crate::ide::show_bir`] and [`OpBudget`]): its items up to the first op beyond the
+/// budget. After serializing it, [`BirDocument::page`] says what it showed.
+pub(crate) fn bir_document_within<'db>(
+    db: &'db dyn Db,
+    doc: &'db Document,
+    ops: usize,
+) -> BirDocument<'db> {
     BirDocument {
         db,
         doc,
-        kernels: usize::MAX,
+        budget: OpBudget::new(ops),
     }
-}
-
-/// The §8 document of `doc` with only its first `kernels` kernels (a page of a huge file,
-/// see [`crate::ide::show_bir`]).
-pub(crate) fn bir_document_first<'db>(
-    db: &'db dyn Db,
-    doc: &'db Document,
-    kernels: usize,
-) -> BirDocument<'db> {
-    BirDocument { db, doc, kernels }
 }
 
 /// A document's BIR, written by its `Serialize` impl (see [`bir_document`]).
 pub(crate) struct BirDocument<'db> {
     db: &'db dyn Db,
     doc: &'db Document,
-    /// How many of the document's kernels it holds (all: `usize::MAX`).
-    kernels: usize,
+    /// The ops it shows (all: `usize::MAX`), spent as it is serialized.
+    budget: OpBudget<'db>,
+}
+
+impl<'db> BirDocument<'db> {
+    /// What its last serialization showed: the ops (of the budget) and, when it cut a
+    /// kernel, where.
+    pub fn page(&self) -> (usize, Option<Cut<'db>>) {
+        (self.budget.spent(), self.budget.cut.get())
+    }
 }
 
 impl Serialize for BirDocument<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let db = self.db;
-        let functions: Vec<Function<'_>> = self
-            .doc
-            .chunks
-            .iter()
-            .flat_map(|chunk| functions(db, chunk))
-            .take(self.kernels)
-            .collect();
+        self.budget.reset();
+        Frame(&Functions {
+            db: self.db,
+            doc: self.doc,
+            budget: &self.budget,
+        })
+        .serialize(s)
+    }
+}
+
+/// A §8 document around its `functions` (`[]` for the frame of [`BirWriter`]).
+struct Frame<F>(F);
+
+impl<F: Serialize> Serialize for Frame<F> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(4))?;
         map.serialize_entry("attributes", &json!({"neuron_core_id": 0}))?;
-        map.serialize_entry("functions", &functions)?;
+        map.serialize_entry("functions", &self.0)?;
         map.serialize_entry("arch", "gen3")?;
         map.serialize_entry("version", &2)?;
         map.end()
     }
 }
 
+/// A document's `functions`, kernel after kernel while the budget lasts.
+struct Functions<'a, 'db> {
+    db: &'db dyn Db,
+    doc: &'db Document,
+    budget: &'a OpBudget<'db>,
+}
+
+impl Serialize for Functions<'_, '_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for chunk in &self.doc.chunks {
+            for function in functions(self.db, chunk, self.budget) {
+                if !self.budget.shows_kernel(function.kernel) {
+                    return seq.end();
+                }
+                seq.serialize_element(&function)?;
+            }
+        }
+        seq.end()
+    }
+}
+
 /// The BIR functions of `chunk`'s kernels, in order (each serializes to one element of
-/// the document's `functions`).
-pub(crate) fn functions<'db>(
+/// the document's `functions`, within `budget`).
+pub(crate) fn functions<'a, 'db>(
     db: &'db dyn Db,
     chunk: &Chunk,
-) -> impl Iterator<Item = Function<'db>> + 'db {
-    let (file, first_line) = (chunk.source, chunk.first_line);
-    file_items(db, file)
+    budget: &'a OpBudget<'db>,
+) -> impl Iterator<Item = Function<'a, 'db>> + use<'a, 'db> {
+    let at = At {
+        file: chunk.source,
+        first_line: chunk.first_line,
+    };
+    file_items(db, chunk.source)
         .kernels
         .iter()
         .map(move |kernel| Function {
             db,
-            file,
-            first_line,
+            at,
             kernel,
+            budget,
         })
+}
+
+/// How many ops a document shows, spent as it is serialized: its items are shown up to
+/// the first op beyond the budget (the cut), so the kernels before the cut whole, the
+/// kernel the cut falls in up to it (the allocations its text declares before the cut,
+/// its blocks and loops closed after the last op shown), and nothing after it. An op
+/// inside a loop body counts; loops and kernels holding no op cost nothing. Unlimited
+/// (`usize::MAX`), it shows everything.
+pub(crate) struct OpBudget<'db> {
+    /// The budget.
+    ops: usize,
+    /// Ops still to show.
+    left: Cell<usize>,
+    /// The cut, once its kernel is serialized.
+    cut: Cell<Option<Cut<'db>>>,
+    /// Whether the serializer has come to the cut: nothing after it is shown.
+    reached: Cell<bool>,
+}
+
+/// Where a document was cut inside a kernel: before `op` of `kernel`, after `shown` (at
+/// least one) of the kernel's ops.
+#[derive(Clone, Copy)]
+pub(crate) struct Cut<'db> {
+    /// The kernel cut.
+    pub kernel: &'db KernelItems,
+    /// The kernel's ops shown (its first ones).
+    pub shown: usize,
+    /// The first op not shown.
+    pub op: &'db OpItem,
+    /// Where the op's text is.
+    at: At,
+}
+
+impl Cut<'_> {
+    /// The 1-based line of the document where the op's class name stands.
+    pub fn line(&self, db: &dyn Db) -> u32 {
+        op_line_col(db, self.at, self.op).line
+    }
+
+    /// The kernel's allocations shown: those declared before the op.
+    pub fn allocations(&self) -> usize {
+        (self.op.allocations as usize).min(self.kernel.allocations.len())
+    }
+}
+
+impl<'db> OpBudget<'db> {
+    /// A budget of `ops` ops.
+    pub fn new(ops: usize) -> OpBudget<'db> {
+        OpBudget {
+            ops,
+            left: Cell::new(ops),
+            cut: Cell::new(None),
+            reached: Cell::new(false),
+        }
+    }
+
+    /// The whole budget back (a document serialized again shows the same).
+    fn reset(&self) {
+        self.left.set(self.ops);
+        self.cut.set(None);
+        self.reached.set(false);
+    }
+
+    /// The ops shown so far.
+    fn spent(&self) -> usize {
+        self.ops - self.left.get()
+    }
+
+    /// Whether `kernel`, next in the document, is shown: not after a cut, nor, once the
+    /// budget is spent, when it holds an op.
+    fn shows_kernel(&self, kernel: &KernelItems) -> bool {
+        self.cut.get().is_none() && (self.left.get() > 0 || first_op(&kernel.body).is_none())
+    }
+
+    /// Takes the ops of `kernel` (its text at `at`) from the budget, given their number
+    /// and its op at the place of the budget left (the first beyond it, if the kernel has
+    /// that many): that op is the cut.
+    fn spend(&self, kernel: &'db KernelItems, at: At, ops: usize, beyond: Option<&'db OpItem>) {
+        let left = self.left.get();
+        match beyond {
+            Some(op) => {
+                self.left.set(0);
+                self.cut.set(Some(Cut {
+                    kernel,
+                    shown: left,
+                    op,
+                    at,
+                }));
+            }
+            None => self.left.set(left.saturating_sub(ops)),
+        }
+    }
+
+    /// Whether `item`, next in the kernel spent last, is shown: everything up to the cut.
+    fn shows(&self, item: &'db Item) -> bool {
+        let Some(cut) = self.cut.get() else {
+            return true;
+        };
+        if self.reached.get() {
+            return false;
+        }
+        let is_cut =
+            first_op(std::slice::from_ref(item)).is_some_and(|op| std::ptr::eq(op, cut.op));
+        self.reached.set(is_cut);
+        !is_cut
+    }
+}
+
+/// The first op of `items` (in a loop body included).
+fn first_op(items: &[Item]) -> Option<&OpItem> {
+    items.iter().find_map(|item| match item {
+        Item::Op(op) => Some(op),
+        Item::Loop(lp) => first_op(&lp.body),
+    })
+}
+
+/// Where a source text stands in its document: the text, and the line of the document
+/// where it starts (0-based).
+#[derive(Clone, Copy)]
+pub(crate) struct At {
+    file: SourceFile,
+    first_line: u32,
 }
 
 /// Writes a document's §8 JSON as [`bir_document`] serializes it (pretty, byte for byte),
@@ -110,13 +282,9 @@ pub(crate) struct BirWriter<'o> {
 
 impl<'o> BirWriter<'o> {
     /// Writes the document's head, up to its `functions`' `[`.
-    pub fn new(
-        db: &dyn Db,
-        doc: &Document,
-        out: &'o mut dyn std::io::Write,
-    ) -> std::io::Result<BirWriter<'o>> {
-        // The frame, from the document without its functions: `…"functions": [],…`.
-        let empty = serde_json::to_string_pretty(&bir_document_first(db, doc, 0))?;
+    pub fn new(out: &'o mut dyn std::io::Write) -> std::io::Result<BirWriter<'o>> {
+        // The frame, without functions: `…"functions": [],…`.
+        let empty = serde_json::to_string_pretty(&Frame([(); 0]))?;
         let hole = "\"functions\": [";
         let at = empty.find(hole).map_or(empty.len(), |i| i + hole.len());
         out.write_all(&empty.as_bytes()[..at])?;
@@ -131,7 +299,8 @@ impl<'o> BirWriter<'o> {
     /// `functions`: pretty JSON indented two levels (no JSON string holds a raw line break,
     /// so every `\n` written is the layout's).
     pub fn chunk(&mut self, db: &dyn Db, chunk: &Chunk) -> std::io::Result<()> {
-        for function in functions(db, chunk) {
+        let all = OpBudget::new(usize::MAX);
+        for function in functions(db, chunk, &all) {
             self.out
                 .write_all(if self.any { b",\n    " } else { b"\n    " })?;
             self.any = true;
@@ -173,28 +342,40 @@ impl std::io::Write for Indented<'_> {
     }
 }
 
-pub(crate) struct Function<'db> {
+/// A kernel's BIR function (SPEC §8), within a budget ([`OpBudget`]).
+pub(crate) struct Function<'a, 'db> {
     db: &'db dyn Db,
-    file: SourceFile,
-    /// The line of the document where `file` starts (0-based).
-    first_line: u32,
+    at: At,
     kernel: &'db KernelItems,
+    budget: &'a OpBudget<'db>,
 }
 
-impl Serialize for Function<'_> {
+impl Serialize for Function<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let (db, kernel) = (self.db, self.kernel);
+        // Each tensor's class is that of the whole kernel (a weight: some op's stationary),
+        // whatever the budget shows of its ops.
+        let left = self.budget.left.get();
+        let (mut ops, mut beyond) = (0, None);
         let mut weights: HashSet<&str> = HashSet::default();
         for_each_op(&kernel.body, &mut |op| {
             weights.extend(
-                lowering(db, self.file, op)
+                lowering(db, self.at.file, op)
                     .stationary
                     .iter()
                     .map(String::as_str),
             );
+            if ops == left {
+                beyond = Some(op);
+            }
+            ops += 1;
         });
-        let allocations: Vec<Json> = kernel
-            .allocations
+        self.budget.spend(kernel, self.at, ops, beyond);
+        let shown = match self.budget.cut.get() {
+            Some(cut) => cut.allocations(),
+            None => kernel.allocations.len(),
+        };
+        let allocations: Vec<Json> = kernel.allocations[..shown]
             .iter()
             .map(|a| match a {
                 Allocation::Tensor(t) => lower::allocation(t, weights.contains(t.name.as_str())),
@@ -202,11 +383,13 @@ impl Serialize for Function<'_> {
             })
             .collect();
         let entry = Block {
-            db,
-            file: self.file,
-            first_line: self.first_line,
+            instructions: Instructions {
+                db,
+                at: self.at,
+                items: &kernel.body,
+                budget: self.budget,
+            },
             name: "entry".to_string(),
-            items: &kernel.body,
         };
         let mut map = s.serialize_map(Some(4))?;
         map.serialize_entry("name", &kernel.name)?;
@@ -218,44 +401,38 @@ impl Serialize for Function<'_> {
 }
 
 /// A block: `{"name", "instructions"}`.
-struct Block<'db> {
-    db: &'db dyn Db,
-    file: SourceFile,
-    first_line: u32,
+struct Block<'a, 'db> {
     name: String,
-    items: &'db [Item],
+    instructions: Instructions<'a, 'db>,
 }
 
-impl Serialize for Block<'_> {
+impl Serialize for Block<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(2))?;
         map.serialize_entry("name", &self.name)?;
-        map.serialize_entry(
-            "instructions",
-            &Instructions {
-                db: self.db,
-                file: self.file,
-                first_line: self.first_line,
-                items: self.items,
-            },
-        )?;
+        map.serialize_entry("instructions", &self.instructions)?;
         map.end()
     }
 }
 
-/// The instructions of a block: each op's lowering with its position, loops nested.
-struct Instructions<'db> {
+/// The instructions of a block: each op's lowering with its position, loops nested, while
+/// the budget lasts.
+struct Instructions<'a, 'db> {
     db: &'db dyn Db,
-    file: SourceFile,
-    first_line: u32,
+    at: At,
     items: &'db [Item],
+    budget: &'a OpBudget<'db>,
 }
 
-impl Serialize for Instructions<'_> {
+impl Serialize for Instructions<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (db, file, first_line) = (self.db, self.file, self.first_line);
+        let (db, at) = (self.db, self.at);
+        let (file, first_line) = (at.file, at.first_line);
         let mut seq = s.serialize_seq(None)?;
         for item in self.items {
+            if !self.budget.shows(item) {
+                break;
+            }
             match item {
                 Item::Op(op) => {
                     let lowered = lowering(db, file, op);
@@ -270,11 +447,11 @@ impl Serialize for Instructions<'_> {
                 Item::Loop(lp) => {
                     let (lb, ub, stride) = lp.var.bounds.unwrap_or((0, 0, 1));
                     let body = Block {
-                        db,
-                        file,
-                        first_line,
                         name: format!("{}-body", lp.bir_name),
-                        items: &lp.body,
+                        instructions: Instructions {
+                            items: &lp.body,
+                            ..*self
+                        },
                     };
                     seq.serialize_element(&Loop {
                         name: &lp.bir_name,
@@ -288,14 +465,15 @@ impl Serialize for Instructions<'_> {
     }
 }
 
-/// A loop instruction: `{"opcode": "Loop", "name", "LoopAxis", "blocks": [body]}`.
-struct Loop<'db> {
+/// A loop instruction: `{"opcode": "Loop", "name", "LoopAxis", "blocks": [body]}` (its
+/// body cut where the budget ends).
+struct Loop<'a, 'db> {
     name: &'db str,
     axis: Json,
-    body: Block<'db>,
+    body: Block<'a, 'db>,
 }
 
-impl Serialize for Loop<'_> {
+impl Serialize for Loop<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(4))?;
         map.serialize_entry("opcode", "Loop")?;
@@ -316,16 +494,25 @@ fn op_stamp<'a>(
     op: &OpItem,
     errors: &'a [&'a str],
 ) -> lower::Stamp<'a> {
-    let LineCol { line, column } = line_col(
-        line_index(db, file),
-        file.text(db),
-        op.syntax.class.range.start(),
-    );
+    let LineCol { line, column } = op_line_col(db, At { file, first_line }, op);
     lower::Stamp {
         op_id: op.op_id,
-        line: line + first_line,
+        line,
         column,
         errors,
+    }
+}
+
+/// The 1-based line (of the document) and column of `op`'s class name.
+fn op_line_col(db: &dyn Db, at: At, op: &OpItem) -> LineCol {
+    let LineCol { line, column } = line_col(
+        line_index(db, at.file),
+        at.file.text(db),
+        op.syntax.class.range.start(),
+    );
+    LineCol {
+        line: line + at.first_line,
+        column,
     }
 }
 

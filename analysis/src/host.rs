@@ -161,7 +161,7 @@ impl AnalysisHost {
     /// Errors: those of `out`.
     pub fn write_bir(&mut self, file: FileId, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let doc = Arc::clone(&self.documents[file.0 as usize]);
-        let mut bir = crate::bir::BirWriter::new(&self.db, &doc, out)?;
+        let mut bir = crate::bir::BirWriter::new(out)?;
         let mut written = Ok(());
         self.in_batches(
             &doc.chunks,

@@ -60,6 +60,10 @@ pub struct OpItem {
     /// The op id: the written `#N`, else the 1-based ordinal in the kernel (SPEC §3). Not
     /// in `resolved`, so that inserting an op re-lowers no op below it.
     pub op_id: u32,
+    /// How many of its kernel's allocations are declared before it: the first ones of
+    /// [`KernelItems::allocations`], all that the kernel's text up to the op allocates (a
+    /// page of the kernel's BIR cut at the op shows those: `bir::OpBudget`).
+    pub allocations: u32,
     /// The syntax node: anchors map to ranges through it.
     pub syntax: Arc<ast::Op>,
     /// The var ranges of the enclosing loops, outermost first (for `Anchor::Loop`).
@@ -551,6 +555,7 @@ impl KernelResolver<'_> {
             }),
             index,
             op_id,
+            allocations: u32::try_from(self.allocations.len()).unwrap_or(u32::MAX),
             syntax: op.clone(),
             loop_ranges: self.loop_ranges.clone(),
         }
