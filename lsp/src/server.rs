@@ -172,18 +172,18 @@ impl LanguageServer for Backend {
         let runtime = tokio::runtime::Handle::current();
         let publisher = Mutex::new(publisher);
         let owner = spawn_owner(encoding, config, move |changed: Changed| {
-            if !push {
-                return;
-            }
-            let Ok(publisher) = publisher.lock().map(|p| p.clone()) else {
-                return;
-            };
             let Changed {
                 uri,
                 version,
                 snapshot,
                 generation,
+                report,
             } = changed;
+            let publisher = publisher.lock().map(|p| p.clone());
+            let (true, Ok(publisher)) = (push, publisher) else {
+                report.settle();
+                return;
+            };
             let Some(snapshot) = snapshot else {
                 let _ = publisher.send((uri, None, generation, Vec::new()));
                 return;
@@ -198,13 +198,16 @@ impl LanguageServer for Backend {
                     Ok(Ok(diagnostics)) => {
                         let _ = publisher.send((uri, version, generation, diagnostics));
                     }
-                    // Cancelled by an edit (its own report follows), or an invalid request.
+                    // Cancelled by a write: the owner reports the document again (unsettled).
+                    Ok(Err(e)) if e.code == content_modified().code => return,
+                    // An invalid request.
                     Ok(Err(_)) => {}
                     Err(payload) => eprintln!(
                         "pir lsp: diagnostics panicked: {}",
                         panic_message(payload.as_ref())
                     ),
                 }
+                report.settle();
                 drop(snapshot);
             });
         });
