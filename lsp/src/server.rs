@@ -21,7 +21,7 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 use crate::convert::Encoding;
 use crate::handlers::{self, ShowBirParams};
 use crate::state::{Changed, Config, Msg, Snapshot, spawn_owner};
-use crate::transport;
+use crate::transport::{self, STASHED_OPEN, Stash, StashedOpen};
 
 /// The server's state shared by the framework's handler tasks.
 pub struct Backend {
@@ -31,6 +31,8 @@ pub struct Backend {
     /// The workspace folders (or root) of `initialize`, as paths: where workspace symbols
     /// look for `*.pir` files that are not open.
     roots: OnceLock<Arc<Vec<std::path::PathBuf>>>,
+    /// The big `didOpen`s the transport kept out of the framework.
+    stash: Stash,
 }
 
 /// The LSP error for a request made stale by an edit.
@@ -110,6 +112,17 @@ impl Backend {
     async fn show_bir(&self, params: ShowBirParams) -> Result<serde_json::Value> {
         self.run("pir/showBir", move |s| handlers::show_bir(s, params))
             .await
+    }
+
+    /// [`STASHED_OPEN`]: a big `didOpen`, whose parameters the transport kept aside.
+    async fn did_open_stashed(&self, params: StashedOpen) {
+        match self.stash.take(params.id) {
+            Some(open) => self.did_open(open).await,
+            None => eprintln!(
+                "pir lsp: {STASHED_OPEN} {} names no didOpen kept aside",
+                params.id
+            ),
+        }
     }
 
     /// `pir/debugPanic` (registered only with `PIR_LSP_DEBUG=1`): panics inside a request,
@@ -490,14 +503,17 @@ pub fn run() -> i32 {
     };
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = shutdown.clone();
+    let stash = stdio.stash.clone();
     runtime.block_on(async move {
         let mut builder = LspService::build(move |client| Backend {
             client,
             owner: OnceLock::new(),
             shutdown: flag,
             roots: OnceLock::new(),
+            stash,
         })
-        .custom_method("pir/showBir", Backend::show_bir);
+        .custom_method("pir/showBir", Backend::show_bir)
+        .custom_method(STASHED_OPEN, Backend::did_open_stashed);
         if std::env::var_os("PIR_LSP_DEBUG").is_some_and(|v| v == "1") {
             builder = builder.custom_method("pir/debugPanic", Backend::debug_panic);
         }
