@@ -8,12 +8,16 @@
 //! analysis knows is kernel-local but for kernel names (P201) and the cap on syntax errors,
 //! which [`Document::diagnostics`] applies across chunks. An edit re-cuts only the chunks
 //! it touches ([`Document::edit`]): nothing on the keystroke path reads the other chunks'
-//! text, and their queries stay memoized (their inputs are not set).
+//! text, and their queries stay memoized (their inputs are not set). Gathering the
+//! document's diagnostics reads the other chunks' memos only when they have something to
+//! report: it passes over the rest by a small digest kept beside each chunk ([`Digest`]).
 //!
 //! Offsets are UTF-8 bytes; "lines" here are the language's (SPEC §1: a `\n` ends a line).
 //! A chunk starts at a line start, so a chunk's lines are the document's, shifted.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::{FxBuildHasher, FxHashMap as HashMap, FxHashSet as HashSet};
+use std::hash::BuildHasher;
+use std::sync::{Arc, OnceLock};
 
 use lower::diag::Code;
 use salsa::{Durability, Setter};
@@ -49,12 +53,68 @@ impl Chunk {
     }
 }
 
+/// What [`Document::diagnostics`] must know of a chunk to pass over it: whether it has
+/// anything to report, and its kernel names (hashed, for P201 across chunks).
+///
+/// Kept in the document, beside its chunk, and not only in the database: a keystroke's
+/// diagnostics then read one small array for the chunks it did not touch, instead of two
+/// memos per chunk scattered over the heap. Those reads cost little in a loop of
+/// keystrokes but one or more cache misses each after the editor has been idle, which at
+/// 100,000 ops (about 400 chunks) was a third of a keystroke through the server.
+/// A chunk's digest stays valid while its inputs and the settings do (everything a chunk
+/// reports is a function of them, see the module's invariant): [`Document::replace_chunks`]
+/// gives every chunk whose input it sets a new, empty one, and so does
+/// [`Document::forget_digests`] to every chunk when the settings change.
+#[derive(Clone, Debug)]
+struct Digest {
+    /// The chunk has diagnostics, or syntax errors past the parser's cap.
+    reports: bool,
+    /// The hashes of its kernel names ([`Summary::kernels`]), in order.
+    kernels: KernelHashes,
+}
+
+/// The hashes of a chunk's kernel names: most chunks hold one kernel, stored inline.
+#[derive(Clone, Debug)]
+enum KernelHashes {
+    One(u64),
+    Other(Arc<[u64]>),
+}
+
+impl KernelHashes {
+    fn as_slice(&self) -> &[u64] {
+        match self {
+            KernelHashes::One(hash) => std::slice::from_ref(hash),
+            KernelHashes::Other(hashes) => hashes,
+        }
+    }
+}
+
+impl Digest {
+    /// The digest of `source`, from its memoized diagnostics and [`Summary`].
+    fn of(db: &dyn Db, source: SourceFile) -> Digest {
+        let summary = summary(db, source);
+        let reports = summary.left_out > 0 || !crate::check::diagnostics(db, source).is_empty();
+        let hashes: Vec<u64> = summary
+            .kernels
+            .iter()
+            .map(|(name, _)| FxBuildHasher.hash_one(name.as_str()))
+            .collect();
+        let kernels = match hashes[..] {
+            [hash] => KernelHashes::One(hash),
+            _ => KernelHashes::Other(hashes.into()),
+        };
+        Digest { reports, kernels }
+    }
+}
+
 /// A document: its chunks in order, covering the text without gaps (at least one chunk,
 /// empty for an empty text).
 #[derive(Clone, Debug)]
 pub(crate) struct Document {
     /// The chunks in order.
     pub chunks: Vec<Chunk>,
+    /// Each chunk's [`Digest`], at the chunk's index; empty until a gathering computes it.
+    digests: Vec<OnceLock<Digest>>,
     /// Whether its chunks were ever analysed together (see [`crate::AnalysisHost::warm`]);
     /// a new text ([`Document::set_text`]) is cold again.
     warmed: bool,
@@ -110,6 +170,7 @@ impl Document {
     pub fn with_target(db: &RootDatabase, text: &str, target: usize) -> Document {
         let mut doc = Document {
             chunks: Vec::new(),
+            digests: Vec::new(),
             warmed: false,
             target,
         };
@@ -124,6 +185,7 @@ impl Document {
                 first_line: 0,
                 newlines: newlines(piece),
             });
+            doc.digests.push(OnceLock::new());
         }
         doc.renumber(0);
         doc
@@ -143,6 +205,7 @@ impl Document {
                 first_line: 0,
                 newlines: newlines(text),
             }],
+            digests: vec![OnceLock::new()],
         }
     }
 
@@ -341,9 +404,12 @@ impl Document {
                     .set_look_ahead(db)
                     .with_durability(Durability::LOW)
                     .to(line);
+                self.digests[old.start - 1] = OnceLock::new();
             }
         }
         let start = old.start;
+        let fresh = std::iter::repeat_with(OnceLock::new).take(new.len());
+        self.digests.splice(old.clone(), fresh);
         self.chunks.splice(old, new);
         if self.chunks.is_empty() {
             self.chunks.push(Chunk {
@@ -353,8 +419,15 @@ impl Document {
                 first_line: 0,
                 newlines: 0,
             });
+            self.digests.push(OnceLock::new());
         }
         self.renumber(start);
+    }
+
+    /// Empties every chunk's [`Digest`] (the settings changed: what any chunk reports may
+    /// have).
+    pub fn forget_digests(&mut self) {
+        self.digests.fill_with(OnceLock::new);
     }
 
     /// Whether its chunks were never analysed together since its text was set (see
@@ -382,16 +455,41 @@ impl Document {
     /// chunk's (memoized per chunk), shifted, plus P201 on a kernel named as one in an
     /// earlier chunk, with at most [`syntax::MAX_ERRORS`] syntax errors in all (then one
     /// P100 saying how many more there were).
+    ///
+    /// The chunks are passed over by their [`Digest`]s: only those with something to
+    /// report are read from the database, and kernel names only when two chunks' hashes
+    /// meet (a name defined twice, or a collision).
     pub fn diagnostics(&self, db: &dyn Db) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let mut syntax_errors = 0;
         let mut left_out: Option<(TextRange, usize)> = None;
-        let mut kernels: HashMap<&str, TextRange> = HashMap::default();
         // Lone carriage returns: one P103 for the document, at the first, counting all
         // (each chunk's parse reports its own, as if it were a file): where it is in
-        // `out` (`None`: left out by a cap) and the count so far.
+        // `out` (`None`: left out by a cap) and the count so far. A chunk with some
+        // reports them, so its digest has it read.
         let mut lone: Option<(Option<usize>, usize)> = None;
-        for chunk in &self.chunks {
+        let mut hashes: HashSet<u64> =
+            HashSet::with_capacity_and_hasher(self.chunks.len(), FxBuildHasher);
+        let mut names_meet = false;
+        for (chunk, digest) in self.chunks.iter().zip(&self.digests) {
+            let computed;
+            let digest = match digest.get() {
+                Some(digest) => digest,
+                // Computed on a snapshot, and kept without waiting: two snapshots may both
+                // compute it (the same value, memoized), and a computation cancelled by an
+                // edit leaves it empty.
+                None => {
+                    computed = Digest::of(db, chunk.source);
+                    let _ = digest.set(computed.clone());
+                    &computed
+                }
+            };
+            for &hash in digest.kernels.as_slice() {
+                names_meet |= !hashes.insert(hash);
+            }
+            if !digest.reports {
+                continue;
+            }
             let source = chunk.source;
             let summary = summary(db, source);
             let crs = lone_carriage_returns(db, source);
@@ -432,8 +530,30 @@ impl Document {
             if let (Some((_, count)), None) = (crs, &lone) {
                 lone = Some((None, count));
             }
-            // Kernel names across chunks (within a chunk, resolution reports them).
-            for (name, range) in &summary.kernels {
+        }
+        if let Some((Some(i), total)) = lone {
+            out[i].message = syntax::lone_carriage_return_error(out[i].range, total).message;
+        }
+        if names_meet {
+            self.kernels_defined_twice(db, &mut out);
+        }
+        if let Some((at, n)) = left_out {
+            let e = syntax::too_many_errors(at, n);
+            out.push(Diagnostic::new(Code::P100, e.range, e.message));
+        }
+        out.sort_by(|a, b| {
+            (a.range.start(), a.range.end(), a.code).cmp(&(b.range.start(), b.range.end(), b.code))
+        });
+        out.dedup();
+        out
+    }
+
+    /// P201 on each kernel named as one in an earlier chunk (within a chunk, resolution
+    /// reports them).
+    fn kernels_defined_twice(&self, db: &dyn Db, out: &mut Vec<Diagnostic>) {
+        let mut kernels: HashMap<&str, TextRange> = HashMap::default();
+        for chunk in &self.chunks {
+            for (name, range) in &summary(db, chunk.source).kernels {
                 let range = *range + chunk.start;
                 match kernels.get(name.as_str()) {
                     Some(&first) => out.push(
@@ -450,18 +570,6 @@ impl Document {
                 }
             }
         }
-        if let Some((Some(i), total)) = lone {
-            out[i].message = syntax::lone_carriage_return_error(out[i].range, total).message;
-        }
-        if let Some((at, n)) = left_out {
-            let e = syntax::too_many_errors(at, n);
-            out.push(Diagnostic::new(Code::P100, e.range, e.message));
-        }
-        out.sort_by(|a, b| {
-            (a.range.start(), a.range.end(), a.code).cmp(&(b.range.start(), b.range.end(), b.code))
-        });
-        out.dedup();
-        out
     }
 }
 

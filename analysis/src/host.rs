@@ -91,6 +91,10 @@ impl AnalysisHost {
                 .set_tkg_seqlen_threshold(&mut self.db)
                 .with_durability(salsa::Durability::HIGH)
                 .to(threshold);
+            // What each chunk reports may have changed with it.
+            for doc in &mut self.documents {
+                Arc::make_mut(doc).forget_digests();
+            }
         }
     }
 

@@ -186,6 +186,57 @@ fn an_edit_of_a_kernel_line_is_seen_by_the_chunk_before() {
     assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
 }
 
+/// Replaces `len` bytes at `at` of `file` (whose text is `text`) with `insert`; returns
+/// the codes and ranges of its diagnostics, after checking them against a fresh analysis.
+fn edit_and_report(
+    host: &mut AnalysisHost,
+    file: FileId,
+    text: &mut String,
+    (at, len): (usize, usize),
+    insert: &str,
+) -> Vec<String> {
+    text.replace_range(at..at + len, insert);
+    let range = TextRange::at(TextSize::from(at as u32), TextSize::from(len as u32));
+    host.edit_file(file, range, insert);
+    let mut fresh = self::host(usize::MAX);
+    let fresh_file = fresh.add_file(text);
+    let diagnostics = host.snapshot().diagnostics(file).unwrap();
+    assert_eq!(
+        diagnostics,
+        fresh.snapshot().diagnostics(fresh_file).unwrap()
+    );
+    diagnostics
+        .iter()
+        .map(|d| format!("{} {:?}", d.code.as_str(), d.range))
+        .collect()
+}
+
+/// Typing in one chunk changes what the document reports across chunks: a kernel renamed
+/// to the name of a kernel in another chunk is P201 (pointing at the first), named back it
+/// is not, and a chunk left clean by an edit is clean again (the gathering keeps what it
+/// knows of the chunks not edited, and forgets it for the chunks an edit sets).
+#[test]
+fn edits_change_what_chunks_report_to_the_document() {
+    let mut text = "kernel @a() {\n  NoOp {}\n}\n\
+                    kernel @b() {\n  NoOp {}\n}\n\
+                    kernel @c() {\n  NoOp {}\n}\n"
+        .to_string();
+    let mut host = host(1);
+    let file = host.add_file(&text);
+    host.warm(file);
+    assert!(host.snapshot().diagnostics(file).unwrap().is_empty());
+    let c = text.find("@c").unwrap() + 1;
+    let report = edit_and_report(&mut host, file, &mut text, (c, 1), "a");
+    assert_eq!(report, ["P201 59..61"]);
+    let report = edit_and_report(&mut host, file, &mut text, (c, 1), "c");
+    assert_eq!(report, Vec::<String>::new());
+    let b_body = text.find("  NoOp {}\n}\nkernel @c").unwrap();
+    let report = edit_and_report(&mut host, file, &mut text, (b_body, 6), "  Nop");
+    assert_eq!(report, ["P202 42..45"]);
+    let report = edit_and_report(&mut host, file, &mut text, (b_body, 5), "  NoOp");
+    assert_eq!(report, Vec::<String>::new());
+}
+
 /// The first line where `a` and `b` differ, with both versions.
 fn first_difference(a: &str, b: &str) -> String {
     let (mut la, mut lb) = (a.lines(), b.lines());

@@ -21,7 +21,7 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 use crate::convert::Encoding;
 use crate::handlers::{self, ShowBirParams};
 use crate::state::{Changed, Config, Msg, Snapshot, spawn_owner};
-use crate::transport;
+use crate::transport::{self, STASHED_OPEN, Stash, StashedOpen};
 
 /// The server's state shared by the framework's handler tasks.
 pub struct Backend {
@@ -31,6 +31,8 @@ pub struct Backend {
     /// The workspace folders (or root) of `initialize`, as paths: where workspace symbols
     /// look for `*.pir` files that are not open.
     roots: OnceLock<Arc<Vec<std::path::PathBuf>>>,
+    /// The big `didOpen`s the transport kept out of the framework.
+    stash: Stash,
 }
 
 /// The LSP error for a request made stale by an edit.
@@ -112,6 +114,17 @@ impl Backend {
             .await
     }
 
+    /// [`STASHED_OPEN`]: a big `didOpen`, whose parameters the transport kept aside.
+    async fn did_open_stashed(&self, params: StashedOpen) {
+        match self.stash.take(params.id) {
+            Some(open) => self.did_open(open).await,
+            None => eprintln!(
+                "pir lsp: {STASHED_OPEN} {} names no didOpen kept aside",
+                params.id
+            ),
+        }
+    }
+
     /// `pir/debugPanic` (registered only with `PIR_LSP_DEBUG=1`): panics inside a request,
     /// to test that the server survives it.
     async fn debug_panic(&self, _params: serde_json::Value) -> Result<serde_json::Value> {
@@ -179,18 +192,18 @@ impl LanguageServer for Backend {
         let runtime = tokio::runtime::Handle::current();
         let publisher = Mutex::new(publisher);
         let owner = spawn_owner(encoding, config, move |changed: Changed| {
-            if !push {
-                return;
-            }
-            let Ok(publisher) = publisher.lock().map(|p| p.clone()) else {
-                return;
-            };
             let Changed {
                 uri,
                 version,
                 snapshot,
                 generation,
+                report,
             } = changed;
+            let publisher = publisher.lock().map(|p| p.clone());
+            let (true, Ok(publisher)) = (push, publisher) else {
+                report.settle();
+                return;
+            };
             let Some(snapshot) = snapshot else {
                 let _ = publisher.send((uri, None, generation, Vec::new()));
                 return;
@@ -205,13 +218,16 @@ impl LanguageServer for Backend {
                     Ok(Ok(diagnostics)) => {
                         let _ = publisher.send((uri, version, generation, diagnostics));
                     }
-                    // Cancelled by an edit (its own report follows), or an invalid request.
+                    // Cancelled by a write: the owner reports the document again (unsettled).
+                    Ok(Err(e)) if e.code == content_modified().code => return,
+                    // An invalid request.
                     Ok(Err(_)) => {}
                     Err(payload) => eprintln!(
                         "pir lsp: diagnostics panicked: {}",
                         panic_message(payload.as_ref())
                     ),
                 }
+                report.settle();
                 drop(snapshot);
             });
         });
@@ -494,14 +510,17 @@ pub fn run() -> i32 {
     };
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = shutdown.clone();
+    let stash = stdio.stash.clone();
     runtime.block_on(async move {
         let mut builder = LspService::build(move |client| Backend {
             client,
             owner: OnceLock::new(),
             shutdown: flag,
             roots: OnceLock::new(),
+            stash,
         })
-        .custom_method("pir/showBir", Backend::show_bir);
+        .custom_method("pir/showBir", Backend::show_bir)
+        .custom_method(STASHED_OPEN, Backend::did_open_stashed);
         if std::env::var_os("PIR_LSP_DEBUG").is_some_and(|v| v == "1") {
             builder = builder.custom_method("pir/debugPanic", Backend::debug_panic);
         }

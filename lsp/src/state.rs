@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 
 use analysis::{Analysis, AnalysisHost, FileId, TextRange};
@@ -191,6 +192,30 @@ pub struct Changed {
     pub snapshot: Option<Snapshot>,
     /// Monotonic per document.
     pub generation: u64,
+    /// To settle once the diagnostics are published (or cannot be computed).
+    pub report: Report,
+}
+
+/// A report of a document's diagnostics in flight, settled by whoever computes them. Any
+/// write to the database cancels every snapshot, so a report can be cancelled by an edit
+/// of another document, or by opening one, which report only themselves: after each write,
+/// the owner reports again every document whose last report is not settled (`Changed`
+/// says which is fresh), so that no open document is left without its diagnostics.
+#[derive(Clone, Debug, Default)]
+pub struct Report(Arc<AtomicBool>);
+
+impl Report {
+    /// The diagnostics are published, or cannot be computed (a panic): no need to compute
+    /// them again. A report whose computation was cancelled is left unsettled. Call it
+    /// while the snapshot is alive: a write waits for the snapshot to be dropped, and then
+    /// sees the report settled.
+    pub fn settle(&self) {
+        self.0.store(true, Ordering::Release);
+    }
+
+    fn is_settled(&self) -> bool {
+        self.0.load(Ordering::Acquire)
+    }
 }
 
 /// Starts the owner thread; returns the channel to it.
@@ -208,6 +233,8 @@ pub fn spawn_owner(
                 documents: HashMap::new(),
                 docs: Arc::new(HashMap::new()),
                 generations: HashMap::new(),
+                reports: HashMap::new(),
+                wrote: false,
                 dirty: Vec::new(),
                 closed: Vec::new(),
                 encoding,
@@ -258,6 +285,11 @@ struct Owner {
     documents: HashMap<Uri, Document>,
     docs: Arc<HashMap<Uri, Doc>>,
     generations: HashMap<Uri, u64>,
+    /// The last report of each open document.
+    reports: HashMap<Uri, Report>,
+    /// Whether the database was written since the last [`Owner::flush`] (which cancelled
+    /// the snapshots of the reports in flight).
+    wrote: bool,
     /// Documents opened or changed since their changes were last written to the database.
     dirty: Vec<Uri>,
     /// The database files of closed documents, emptied, for the next documents opened (so
@@ -363,8 +395,10 @@ impl Owner {
                 if let Some(doc) = &removed {
                     // Its text and trees are let go of; the file serves the next open.
                     self.host.set_file_text(doc.file, "");
+                    self.wrote = true;
                     self.closed.push(doc.file);
                 }
+                self.reports.remove(&key);
                 let uri = removed.map_or(uri, |doc| doc.uri);
                 let generation = self.next_generation(&key);
                 on_change(Changed {
@@ -372,6 +406,7 @@ impl Owner {
                     version: None,
                     snapshot: None,
                     generation,
+                    report: Report::default(),
                 });
             }
             Msg::Snapshot(reply) => {
@@ -393,8 +428,10 @@ impl Owner {
 
     /// Writes the recorded changes to the database, in order (a byte-range edit each, the
     /// whole text only for a change without a range), gives the snapshot's document the
-    /// rope of that text, and reports each document for diagnostics.
+    /// rope of that text, and reports each document for diagnostics once all are written:
+    /// the documents changed, and those whose last report a write cancelled ([`Report`]).
     fn flush(&mut self, on_change: &impl Fn(Changed)) {
+        let mut flushed = Vec::new();
         for key in std::mem::take(&mut self.dirty) {
             let (Some(document), Some(doc)) = (
                 self.documents.get_mut(&key),
@@ -402,6 +439,7 @@ impl Owner {
             ) else {
                 continue;
             };
+            self.wrote = true;
             for edit in document.edits.drain(..) {
                 match edit {
                     Edit::Full(text) => self.host.set_file_text(doc.file, &text),
@@ -416,6 +454,18 @@ impl Owner {
             // diagnostics re-analyse its chunk alone).
             let file = doc.file;
             self.host.warm(file);
+            flushed.push(key);
+        }
+        if std::mem::take(&mut self.wrote) {
+            let cancelled = self
+                .reports
+                .iter()
+                .filter(|(key, report)| !report.is_settled() && !flushed.contains(key))
+                .map(|(key, _)| key.clone())
+                .collect::<Vec<_>>();
+            flushed.extend(cancelled);
+        }
+        for key in flushed {
             self.changed(key, on_change);
         }
     }
@@ -425,11 +475,14 @@ impl Owner {
         let Some(doc) = self.docs.get(&key) else {
             return;
         };
+        let report = Report::default();
+        self.reports.insert(key, report.clone());
         on_change(Changed {
             uri: doc.uri.clone(),
             version: Some(doc.version),
             snapshot: Some(self.snapshot()),
             generation,
+            report,
         });
     }
 }

@@ -25,6 +25,10 @@
 //! - The **writer thread** is the only one writing to stdout: whole frames (the framework's,
 //!   cut out of its output stream by [`FrameSink`], and the reader's error responses), each
 //!   flushed, so frames never interleave.
+//! - A big `didOpen` (from [`STASH_FROM`] bytes) is not forwarded: the reader thread reads
+//!   its parameters into the [`Stash`] and forwards a small [`STASHED_OPEN`] notification
+//!   naming them, which the server answers as that `didOpen` (the framework reads every
+//!   message whole into one buffer that grows to the largest and never shrinks).
 //! - The end of stdin ends the reader thread, which closes [`FrameSource`], so `serve`
 //!   returns; after `exit` the framework returns by itself. [`Transport::finish`] then waits
 //!   (bounded) until every queued frame is written.
@@ -33,18 +37,21 @@
 //! bounded channels carry the data, so a client that does not read slows the server down
 //! instead of growing its memory.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::future::Future;
 use std::io::{self, BufRead, Read, Write};
 use std::pin::Pin;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc::error::SendError;
 use tokio::sync::mpsc::{self, OwnedPermit, Receiver, Sender};
 use tower_lsp_server::jsonrpc::{ErrorCode, Request, Response};
+use tower_lsp_server::ls_types::DidOpenTextDocumentParams;
 
 /// The largest body accepted; a larger `Content-Length` is rejected without reading the body.
 pub(crate) const MAX_CONTENT_LENGTH: u64 = 256 << 20;
@@ -55,6 +62,86 @@ const MAX_LINE: usize = 8 << 10;
 
 /// What the reader looks for to resynchronize after garbage (compared case-insensitively).
 const CONTENT_LENGTH: &[u8] = b"content-length";
+
+/// The size (bytes of the message) from which a `didOpen` goes to the [`Stash`] instead of
+/// through the framework. `tower-lsp-server` reads each message whole into one buffer that
+/// grows to hold the largest one and never shrinks: a 20 MB file opened once kept 20 MB
+/// resident (of a 32 MiB buffer) for the rest of the session.
+pub(crate) const STASH_FROM: usize = 1 << 20;
+
+/// The notification forwarded in place of a stashed `didOpen` ([`StashedOpen`] its params).
+pub(crate) const STASHED_OPEN: &str = "pir/didOpenStashed";
+
+/// The parameters of big `didOpen`s, numbered in arrival order, on their way from the
+/// reader thread to the server's [`STASHED_OPEN`] handler (see [`STASH_FROM`]).
+#[derive(Clone, Default)]
+pub(crate) struct Stash {
+    kept: Arc<Mutex<Kept>>,
+}
+
+/// What a [`Stash`] holds.
+#[derive(Default)]
+struct Kept {
+    /// The number of the next `didOpen` kept (never reused).
+    next: u64,
+    opens: BTreeMap<u64, DidOpenTextDocumentParams>,
+}
+
+impl Stash {
+    /// Keeps `params`; returns the number that takes them.
+    fn put(&self, params: DidOpenTextDocumentParams) -> u64 {
+        let Ok(mut kept) = self.kept.lock() else {
+            return u64::MAX;
+        };
+        let id = kept.next;
+        kept.next += 1;
+        kept.opens.insert(id, params);
+        id
+    }
+
+    /// Takes the parameters kept as `id`, and lets go of any kept before them: the
+    /// notifications come in order, so theirs never reached the handler (the framework
+    /// drops notifications before `initialize`).
+    pub(crate) fn take(&self, id: u64) -> Option<DidOpenTextDocumentParams> {
+        let mut kept = self.kept.lock().ok()?;
+        kept.opens = kept.opens.split_off(&id);
+        kept.opens.remove(&id)
+    }
+}
+
+/// The params of [`STASHED_OPEN`]: the number of the stashed `didOpen`.
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct StashedOpen {
+    /// The number [`Stash::take`] takes.
+    pub id: u64,
+}
+
+/// The parameters of `body` if it is a `didOpen` notification of [`STASH_FROM`] bytes or
+/// more that the framework would accept as it is (anything else takes the usual way).
+fn big_open(body: &[u8]) -> Option<DidOpenTextDocumentParams> {
+    /// Whether a field is there, whatever its value (`null` too).
+    #[derive(Default)]
+    struct Present(bool);
+    impl<'de> Deserialize<'de> for Present {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Present, D::Error> {
+            serde::de::IgnoredAny::deserialize(d).map(|_| Present(true))
+        }
+    }
+    #[derive(Deserialize)]
+    struct Open {
+        jsonrpc: String,
+        method: String,
+        #[serde(default)]
+        id: Present,
+        params: DidOpenTextDocumentParams,
+    }
+    if body.len() < STASH_FROM {
+        return None;
+    }
+    let open: Open = serde_json::from_slice(body).ok()?;
+    (open.jsonrpc == "2.0" && open.method == "textDocument/didOpen" && !open.id.0)
+        .then_some(open.params)
+}
 
 /// Messages queued for the framework, and frames queued for stdout.
 const INPUT_QUEUE: usize = 16;
@@ -72,9 +159,11 @@ pub(crate) fn stdio() -> io::Result<(FrameSource, FrameSink, Transport)> {
         .name("pir-lsp-stdout".into())
         .spawn(move || write_frames(io::stdout(), frames))?;
     let errors = output.clone();
+    let stash = Stash::default();
+    let stashed = stash.clone();
     std::thread::Builder::new()
         .name("pir-lsp-stdin".into())
-        .spawn(move || read_frames(io::stdin().lock(), &input, &errors))?;
+        .spawn(move || read_frames(io::stdin().lock(), &input, &errors, &stashed))?;
     let source = FrameSource {
         messages,
         current: Vec::new(),
@@ -86,12 +175,14 @@ pub(crate) fn stdio() -> io::Result<(FrameSource, FrameSink, Transport)> {
         frames: VecDeque::new(),
         reserve: None,
     };
-    Ok((source, sink, Transport { output }))
+    Ok((source, sink, Transport { output, stash }))
 }
 
 /// The running transport (its threads end with the process).
 pub(crate) struct Transport {
     output: Sender<Out>,
+    /// Where the reader thread keeps big `didOpen`s.
+    pub stash: Stash,
 }
 
 impl Transport {
@@ -141,11 +232,31 @@ fn write_frames(mut stdout: impl Write, mut frames: Receiver<Out>) {
 }
 
 /// The reader thread: forwards well-formed messages to the framework and answers the rest.
-fn read_frames(stdin: impl BufRead, messages: &Sender<Vec<u8>>, output: &Sender<Out>) {
+fn read_frames(
+    stdin: impl BufRead,
+    messages: &Sender<Vec<u8>>,
+    output: &Sender<Out>,
+    stash: &Stash,
+) {
     let mut reader = FrameReader::new(stdin);
     loop {
         let checked = match reader.next() {
-            Ok(Some(Incoming::Body(body))) => check(body),
+            Ok(Some(Incoming::Body(body))) => match big_open(&body) {
+                Some(params) => {
+                    drop(body);
+                    let params = json!({"id": stash.put(params)});
+                    let notification = json!({
+                        "jsonrpc": "2.0",
+                        "method": STASHED_OPEN,
+                        "params": params,
+                    });
+                    Ok(Checked {
+                        message: notification.to_string().into_bytes(),
+                        warning: None,
+                    })
+                }
+                None => check(body),
+            },
             Ok(Some(Incoming::Garbage(reason))) => Err(Rejection::parse_error(reason)),
             Ok(None) => return,
             Err(e) => {
@@ -879,6 +990,47 @@ mod tests {
         let forwarded: Value =
             serde_json::from_slice(&shutdown.expect("accepted").message).expect("JSON");
         assert!(forwarded.get("params").is_none(), "{forwarded}");
+    }
+
+    /// A didOpen of `text`, with `extra` fields.
+    fn open(text: &str, extra: &str) -> Vec<u8> {
+        format!(
+            r#"{{"jsonrpc":"2.0",{extra}"method":"textDocument/didOpen","params":{{"textDocument":{{"uri":"file:///a.pir","languageId":"penguin-ir","version":1,"text":"{text}"}}}}}}"#
+        )
+        .into_bytes()
+    }
+
+    #[test]
+    fn only_big_did_opens_are_kept_aside() {
+        let big = "x".repeat(STASH_FROM);
+        let params = big_open(&open(&big, "")).expect("a big didOpen");
+        assert_eq!(params.text_document.text, big);
+        assert!(big_open(&open("x", "")).is_none());
+        // A request of that name, and a duplicate field, are the framework's to answer.
+        assert!(big_open(&open(&big, r#""id":1,"#)).is_none());
+        assert!(big_open(&open(&big, r#""id":null,"#)).is_none());
+        assert!(big_open(&open(&big, r#""jsonrpc":"2.0","#)).is_none());
+        let change = String::from_utf8(open(&big, "")).expect("UTF-8");
+        let change = change.replace("didOpen", "didChange");
+        assert!(big_open(change.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn a_stashed_open_is_taken_once_and_lets_go_of_those_before_it() {
+        let stash = Stash::default();
+        let params = |version| {
+            serde_json::from_value::<DidOpenTextDocumentParams>(json!({"textDocument":
+                {"uri": "file:///a.pir", "languageId": "", "version": version, "text": ""}}))
+            .expect("params")
+        };
+        let ids: Vec<u64> = (0..3).map(|v| stash.put(params(v))).collect();
+        assert_eq!(ids, [0, 1, 2]);
+        let taken = stash.take(1).expect("kept");
+        assert_eq!(taken.text_document.version, 1);
+        assert!(stash.take(1).is_none());
+        assert!(stash.take(0).is_none(), "let go of when 1 was taken");
+        assert_eq!(stash.take(2).expect("kept").text_document.version, 2);
+        assert_eq!(stash.put(params(3)), 3, "numbers are not reused");
     }
 
     #[test]

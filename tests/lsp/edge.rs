@@ -257,6 +257,57 @@ fn a_burst_of_edits_then_a_hover() {
     assert!(server.shutdown_and_exit().success());
 }
 
+/// `SMALL` after `lines` comment lines of 100 bytes each: a big document that is quick to
+/// analyse.
+fn behind_comments(lines: usize) -> String {
+    let comment = format!("// {}\n", "x".repeat(97));
+    format!("{}{SMALL}", comment.repeat(lines))
+}
+
+/// A `didOpen` of a megabyte or more goes to the document thread beside the framework (the
+/// transport keeps its text aside, so the framework's read buffer never grows to hold it):
+/// the document is analysed, edited and answered as any other, in order with the
+/// notifications around it, and opened again under the same URI and version it is its own
+/// text again.
+#[test]
+fn a_big_document_opens_as_a_small_one() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let big = behind_comments(12_000);
+    assert!(big.len() > 1 << 20);
+    let (a, b) = (
+        super::support::uri("big.pir"),
+        super::support::uri("small.pir"),
+    );
+    server.open(&a, &big);
+    server.open(&b, SMALL);
+    assert_eq!(server.diagnostics(&a, 1), Vec::<Value>::new());
+    assert_eq!(server.diagnostics(&b, 1), Vec::<Value>::new());
+    change(&mut server, &a, 2, misspelt(&big));
+    let diagnostics = server.diagnostics(&a, 2);
+    let dma = big.rfind("DmaCopyOp").expect("op");
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["range"]["start"],
+        json!(position_of(&big, dma, Encoding::Utf16))
+    );
+    let hover = hover_at(
+        &mut server,
+        &a,
+        &big,
+        big.find("DmaCopyOp").expect("op") + 2,
+    );
+    assert!(
+        hover["result"]["contents"]["value"]
+            .as_str()
+            .is_some_and(|h| h.contains("DmaCopyOp")),
+        "{hover}"
+    );
+    server.notify("textDocument/didClose", json!({"textDocument": {"uri": a}}));
+    server.open(&a, &big);
+    assert_eq!(server.diagnostics(&a, 1), Vec::<Value>::new());
+    assert!(server.shutdown_and_exit().success());
+}
+
 /// `textDocument/rangeFormatting` (what Neovim's `gq` asks for): only the lines of the
 /// range are formatted; with syntax errors nothing is.
 #[test]

@@ -203,6 +203,22 @@ fn documents_opened_after_a_close_answer_for_their_own_text() {
     assert!(server.shutdown_and_exit().success());
 }
 
+/// Documents opened together (as an editor restoring a session opens them) each get their
+/// diagnostics: the first one's, long to gather, are cancelled by the second one written to
+/// the database (any write cancels every snapshot), and the server computes them again.
+#[test]
+fn documents_opened_together_each_get_their_diagnostics() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let many = format!("kernel @a() {{\n{}}}\n", "  Nop {}\n".repeat(5000));
+    let (a, b) = (uri("many.pir"), uri("small.pir"));
+    server.open(&a, &many);
+    server.open(&b, SMALL);
+    assert_eq!(server.diagnostics(&b, 1), Vec::<Value>::new());
+    let diagnostics = server.diagnostics(&a, 1);
+    assert_eq!(diagnostics.len(), 5000, "an unknown op on each line");
+    assert!(server.shutdown_and_exit().success());
+}
+
 /// Non-ASCII comments before an edit: the edit lands where the client meant, in both
 /// encodings.
 fn edit_after_wide_text(encodings: &[&str]) {
