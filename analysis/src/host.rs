@@ -445,10 +445,25 @@ impl Analysis {
         })
     }
 
-    /// Document symbols (see [`ide::document_symbols`]).
+    /// Document symbols (see [`ide::document_symbols`]): the whole tree, or, for a document
+    /// of more than [`ide::MAX_DOCUMENT_SYMBOLS`] symbols, its kernels and their parameters.
     pub fn document_symbols(&self, file: FileId) -> Cancellable<Vec<ide::Symbol>> {
+        let doc = self.doc(file);
+        let count = self.with_db(|db| {
+            doc.chunks
+                .iter()
+                .flat_map(|chunk| ide::document_symbols(db, chunk.source))
+                .map(ide::Symbol::count)
+                .sum::<usize>()
+        })?;
+        let whole = count <= ide::MAX_DOCUMENT_SYMBOLS;
         self.across(file, None, |db, source, _| {
-            ide::document_symbols(db, source).clone()
+            let symbols = ide::document_symbols(db, source);
+            if whole {
+                symbols.clone()
+            } else {
+                symbols.iter().map(ide::Symbol::outline).collect()
+            }
         })
     }
 

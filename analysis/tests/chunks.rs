@@ -434,3 +434,34 @@ fn bir_written_in_batches_is_the_whole_documents() {
         .count();
     assert!(functions > 32, "{functions} functions");
 }
+
+/// The outline of a document of more than `MAX_DOCUMENT_SYMBOLS` symbols is its kernels
+/// and their parameters (each chunk's tree counted, then cut the same way however the
+/// document is cut).
+#[test]
+fn a_huge_documents_symbols_are_its_kernels() {
+    let kernel = |k: usize, ops: usize| {
+        format!(
+            "kernel @k{k}(%x: hbm f32[4]) {{\n  tensor %t : sbuf f32[128, 4]\n{}}}\n",
+            "  NoOp {}\n".repeat(ops)
+        )
+    };
+    // 10 kernels of 3 + ops symbols each: just within the budget, then just over it.
+    let within = (analysis::ide::MAX_DOCUMENT_SYMBOLS - 30) / 10;
+    for (ops, whole) in [(within, true), (within + 1, false)] {
+        let text: String = (0..10).map(|k| kernel(k, ops)).collect();
+        for target in [1, usize::MAX] {
+            let mut host = host(target);
+            let file = host.add_file(&text);
+            let symbols = host.snapshot().document_symbols(file).unwrap();
+            assert_eq!(symbols.len(), 10);
+            let count: usize = symbols.iter().map(analysis::ide::Symbol::count).sum();
+            if whole {
+                assert_eq!(count, analysis::ide::MAX_DOCUMENT_SYMBOLS);
+            } else {
+                // Each kernel and its parameter.
+                assert_eq!(count, 20, "ops {ops}, target {target}");
+            }
+        }
+    }
+}

@@ -80,6 +80,37 @@ pub fn document_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
         .collect()
 }
 
+/// The most symbols a document's outline lists in full (about a 10,000-op file). A bigger
+/// document lists its kernels and their parameters only: its whole tree (185,000 symbols
+/// and a 59 MB answer at 100,000 ops, several seconds and a gigabyte for the server to
+/// send) would serve no outline (decision, docs/decisions.md).
+pub const MAX_DOCUMENT_SYMBOLS: usize = 20_000;
+
+impl Symbol {
+    /// How many symbols this one is: itself and all it holds.
+    pub fn count(&self) -> usize {
+        1 + self.children.iter().map(Symbol::count).sum::<usize>()
+    }
+
+    /// This symbol with only its parameters below it (a kernel's entry in the outline of a
+    /// document over [`MAX_DOCUMENT_SYMBOLS`]).
+    pub fn outline(&self) -> Symbol {
+        Symbol {
+            name: self.name.clone(),
+            detail: self.detail.clone(),
+            kind: self.kind,
+            range: self.range,
+            selection_range: self.selection_range,
+            children: self
+                .children
+                .iter()
+                .filter(|c| c.kind == SymbolKind::Param)
+                .cloned()
+                .collect(),
+        }
+    }
+}
+
 fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32) -> Vec<Symbol> {
     let mut out = Vec::new();
     for stmt in stmts {
