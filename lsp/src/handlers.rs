@@ -437,6 +437,7 @@ pub fn workspace_symbols(
     snap: &Snapshot,
     params: lsp::WorkspaceSymbolParams,
     roots: &[std::path::PathBuf],
+    disk: &DiskSymbols,
 ) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
     let mut out = Vec::new();
     let mut docs: Vec<&Doc> = snap.docs.values().collect();
@@ -454,36 +455,91 @@ pub fn workspace_symbols(
             ));
         }
     }
-    // The files on disk that are not open, each in a database of its own (the server's
-    // database holds the open documents only).
-    for path in workspace_files(roots) {
-        let Some(uri) = Uri::from_file_path(&path) else {
+    // The files on disk that are not open, each read in a database of its own (the
+    // server's database holds the open documents only), once until it changes.
+    let query = params.query.to_lowercase();
+    let files = workspace_files(roots);
+    let mut cache = disk
+        .0
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let walked: std::collections::HashSet<&std::path::PathBuf> = files.iter().collect();
+    cache.retain(|path, _| walked.contains(path));
+    for path in &files {
+        let Some(uri) = Uri::from_file_path(path) else {
             continue;
         };
         if snap.docs.contains_key(&crate::state::document_key(&uri)) {
             continue;
         }
-        let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= MAX_WORKSPACE_FILE);
-        let Some(bytes) = small.then(|| std::fs::read(&path).ok()).flatten() else {
+        let Ok(meta) = std::fs::metadata(path) else {
             continue;
         };
-        let (text, _) = syntax::decode(&bytes);
-        let rope = Rope::from_str(&text);
-        let mut host = analysis::AnalysisHost::new();
-        let file = host.add_file(&text);
-        let symbols = cancellable(host.snapshot().workspace_symbols(&[file], &params.query))?;
-        for (_, s) in symbols {
-            let range = convert::range(&rope, s.selection_range, snap.encoding);
-            out.push(symbol_information(
+        let stamp = (meta.modified().ok(), meta.len());
+        let fresh = cache.get(path).is_some_and(|c| c.stamp == stamp);
+        if !fresh {
+            let symbols = if meta.len() <= MAX_WORKSPACE_FILE {
+                file_symbols(path, &uri, snap.encoding)?
+            } else {
+                Vec::new()
+            };
+            cache.insert(path.clone(), CachedFile { stamp, symbols });
+        }
+        if let Some(cached) = cache.get(path) {
+            out.extend(
+                cached
+                    .symbols
+                    .iter()
+                    .filter(|s| analysis::ide::matches_query(&s.name, &query))
+                    .cloned(),
+            );
+        }
+    }
+    Ok(Some(lsp::WorkspaceSymbolResponse::Flat(out)))
+}
+
+/// The workspace symbols of the `*.pir` files on disk that are not open, by path, each
+/// read once until its modification time or length changes (an editor asks as the user
+/// types a query: the files need not be read again for each letter).
+#[derive(Default)]
+pub struct DiskSymbols(std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, CachedFile>>);
+
+/// One file's workspace symbols (all of them: a query filters them) and what they were
+/// read from.
+struct CachedFile {
+    /// Its modification time and length when read.
+    stamp: (Option<std::time::SystemTime>, u64),
+    symbols: Vec<lsp::SymbolInformation>,
+}
+
+/// Every workspace symbol of the file at `path` (`uri`), read from disk; none when it
+/// cannot be read.
+fn file_symbols(
+    path: &std::path::Path,
+    uri: &Uri,
+    encoding: convert::Encoding,
+) -> Result<Vec<lsp::SymbolInformation>> {
+    let Ok(bytes) = std::fs::read(path) else {
+        return Ok(Vec::new());
+    };
+    let (text, _) = syntax::decode(&bytes);
+    let rope = Rope::from_str(&text);
+    let mut host = analysis::AnalysisHost::new();
+    let file = host.add_file(&text);
+    let symbols = cancellable(host.snapshot().workspace_symbols(&[file], ""))?;
+    Ok(symbols
+        .into_iter()
+        .map(|(_, s)| {
+            let range = convert::range(&rope, s.selection_range, encoding);
+            symbol_information(
                 s,
                 Location {
                     uri: uri.clone(),
                     range,
                 },
-            ));
-        }
-    }
-    Ok(Some(lsp::WorkspaceSymbolResponse::Flat(out)))
+            )
+        })
+        .collect())
 }
 
 /// `textDocument/completion`.

@@ -33,6 +33,8 @@ pub struct Backend {
     roots: OnceLock<Arc<Vec<std::path::PathBuf>>>,
     /// The big `didOpen`s the transport kept out of the framework.
     stash: Stash,
+    /// The workspace symbols of the files on disk, read once until they change.
+    disk_symbols: Arc<handlers::DiskSymbols>,
 }
 
 /// The LSP error for a request made stale by an edit.
@@ -319,6 +321,30 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // A range that ends before it starts cannot be applied (the document thread logs it
+        // and goes on): the editor's text and pir's differ from then on, so say so.
+        let reversed = params.content_changes.iter().find_map(|c| {
+            let r = c.range?;
+            let key = |p: Position| (p.line, p.character);
+            (key(r.end) < key(r.start)).then_some(r)
+        });
+        if let Some(r) = reversed {
+            self.client
+                .show_message(
+                    MessageType::WARNING,
+                    format!(
+                        "pir: a change to {} ends ({}:{}) before it starts ({}:{}) and was not \
+                         applied; pir's text of the document may now differ from the \
+                         editor's: close and reopen it",
+                        params.text_document.uri.as_str(),
+                        r.end.line + 1,
+                        r.end.character + 1,
+                        r.start.line + 1,
+                        r.start.character + 1,
+                    ),
+                )
+                .await;
+        }
         self.send(Msg::Change {
             uri: params.text_document.uri,
             version: params.text_document.version,
@@ -407,8 +433,9 @@ impl LanguageServer for Backend {
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
         let roots = self.roots.get().cloned().unwrap_or_default();
+        let disk = Arc::clone(&self.disk_symbols);
         self.run("workspace/symbol", move |s| {
-            handlers::workspace_symbols(s, params, &roots)
+            handlers::workspace_symbols(s, params, &roots, &disk)
         })
         .await
     }
@@ -517,6 +544,7 @@ pub fn run() -> i32 {
             owner: OnceLock::new(),
             shutdown: flag,
             roots: OnceLock::new(),
+            disk_symbols: Arc::default(),
             stash,
         })
         .custom_method("pir/showBir", Backend::show_bir)

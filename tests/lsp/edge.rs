@@ -434,6 +434,26 @@ fn workspace_symbols_cover_the_workspace_folders() {
         .filter_map(|s| s["name"].as_str())
         .collect();
     assert_eq!(names, ["@alpha_in_editor"], "{all}");
+    // A file changed on disk is read again (the others are not: they are kept until they
+    // change), and a file gone is gone.
+    std::fs::write(dir.join("sub/b.pir"), kernel("beta_kernel_renamed")).expect("write");
+    std::fs::write(dir.join("sub/e.pir"), kernel("epsilon_kernel")).expect("write");
+    let again = server.request("workspace/symbol", json!({"query": "_kernel"}));
+    let mut names: Vec<&str> = again["result"]
+        .as_array()
+        .expect("symbols")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        ["@beta_kernel_renamed", "@epsilon_kernel"],
+        "{again}"
+    );
+    std::fs::remove_file(dir.join("sub/e.pir")).expect("remove");
+    let gone = server.request("workspace/symbol", json!({"query": "epsilon"}));
+    assert_eq!(gone["result"], json!([]), "{gone}");
     assert!(server.shutdown_and_exit().success());
 }
 
@@ -475,5 +495,32 @@ fn unusable_initialization_options_are_reported_and_left_at_their_defaults() {
         hints["result"].as_array().is_some_and(|h| !h.is_empty()),
         "{hints}"
     );
+    assert!(server.shutdown_and_exit().success());
+}
+
+#[test]
+fn a_change_that_ends_before_it_starts_is_reported_and_the_server_goes_on() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let u = super::support::uri("reversed.pir");
+    server.open(&u, SMALL);
+    assert!(server.diagnostics(&u, 1).is_empty());
+    change(
+        &mut server,
+        &u,
+        2,
+        json!([{"range": {"start": {"line": 2, "character": 4}, "end": {"line": 1, "character": 0}}, "text": "x"}]),
+    );
+    let warning = server.wait_for(|m| m["method"] == "window/showMessage");
+    assert_eq!(warning["params"]["type"], 2, "{warning}");
+    assert!(
+        warning["params"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("ends (2:1) before it starts (3:5)")),
+        "{warning}"
+    );
+    // The change was not applied: the text is as it was, and the server still answers.
+    assert!(server.diagnostics(&u, 2).is_empty());
+    change(&mut server, &u, 3, misspelt(SMALL));
+    assert!(!server.diagnostics(&u, 3).is_empty());
     assert!(server.shutdown_and_exit().success());
 }

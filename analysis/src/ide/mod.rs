@@ -23,7 +23,9 @@ pub use resources::{CodeLens, code_lenses, lens_title, resources_markdown, short
 pub use semantic_tokens::{MODIFIERS, SemanticToken, TokenType, lines_of, semantic_tokens};
 pub(crate) use show_bir::show_bir;
 pub use structure::{Fold, FoldKind, folding_ranges, selection_ranges, selection_ranges_within};
-pub use symbols::{MAX_DOCUMENT_SYMBOLS, Symbol, SymbolKind, document_symbols, workspace_symbols};
+pub use symbols::{
+    MAX_DOCUMENT_SYMBOLS, Symbol, SymbolKind, document_symbols, matches_query, workspace_symbols,
+};
 
 use std::ops::Range;
 

@@ -193,13 +193,19 @@ pub fn workspace_symbols(
             if matches!(symbol.kind, SymbolKind::Loop | SymbolKind::Op) {
                 continue;
             }
-            if symbol.name.to_lowercase().contains(&query) {
+            if matches_query(&symbol.name, &query) {
                 out.push((file, symbol));
             }
         }
     }
     out.sort_by_key(|(_, s)| s.range.start());
     out
+}
+
+/// Whether a symbol named `name` answers the workspace-symbol `query` (already in lower
+/// case): its name holds it, case aside (every name holds the empty query).
+pub fn matches_query(name: &str, query: &str) -> bool {
+    name.to_lowercase().contains(query)
 }
 
 #[cfg(test)]
