@@ -322,34 +322,35 @@ impl LanguageServer for Backend {
 
     async fn did_change(&self, params: DidChangeTextDocumentParams) {
         // A range that ends before it starts cannot be applied (the document thread logs it
-        // and goes on): the editor's text and pir's differ from then on, so say so.
+        // and goes on): the editor's text and pir's differ from then on, so say so (after
+        // handing the change on: nothing may come between two changes).
         let reversed = params.content_changes.iter().find_map(|c| {
             let r = c.range?;
             let key = |p: Position| (p.line, p.character);
             (key(r.end) < key(r.start)).then_some(r)
         });
-        if let Some(r) = reversed {
-            self.client
-                .show_message(
-                    MessageType::WARNING,
-                    format!(
-                        "pir: a change to {} ends ({}:{}) before it starts ({}:{}) and was not \
-                         applied; pir's text of the document may now differ from the \
-                         editor's: close and reopen it",
-                        params.text_document.uri.as_str(),
-                        r.end.line + 1,
-                        r.end.character + 1,
-                        r.start.line + 1,
-                        r.start.character + 1,
-                    ),
-                )
-                .await;
-        }
+        let warning = reversed.map(|r| {
+            format!(
+                "pir: a change to {} ends ({}:{}) before it starts ({}:{}) and was not \
+                 applied; pir's text of the document may now differ from the editor's: \
+                 close and reopen it",
+                params.text_document.uri.as_str(),
+                r.end.line + 1,
+                r.end.character + 1,
+                r.start.line + 1,
+                r.start.character + 1,
+            )
+        });
         self.send(Msg::Change {
             uri: params.text_document.uri,
             version: params.text_document.version,
             changes: params.content_changes,
         });
+        if let Some(warning) = warning {
+            self.client
+                .show_message(MessageType::WARNING, warning)
+                .await;
+        }
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
