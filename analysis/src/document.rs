@@ -644,49 +644,15 @@ fn is_syntax(code: Code) -> bool {
 }
 
 /// Values with byte offsets that move with their chunk: `shift(by)` adds `by` to every
-/// offset (a chunk's answer made the document's).
-pub trait Shift {
-    /// Adds `by` to every offset in `self`.
-    fn shift(&mut self, by: TextSize);
-}
-
-impl Shift for TextRange {
-    fn shift(&mut self, by: TextSize) {
-        *self += by;
-    }
-}
-
-impl Shift for TextSize {
-    fn shift(&mut self, by: TextSize) {
-        *self += by;
-    }
-}
-
-impl<T: Shift> Shift for Vec<T> {
-    fn shift(&mut self, by: TextSize) {
-        for item in self {
-            item.shift(by);
-        }
-    }
-}
-
-impl<T: Shift> Shift for Option<T> {
-    fn shift(&mut self, by: TextSize) {
-        if let Some(item) = self {
-            item.shift(by);
-        }
-    }
-}
-
-impl<A: Shift, B> Shift for (A, B) {
-    fn shift(&mut self, by: TextSize) {
-        self.0.shift(by);
-    }
-}
+/// offset (a chunk's answer made the document's). The trait of the syntax trees' pieces,
+/// implemented here for the analysis' answers.
+pub use syntax::Shift;
 
 impl Shift for Diagnostic {
     fn shift(&mut self, by: TextSize) {
         self.range.shift(by);
-        self.related.shift(by);
+        for (range, _) in &mut self.related {
+            range.shift(by);
+        }
     }
 }

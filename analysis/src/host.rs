@@ -597,14 +597,6 @@ impl Shift for ide::Fold {
     }
 }
 
-impl<T: Shift, E> Shift for Result<T, E> {
-    fn shift(&mut self, by: TextSize) {
-        if let Ok(value) = self {
-            value.shift(by);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -70,15 +70,9 @@ impl Engine {
         Engine::Unassigned,
     ];
 
-    /// Every engine an `engine` field may name (`pe act dve pool sp dma`).
-    pub const NAMEABLE: &'static [Engine] = &[
-        Engine::Pe,
-        Engine::Act,
-        Engine::Dve,
-        Engine::Pool,
-        Engine::Sp,
-        Engine::Dma,
-    ];
+    /// Every engine an `engine` field may name (`pe act dve pool sp dma`): [`Engine::ALL`]
+    /// but `ALL` and `Unassigned`.
+    pub const NAMEABLE: &'static [Engine] = Engine::ALL.split_at(6).0;
 
     /// Parses an `engine` field value.
     pub fn from_field_name(name: &str) -> Option<Engine> {

@@ -34,10 +34,8 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
-        /// The token-generation threshold of MLPKernel/NormQKV `is_tkg` (the server's
-        /// `tkgSeqlenThreshold`; default 96).
-        #[arg(long, value_name = "N")]
-        tkg_seqlen_threshold: Option<u64>,
+        #[command(flatten)]
+        settings: Settings,
         /// Files or folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -59,10 +57,8 @@ enum Command {
         /// Output format (JSON: `{"files": [{"path", "kernels": [...]}]}`, SPEC §10.1).
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
-        /// The token-generation threshold of MLPKernel/NormQKV `is_tkg` (the server's
-        /// `tkgSeqlenThreshold`; default 96).
-        #[arg(long, value_name = "N")]
-        tkg_seqlen_threshold: Option<u64>,
+        #[command(flatten)]
+        settings: Settings,
         /// Files or folders (`-` is standard input).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -74,11 +70,18 @@ enum Command {
         /// Write the JSON to this file instead of stdout.
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// The token-generation threshold of MLPKernel/NormQKV `is_tkg` (the server's
-        /// `tkgSeqlenThreshold`; default 96).
-        #[arg(long, value_name = "N")]
-        tkg_seqlen_threshold: Option<u64>,
+        #[command(flatten)]
+        settings: Settings,
     },
+}
+
+/// The client settings the command line takes (the server's initialization options).
+#[derive(clap::Args, Debug)]
+struct Settings {
+    /// The token-generation threshold of MLPKernel/NormQKV `is_tkg` (the server's
+    /// `tkgSeqlenThreshold`; default 96).
+    #[arg(long, value_name = "N")]
+    tkg_seqlen_threshold: Option<u64>,
 }
 
 /// `pir lsp`'s transport flags. LSP clients name the transport on the server's command
@@ -136,14 +139,14 @@ fn main() -> ExitCode {
     let code = match args.command {
         Command::Check {
             format,
-            tkg_seqlen_threshold,
+            settings,
             paths,
-        } => cli::check(&paths, format, tkg_seqlen_threshold),
+        } => cli::check(&paths, format, settings.tkg_seqlen_threshold),
         Command::Lower {
             path,
             output,
-            tkg_seqlen_threshold,
-        } => cli::lower(&path, output.as_deref(), tkg_seqlen_threshold),
+            settings,
+        } => cli::lower(&path, output.as_deref(), settings.tkg_seqlen_threshold),
         Command::Lsp(lsp) => match lsp.other_transport() {
             Some(flag) => {
                 eprintln!(
@@ -157,9 +160,9 @@ fn main() -> ExitCode {
         Command::Fmt { check, paths } => cli::fmt(&paths, check),
         Command::Stats {
             format,
-            tkg_seqlen_threshold,
+            settings,
             paths,
-        } => cli::stats(&paths, format, tkg_seqlen_threshold),
+        } => cli::stats(&paths, format, settings.tkg_seqlen_threshold),
     };
     ExitCode::from(code)
 }

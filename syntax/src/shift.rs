@@ -38,6 +38,14 @@ impl<T: Shift> Shift for Vec<T> {
     }
 }
 
+impl<T: Shift, E> Shift for Result<T, E> {
+    fn shift(&mut self, by: TextSize) {
+        if let Ok(value) = self {
+            value.shift(by);
+        }
+    }
+}
+
 impl<T: Shift> Shift for Box<T> {
     fn shift(&mut self, by: TextSize) {
         (**self).shift(by);
@@ -50,9 +58,22 @@ impl<T: Shift + Clone> Shift for Arc<T> {
     }
 }
 
+impl Shift for TextSize {
+    fn shift(&mut self, by: TextSize) {
+        *self += by;
+    }
+}
+
 impl<N> Shift for (N, TextRange) {
     fn shift(&mut self, by: TextSize) {
         self.1.shift(by);
+    }
+}
+
+/// A text edit: the range replaced, and the text put there.
+impl Shift for (TextRange, String) {
+    fn shift(&mut self, by: TextSize) {
+        self.0.shift(by);
     }
 }
 
