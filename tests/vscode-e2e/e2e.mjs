@@ -633,6 +633,26 @@ const CHECKS = [
     },
   ],
   [
+    'Format Document re-indents a line as `pir fmt` does',
+    async (page) => {
+      await focusEditor(page);
+      await goTo(page, 18, 1);
+      await page.keyboard.type('    ', { delay: 20 });
+      const op = 'DmaCopyOp { dst = %rhs_tile, src = %rhs }';
+      await waitFor('the line indented by six spaces', async () => {
+        const lines = (await viewLines(page, SOURCE)) ?? [];
+        return lines.some((l) => l.startsWith(`      ${op}`)) || notYet(lines);
+      });
+      await runCommand(page, 'Format Document');
+      await waitFor('the line back at two spaces', async () => {
+        const lines = (await viewLines(page, SOURCE)) ?? [];
+        const back = lines.some((l) => l.startsWith(`  ${op}`));
+        const moved = lines.some((l) => l.startsWith(`   ${op}`));
+        return (back && !moved) || notYet(lines);
+      });
+    },
+  ],
+  [
     'a kernel over PSUM capacity gets P416 in the Problems panel, and its lens says so',
     async (page) => {
       const input = await openQuickInput(page, 'Control+P');

@@ -371,6 +371,33 @@ local checks = {
     end,
   },
   {
+    'a quick fix applies (did you mean `%rhs_tile`) and clears the P200',
+    function()
+      local l, c = find(ctx.buf, 'moving = %rhs_tyle', '%rhs_tyle')
+      vim.api.nvim_set_current_win(ctx.src_win)
+      vim.api.nvim_win_set_cursor(ctx.src_win, { l + 1, c })
+      local want = 'Replace with `%rhs_tile`'
+      vim.lsp.buf.code_action({
+        apply = true,
+        filter = function(action)
+          return action.title == want
+        end,
+      })
+      wait_for('the fixed line', function()
+        local line = vim.api.nvim_buf_get_lines(ctx.buf, l, l + 1, false)[1]
+        return line:find('moving = %rhs_tile', 1, true)
+      end)
+      wait_for('no P200 left', function()
+        for _, x in ipairs(vim.diagnostic.get(ctx.buf)) do
+          if x.code == 'P200' then
+            return false
+          end
+        end
+        return true
+      end)
+    end,
+  },
+  {
     'a rule file reports its //! diagnostic',
     function()
       local buf, uri = open_copy('rule_P400_weight_rank.pir', ctx.dir)
