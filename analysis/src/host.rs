@@ -493,16 +493,44 @@ impl Analysis {
         Ok(out)
     }
 
-    /// Semantic tokens of the file, or of the lines `range` touches (see
-    /// [`ide::semantic_tokens`]).
+    /// Semantic tokens of the file (each chunk's, memoized: [`Analysis::semantic_token_chunks`]),
+    /// or of the lines `range` touches (see [`ide::semantic_tokens`]).
     pub fn semantic_tokens(
         &self,
         file: FileId,
         range: Option<TextRange>,
     ) -> Cancellable<Vec<ide::SemanticToken>> {
-        let whole = range.is_none();
-        self.across(file, range, move |db, source, part| {
-            ide::semantic_tokens(db, source, (!whole).then_some(part))
+        if range.is_some() {
+            return self.across(file, range, |db, source, part| {
+                ide::semantic_tokens(db, source, Some(part))
+            });
+        }
+        let mut out = Vec::new();
+        for chunk in self.semantic_token_chunks(file)? {
+            out.extend(chunk.tokens.iter().map(|token| {
+                let mut token = *token;
+                token.shift(chunk.range.start());
+                token
+            }));
+        }
+        Ok(out)
+    }
+
+    /// The semantic tokens of the whole of `file` chunk by chunk, in order: each chunk's
+    /// range and its tokens, relative to its start, memoized per chunk
+    /// ([`ide::chunk_semantic_tokens`]). A chunk none of whose inputs changed since an
+    /// earlier call gives the same list (`Arc::ptr_eq`): a caller may keep what it derives
+    /// from a chunk's list by that list.
+    pub fn semantic_token_chunks(&self, file: FileId) -> Cancellable<Vec<ide::ChunkTokens>> {
+        let doc = self.doc(file);
+        self.with_db(|db| {
+            doc.chunks
+                .iter()
+                .map(|chunk| ide::ChunkTokens {
+                    range: chunk.range(),
+                    tokens: ide::chunk_semantic_tokens(db, chunk.source).clone(),
+                })
+                .collect()
         })
     }
 

@@ -131,6 +131,40 @@ fn a_document_in_chunks_answers_as_one_text() {
     }
 }
 
+/// A whole document's semantic tokens are memoized per chunk: after an edit, the chunks it
+/// did not touch give the same lists (what the server keeps each chunk's encoding by), the
+/// edited chunk a new one, and the document's tokens are those of a fresh analysis.
+#[test]
+fn semantic_tokens_are_kept_per_chunk() {
+    let mut text = all_corpus_kernels();
+    let mut host = host(1);
+    let file = host.add_file(&text);
+    let before = host.snapshot().semantic_token_chunks(file).unwrap();
+    assert!(before.len() > 3, "{} chunks", before.len());
+    // A space after the first `=` of the middle chunk.
+    let middle = before.len() / 2;
+    let start = usize::from(before[middle].range.start());
+    let at = start + text[start..].find('=').unwrap() + 1;
+    text.insert(at, ' ');
+    host.edit_file(file, TextRange::empty(TextSize::from(at as u32)), " ");
+    let analysis = host.snapshot();
+    let after = analysis.semantic_token_chunks(file).unwrap();
+    let kept: Vec<bool> = before
+        .iter()
+        .zip(&after)
+        .map(|(b, a)| std::sync::Arc::ptr_eq(&b.tokens, &a.tokens))
+        .collect();
+    let mut expected = vec![true; before.len()];
+    expected[middle] = false;
+    assert_eq!(kept, expected);
+    let mut fresh = AnalysisHost::new();
+    let fresh_file = fresh.add_file(&text);
+    assert_eq!(
+        analysis.semantic_tokens(file, None).unwrap(),
+        fresh.snapshot().semantic_tokens(fresh_file, None).unwrap()
+    );
+}
+
 #[test]
 fn lines_and_errors_across_chunks() {
     // More than 100 syntax errors spread over kernels: the cap applies to the document.

@@ -243,6 +243,23 @@ pub fn semantic_tokens(
     encode_semantic_tokens(&window, from, first_line, tokens, encoding)
 }
 
+/// The semantic tokens of one chunk of the document, the bytes `range` of `rope`'s text
+/// (starting at a line start), encoded as [`semantic_tokens`] encodes the document's but
+/// with lines counted from the chunk's first line: every token but the first is encoded as
+/// in the document's data, the first's `Δstart` is its column. `tokens` are relative to the
+/// chunk's start.
+pub fn chunk_semantic_tokens(
+    rope: &Rope,
+    range: TextRange,
+    tokens: &[analysis::ide::SemanticToken],
+    encoding: Encoding,
+) -> Vec<tower_lsp_server::ls_types::SemanticToken> {
+    let to = usize::from(range.end()).min(rope.len_bytes());
+    let from = usize::from(range.start()).min(to);
+    let chunk = String::from(rope.byte_slice(from..to));
+    encode_semantic_tokens(&chunk, 0, 0, tokens, encoding)
+}
+
 /// [`semantic_tokens`] on `text`, the document's bytes from `from` (the start of line
 /// `line`) on.
 fn encode_semantic_tokens(
@@ -618,6 +635,23 @@ pub(crate) mod tests {
         prop::collection::vec(pieces, 0..40).prop_map(|p| p.concat())
     }
 
+    /// Tokens between the cut points `cuts` once sorted (the first and second, the third and
+    /// fourth, …), each of its own type and modifiers.
+    pub(crate) fn tokens_between(mut cuts: Vec<usize>) -> Vec<SemanticToken> {
+        cuts.sort_unstable();
+        cuts.chunks_exact(2)
+            .enumerate()
+            .map(|(i, pair)| SemanticToken {
+                range: TextRange::new(
+                    TextSize::from(pair[0] as u32),
+                    TextSize::from(pair[1] as u32),
+                ),
+                token_type: TokenType::ALL[i % TokenType::ALL.len()],
+                modifiers: i as u32,
+            })
+            .collect()
+    }
+
     pub(crate) fn encoding() -> impl Strategy<Value = Encoding> {
         prop_oneof![Just(Encoding::Utf8), Just(Encoding::Utf16)]
     }
@@ -660,20 +694,8 @@ pub(crate) mod tests {
         ) {
             // Tokens between sorted cut points (some empty, some across line ends, some
             // off char boundaries: all as the whole-text encoder treats them).
-            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (text.len() + 3)).collect();
-            cuts.sort_unstable();
-            let tokens: Vec<SemanticToken> = cuts
-                .chunks_exact(2)
-                .enumerate()
-                .map(|(i, pair)| SemanticToken {
-                    range: TextRange::new(
-                        TextSize::from(pair[0] as u32),
-                        TextSize::from(pair[1] as u32),
-                    ),
-                    token_type: TokenType::ALL[i % TokenType::ALL.len()],
-                    modifiers: i as u32,
-                })
-                .collect();
+            let cuts: Vec<usize> = cuts.into_iter().map(|c| c % (text.len() + 3)).collect();
+            let tokens = tokens_between(cuts);
             let rope = Rope::from_str(&text);
             let got: Vec<[u32; 5]> = semantic_tokens(&rope, &tokens, encoding)
                 .iter()

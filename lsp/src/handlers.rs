@@ -17,11 +17,12 @@ use tower_lsp_server::ls_types::{
 use ropey::Rope;
 
 use crate::convert;
-use crate::state::{Doc, Snapshot};
+use crate::state::{Doc, Snapshot, document_key};
+use crate::tokens::SentTokens;
 
 fn doc<'s>(snap: &'s Snapshot, uri: &Uri) -> Result<&'s Doc> {
     snap.docs
-        .get(&crate::state::document_key(uri))
+        .get(&document_key(uri))
         .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))
 }
 
@@ -469,7 +470,7 @@ pub fn workspace_symbols(
         let Some(uri) = Uri::from_file_path(path) else {
             continue;
         };
-        if snap.docs.contains_key(&crate::state::document_key(&uri)) {
+        if snap.docs.contains_key(&document_key(&uri)) {
             continue;
         }
         let Ok(meta) = std::fs::metadata(path) else {
@@ -601,19 +602,47 @@ pub fn semantic_tokens_legend() -> lsp::SemanticTokensLegend {
     }
 }
 
-/// `textDocument/semanticTokens/full`.
+/// `textDocument/semanticTokens/full`: the whole document's tokens, with a result id (kept
+/// in `sent` for the next `…/full/delta`).
 pub fn semantic_tokens(
     snap: &Snapshot,
     params: lsp::SemanticTokensParams,
+    sent: &SentTokens,
 ) -> Result<Option<lsp::SemanticTokensResult>> {
-    let doc = doc(snap, &params.text_document.uri)?;
-    let tokens = cancellable(snap.analysis.semantic_tokens(doc.file, None))?;
-    let data = convert::semantic_tokens(&doc.rope, &tokens, snap.encoding);
-    Ok(Some(lsp::SemanticTokensResult::Tokens(
-        lsp::SemanticTokens {
-            result_id: None,
-            data,
-        },
+    let uri = &params.text_document.uri;
+    let (doc, chunks) = token_chunks(snap, uri)?;
+    let tokens = sent.full(document_key(uri), &doc.rope, &chunks, snap.encoding);
+    Ok(Some(lsp::SemanticTokensResult::Tokens(tokens)))
+}
+
+/// The open document `uri` and its semantic tokens, chunk by chunk.
+fn token_chunks<'s>(
+    snap: &'s Snapshot,
+    uri: &Uri,
+) -> Result<(&'s Doc, Vec<analysis::ide::ChunkTokens>)> {
+    let doc = doc(snap, uri)?;
+    Ok((
+        doc,
+        cancellable(snap.analysis.semantic_token_chunks(doc.file))?,
+    ))
+}
+
+/// `textDocument/semanticTokens/full/delta`: one edit of the answer whose result id the
+/// client sends back, when it is the last one `sent` for the document; else the whole
+/// document's tokens.
+pub fn semantic_tokens_delta(
+    snap: &Snapshot,
+    params: lsp::SemanticTokensDeltaParams,
+    sent: &SentTokens,
+) -> Result<Option<lsp::SemanticTokensFullDeltaResult>> {
+    let uri = &params.text_document.uri;
+    let (doc, chunks) = token_chunks(snap, uri)?;
+    Ok(Some(sent.delta(
+        document_key(uri),
+        &doc.rope,
+        &chunks,
+        snap.encoding,
+        &params.previous_result_id,
     )))
 }
 

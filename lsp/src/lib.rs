@@ -8,4 +8,5 @@ pub mod convert;
 mod handlers;
 pub mod server;
 mod state;
+mod tokens;
 mod transport;

@@ -20,7 +20,8 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 use crate::convert::Encoding;
 use crate::handlers::{self, ShowBirParams};
-use crate::state::{Changed, Config, Msg, Snapshot, spawn_owner};
+use crate::state::{Changed, Config, Msg, Snapshot, document_key, spawn_owner};
+use crate::tokens::SentTokens;
 use crate::transport::{self, STASHED_OPEN, Stash, StashedOpen};
 
 /// The server's state shared by the framework's handler tasks.
@@ -35,6 +36,8 @@ pub struct Backend {
     stash: Stash,
     /// The workspace symbols of the files on disk, read once until they change.
     disk_symbols: Arc<handlers::DiskSymbols>,
+    /// The last whole-document semantic tokens sent for each open document.
+    sent_tokens: Arc<SentTokens>,
 }
 
 /// The LSP error for a request made stale by an edit.
@@ -276,7 +279,7 @@ impl LanguageServer for Backend {
                     SemanticTokensServerCapabilities::SemanticTokensOptions(
                         SemanticTokensOptions {
                             legend: handlers::semantic_tokens_legend(),
-                            full: Some(SemanticTokensFullOptions::Bool(true)),
+                            full: Some(SemanticTokensFullOptions::Delta { delta: Some(true) }),
                             range: Some(true),
                             work_done_progress_options: WorkDoneProgressOptions::default(),
                         },
@@ -313,6 +316,7 @@ impl LanguageServer for Backend {
 
     async fn did_open(&self, params: DidOpenTextDocumentParams) {
         let doc = params.text_document;
+        self.sent_tokens.open(document_key(&doc.uri));
         self.send(Msg::Open {
             uri: doc.uri,
             text: doc.text,
@@ -354,6 +358,8 @@ impl LanguageServer for Backend {
     }
 
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        self.sent_tokens
+            .close(&document_key(&params.text_document.uri));
         self.send(Msg::Close {
             uri: params.text_document.uri,
         });
@@ -450,8 +456,20 @@ impl LanguageServer for Backend {
         &self,
         params: SemanticTokensParams,
     ) -> Result<Option<SemanticTokensResult>> {
+        let sent = Arc::clone(&self.sent_tokens);
         self.run("semanticTokens/full", move |s| {
-            handlers::semantic_tokens(s, params)
+            handlers::semantic_tokens(s, params, &sent)
+        })
+        .await
+    }
+
+    async fn semantic_tokens_full_delta(
+        &self,
+        params: SemanticTokensDeltaParams,
+    ) -> Result<Option<SemanticTokensFullDeltaResult>> {
+        let sent = Arc::clone(&self.sent_tokens);
+        self.run("semanticTokens/full/delta", move |s| {
+            handlers::semantic_tokens_delta(s, params, &sent)
         })
         .await
     }
@@ -546,6 +564,7 @@ pub fn run() -> i32 {
             shutdown: flag,
             roots: OnceLock::new(),
             disk_symbols: Arc::default(),
+            sent_tokens: Arc::default(),
             stash,
         })
         .custom_method("pir/showBir", Backend::show_bir)

@@ -183,6 +183,98 @@ fn absolute_tokens(result: &Value) -> Vec<[u64; 4]> {
         .collect()
 }
 
+/// The `data` of a semantic tokens answer, in `u32`s.
+fn token_data(result: &Value) -> Vec<u64> {
+    result["data"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_u64)
+        .collect()
+}
+
+/// `semanticTokens/full` answers with a result id; `…/full/delta` naming it answers, after
+/// an edit, with one edit that turns the data sent into a fresh full answer's; an id the
+/// server does not keep (unknown, replaced, or of a closed document) gets the whole data.
+#[test]
+fn semantic_tokens_delta_edits_the_last_answer() {
+    let mut server = Server::spawn(&[]);
+    let capabilities = server.initialize(&["utf-16"], json!({}));
+    assert_eq!(
+        capabilities["semanticTokensProvider"]["full"],
+        json!({"delta": true})
+    );
+    // Two hundred kernels: about 50 KB, several chunks of the analysis.
+    let text: String = (0..200)
+        .map(|i| KERNEL.replace("@k(", &format!("@k{i}(")))
+        .collect();
+    let u = uri("delta.pir");
+    server.open(&u, &text);
+    server.diagnostics(&u, 1);
+    let doc = json!({"textDocument": {"uri": u}});
+    let full = |server: &mut Server| {
+        server.request("textDocument/semanticTokens/full", doc.clone())["result"].clone()
+    };
+    let delta = |server: &mut Server, previous: &Value| {
+        let mut params = doc.clone();
+        params["previousResultId"] = previous.clone();
+        server.request("textDocument/semanticTokens/full/delta", params)["result"].clone()
+    };
+    let first = full(&mut server);
+    let (mut data, mut id) = (token_data(&first), first["resultId"].clone());
+    assert!(
+        id.is_string() && data.len() > 5000,
+        "{id}, {} u32s",
+        data.len()
+    );
+    // A line inserted in the middle, a number made longer in the first kernel, a line
+    // deleted at the end: each time the edit applied to the data sent is the next full
+    // answer.
+    // The line after the middle kernel's first (the text is seven-line kernels).
+    let middle = text.lines().count() as u32 / 2 + 1;
+    let line_end = |line: u32| text.lines().nth(line as usize).map_or(0, str::len) as u32;
+    let last = text.lines().count() as u32 - 1;
+    let changes = [
+        json!({"range": {"start": {"line": middle, "character": 0}, "end": {"line": middle, "character": 0}}, "text": "  tensor %u : sbuf f32[128, 4]\n"}),
+        json!({"range": {"start": {"line": 2, "character": 15}, "end": {"line": 2, "character": 15}}, "text": "1"}),
+        json!({"range": {"start": {"line": last - 1, "character": line_end(last - 1)}, "end": {"line": last, "character": line_end(last)}}, "text": ""}),
+    ];
+    for (version, change) in (2..).zip(changes) {
+        server.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": version}, "contentChanges": [change]}),
+        );
+        let answer = delta(&mut server, &id);
+        let edits = answer["edits"].as_array().cloned().unwrap_or_default();
+        assert_eq!(edits.len(), 1, "{answer}");
+        let start = edits[0]["start"].as_u64().unwrap_or_default() as usize;
+        let deleted = edits[0]["deleteCount"].as_u64().unwrap_or_default() as usize;
+        let inserted = token_data(&edits[0]);
+        assert!(inserted.len() <= 50 && deleted <= 50, "{answer}");
+        data.splice(start..start + deleted, inserted);
+        assert!(answer["resultId"].is_string() && answer["resultId"] != id);
+        let fresh = full(&mut server);
+        assert_eq!(data, token_data(&fresh), "after change {version}");
+        id = fresh["resultId"].clone();
+    }
+    // Nothing changed: no edit.
+    assert_eq!(delta(&mut server, &id)["edits"], json!([]));
+    // An id the server does not keep: the whole data, with an id.
+    for unknown in [json!("unknown"), first["resultId"].clone()] {
+        let answer = delta(&mut server, &unknown);
+        assert_eq!(token_data(&answer), data);
+        assert!(answer["resultId"].is_string() && answer.get("edits").is_none());
+    }
+    // Closing the document lets go of its last answer.
+    let id = full(&mut server)["resultId"].clone();
+    server.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
+    server.open(&u, &text);
+    let answer = delta(&mut server, &id);
+    assert!(answer.get("edits").is_none(), "{answer}");
+    assert_eq!(token_data(&answer), token_data(&first));
+    assert!(server.shutdown_and_exit().success());
+}
+
 #[test]
 fn semantic_tokens_of_a_range_are_the_files_on_its_lines() {
     let (mut server, u, _, text) = open(&format!("{KERNEL}<|>"));

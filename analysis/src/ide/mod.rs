@@ -20,7 +20,10 @@ pub use hover::{HoverResult, hover, hover_in};
 pub use inlay::{InlayHint, inlay_hints};
 pub use navigation::{Reference, definition, is_identifier, prepare_rename, references, rename};
 pub use resources::{CodeLens, code_lenses, lens_title, resources_markdown, short_name};
-pub use semantic_tokens::{MODIFIERS, SemanticToken, TokenType, lines_of, semantic_tokens};
+pub use semantic_tokens::{
+    ChunkTokens, MODIFIERS, SemanticToken, TokenType, chunk_semantic_tokens, lines_of,
+    semantic_tokens,
+};
 pub(crate) use show_bir::show_bir;
 pub use structure::{Fold, FoldKind, folding_ranges, selection_ranges, selection_ranges_within};
 pub use symbols::{

@@ -6,10 +6,10 @@
 -- Opens copies of corpus files (tests/corpus, or $PIR_CORPUS) and checks, each with a
 -- timeout: filetype and syntax groups, the server attaching, diagnostics, hover, inlay hints,
 -- the code lens and the kernel-name hover (SPEC §10.1), P416 and its lens, :PirShowBir (op and
--- file), an edit that introduces a P200 error, related locations in a message, `gq`
--- formatting with the server, indentation, completion options and the warning about a
--- missing binary. Prints one
--- line per check and exits 0 when all pass, 1 on the first failure (with the reason), 3 on a
+-- file), an edit that introduces a P200 error and its quick fix, semantic tokens following
+-- them (as deltas), related locations in a message, `gq` formatting with the server,
+-- indentation, completion options and the warning about a missing binary. Prints one line
+-- per check and exits 0 when all pass, 1 on the first failure (with the reason), 3 on a
 -- global timeout.
 
 local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h:h')
@@ -209,6 +209,14 @@ local checks = {
       ctx.client = pir_client(ctx.buf)
       expect(ctx.client.offset_encoding == 'utf-8' or ctx.client.offset_encoding == 'utf-16',
         'unexpected offset encoding %s', tostring(ctx.client.offset_encoding))
+      -- The requests the client sends from now on, counted by method (semantic tokens are
+      -- asked for as edits come, as a delta once there is a first answer).
+      ctx.requests = {}
+      local request = ctx.client.request
+      ctx.client.request = function(client, method, ...)
+        ctx.requests[method] = (ctx.requests[method] or 0) + 1
+        return request(client, method, ...)
+      end
     end,
   },
   {
@@ -395,6 +403,22 @@ local checks = {
         end
         return true
       end)
+    end,
+  },
+  {
+    'semantic tokens follow the edits (semanticTokens/full/delta)',
+    function()
+      -- The use broken and fixed above is a variable again, as the deltas applied say.
+      local l, c = find(ctx.buf, 'moving = %rhs_tile', '%rhs_tile')
+      wait_for('a variable token on the fixed %rhs_tile', function()
+        for _, t in ipairs(vim.lsp.semantic_tokens.get_at_pos(ctx.buf, l, c) or {}) do
+          if t.type == 'variable' and t.line == l and t.start_col == c then
+            return t
+          end
+        end
+      end)
+      local deltas = ctx.requests['textDocument/semanticTokens/full/delta'] or 0
+      expect(deltas > 0, 'no semantic tokens delta was asked for: %s', vim.inspect(ctx.requests))
     end,
   },
   {
