@@ -39,17 +39,37 @@ impl Open {
 ///
 /// `end` is where the statements end: the end of the file, or (for a piece of a file read
 /// with look-ahead, [`crate::parse_piece`]) the start of the next kernel's line.
+///
+/// `inside`: the text starts inside a kernel's body (the rest of a kernel whose header is in
+/// an earlier part, [`crate::Context::inside`]): it is nested as if that body were open, into
+/// a kernel that [`Kernel::continues`].
 pub(crate) fn assemble(
     text: &str,
     statements: Vec<FlatStmt>,
     errors: &mut Vec<SyntaxError>,
     end: PieceEnd<'_>,
+    inside: bool,
 ) -> SourceFile {
     let mut file = SourceFile::default();
     let mut open: Vec<Open> = Vec::new();
     // Where the current stretch outside every kernel began, and the first stray statement
     // in it.
     let mut outside = Some(TextSize::from(0));
+    if inside {
+        let start = TextRange::empty(TextSize::from(0));
+        let kernel = Kernel {
+            range: start,
+            name: None,
+            params: Vec::new(),
+            outputs: Vec::new(),
+            body: Vec::new(),
+            body_range: None,
+            continues: true,
+            goes_on: false,
+        };
+        open.push(Open::Kernel(kernel, start));
+        outside = None;
+    }
     let mut stray: Vec<(TextRange, TextRange)> = Vec::new();
     let mut first_stray: Option<TextRange> = None;
     // Blocks of the current kernel closed by a `}` indented less than their `{` line, with
@@ -106,20 +126,30 @@ pub(crate) fn assemble(
             FlatStmt::Stmt(stmt) => push_stmt(&mut open, stmt),
         }
     }
+    if let PieceEnd::Continued { at } = end
+        && let [Open::Kernel(..)] = open.as_slice()
+        && let Some(Open::Kernel(mut kernel, brace)) = open.pop()
+    {
+        // The body goes on in the next part: this part of it ends here, unreported.
+        kernel.range = TextRange::new(kernel.range.start(), at);
+        kernel.body_range = Some(TextRange::new(brace.start(), at));
+        kernel.goes_on = true;
+        file.kernels.push(kernel);
+    }
     close_unclosed(
         &mut open,
         &mut suspects,
         &mut file,
         errors,
         match end {
-            PieceEnd::File => Unclosed::End,
+            PieceEnd::File | PieceEnd::Continued { .. } => Unclosed::End,
             PieceEnd::Kernel { name, .. } => Unclosed::Kernel(name),
         },
     );
     if let Some(from) = outside {
         let to = match end {
             PieceEnd::File => TextSize::of(text),
-            PieceEnd::Kernel { at, .. } => at,
+            PieceEnd::Kernel { at, .. } | PieceEnd::Continued { at } => at,
         };
         stray.push((
             TextRange::new(from, to),
@@ -199,6 +229,12 @@ pub(crate) enum PieceEnd<'a> {
         at: TextSize,
         /// The kernel's name without `@`.
         name: Option<&'a str>,
+    },
+    /// At byte `at`, where the next part of the file starts, inside the body of the kernel
+    /// open here ([`crate::Context::goes_on`]).
+    Continued {
+        /// The start of the next part.
+        at: TextSize,
     },
 }
 
@@ -310,6 +346,8 @@ fn kernel_of(header: KernelHeader) -> (Kernel, Option<TextRange>) {
         outputs: header.outputs,
         body: Vec::new(),
         body_range: None,
+        continues: false,
+        goes_on: false,
     };
     (kernel, header.open)
 }

@@ -45,6 +45,14 @@ pub struct Kernel {
     pub body: Vec<Stmt>,
     /// Range of the body from `{` to `}` inclusive; `None` when the body is missing.
     pub body_range: Option<TextRange>,
+    /// The rest of a kernel whose header is in an earlier part of the file (a file read in
+    /// parts cut inside a big kernel, [`crate::Context::inside`]): no header here, so
+    /// `name` is `None` and there are no parameters; `range` and `body_range` start at the
+    /// part's start (offset 0).
+    pub continues: bool,
+    /// The kernel's body goes on in the next part of the file ([`crate::Context::goes_on`]):
+    /// no `}` here; `range` and `body_range` end where the part ends.
+    pub goes_on: bool,
 }
 
 /// `%name: memory dtype[dims]` in a kernel signature.

@@ -8,6 +8,7 @@
 //! ([`crate::parse_statements`], with the next line as look-ahead) as in the file. Telling
 //! a line needs only that line.
 
+use crate::Context;
 use crate::lexer::{Token, lex};
 
 /// The byte offsets of the starts of the lines of `text` that start a statement (see the
@@ -115,4 +116,181 @@ pub fn piece_starts(text: &str, end: usize) -> Vec<usize> {
         line = next;
     }
     out
+}
+
+/// Where [`cuts`] cuts a text into parts, and whether its ends fit the parts around it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cuts {
+    /// Each part's start (UTF-8 bytes, ascending, the first 0) and whether it starts inside
+    /// a kernel's body ([`Context::inside`]; the first part's is the text's own).
+    pub parts: Vec<(usize, bool)>,
+    /// Whether the text ends with a kernel's body open and nothing else (no loop, no
+    /// kernel left unclosed before it): a next part may start inside it.
+    pub ends_inside: bool,
+    /// Whether the kernel the text starts inside (when it does) ends as the whole file
+    /// would end it: by its `}`, or still open (with nothing else) at the end of the text.
+    /// A kernel a `kernel` line cuts short is not: its error is at its `{`, in an earlier
+    /// part. Always true for a text that does not start inside a kernel.
+    pub entry_kept: bool,
+}
+
+/// Cuts `text[..end]` (a document or a run of its parts, read in `context`; `text[end..]`
+/// is look-ahead, the next part's first line) into parts of at least `target` bytes: at `kernel @name` lines, as [`chunk_starts`] does, and, inside a
+/// kernel of `split` bytes or more (from its line to its `}`; or one that starts before or
+/// goes on past the text), at statement lines ([`statement_lines`]) directly in its body,
+/// where nothing but the kernel is open. Only in a kernel closed by its own `}` (or going
+/// on past the text, `context.goes_on`), so that no part reports a body left open that
+/// another part holds.
+///
+/// Parsed each with its [`Context`] (`inside` as given here, `goes_on` when the next part
+/// starts inside), the parts give the parse of the whole ([`crate::parse_part`]). Texts
+/// without a kernel of `split` bytes are cut at kernel lines only, without being read.
+pub fn cuts(text: &str, end: usize, context: Context, target: usize, split: usize) -> Cuts {
+    let target = target.max(1);
+    let end = end.min(text.len());
+    let kernel_lines = kernel_lines(&text[..end]);
+    let longest = kernel_lines
+        .iter()
+        .zip(kernel_lines.iter().skip(1).chain([&end]))
+        .map(|(a, b)| b - a)
+        .max()
+        .unwrap_or(0);
+    if !context.inside && !context.goes_on && longest < split {
+        let mut parts = vec![(0, false)];
+        for line in kernel_lines {
+            if line >= parts.last().map_or(0, |p| p.0) + target {
+                parts.push((line, false));
+            }
+        }
+        return Cuts {
+            parts,
+            ends_inside: false,
+            entry_kept: true,
+        };
+    }
+    cut_in_kernels(text, end, context, target, split)
+}
+
+/// The starts of the lines of `text` that start a kernel ([`starts_kernel_line`]).
+fn kernel_lines(text: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut line = 0;
+    while line < text.len() {
+        if text[line..]
+            .trim_start_matches([' ', '\t'])
+            .starts_with("kernel")
+            && starts_kernel_line(text, line)
+        {
+            out.push(line);
+        }
+        line = line_end(text, line);
+    }
+    out
+}
+
+/// [`cuts`] when a kernel may be cut: the flat statements read and nested as the parser
+/// nests them ([`crate::assemble`]), a body-level statement line a candidate cut of its
+/// kernel, kept when the kernel ends as it must.
+fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split: usize) -> Cuts {
+    use crate::ast::FlatStmt;
+    let read = crate::parser::statements(text, &[], end, &|| ());
+    let mut statements = read.statements.iter().peekable();
+    let mut parts = vec![(0, context.inside)];
+    // The open bodies: true for a kernel. A kernel's start, its candidate cuts, and
+    // whether it is the one the text starts inside.
+    let mut open: Vec<bool> = Vec::new();
+    let mut kernel_start = 0;
+    let mut candidates: Vec<usize> = Vec::new();
+    let mut entry = context.inside;
+    let mut entry_kept = true;
+    if context.inside {
+        open.push(true);
+    }
+    let last_cut = |parts: &[(usize, bool)], candidates: &[usize]| {
+        candidates
+            .last()
+            .copied()
+            .unwrap_or(0)
+            .max(parts.last().map_or(0, |p| p.0))
+    };
+    let mut lines = statement_lines(&text[..end]).into_iter().peekable();
+    loop {
+        let next_line = lines.peek().copied();
+        let next_statement = statements.peek().map(|s| usize::from(statement_start(s)));
+        match (next_line, next_statement) {
+            (None, None) => break,
+            (Some(line), statement) if statement.is_none_or(|s| s >= line) => {
+                lines.next();
+                if line == 0 {
+                    continue;
+                }
+                if starts_kernel_line(text, line) {
+                    if line >= parts.last().map_or(0, |p| p.0) + target {
+                        parts.push((line, false));
+                    }
+                } else if open == [true] && line >= last_cut(&parts, &candidates) + target {
+                    candidates.push(line);
+                }
+            }
+            _ => {
+                let Some(statement) = statements.next() else {
+                    break;
+                };
+                match statement {
+                    FlatStmt::Kernel(header) => {
+                        if !open.is_empty() {
+                            // Cut short: left unclosed.
+                            candidates.clear();
+                            entry_kept &= !entry;
+                            entry = false;
+                            open.clear();
+                        }
+                        if header.open.is_some() {
+                            open.push(true);
+                            kernel_start = usize::from(header.range.start());
+                        }
+                    }
+                    FlatStmt::Loop(header) => {
+                        if header.open.is_some() && !open.is_empty() {
+                            open.push(false);
+                        }
+                    }
+                    FlatStmt::Close(close) => {
+                        if open.pop() == Some(true) {
+                            let long = usize::from(close.end()) - kernel_start >= split;
+                            if entry || long {
+                                parts.extend(candidates.drain(..).map(|c| (c, true)));
+                            }
+                            candidates.clear();
+                            entry = false;
+                        }
+                    }
+                    FlatStmt::Stmt(_) => {}
+                }
+            }
+        }
+    }
+    let ends_inside = open == [true];
+    if ends_inside && context.goes_on {
+        parts.extend(candidates.drain(..).map(|c| (c, true)));
+    } else if entry {
+        entry_kept = false;
+    }
+    parts.sort_unstable();
+    Cuts {
+        parts,
+        ends_inside,
+        entry_kept,
+    }
+}
+
+/// Where a flat statement starts.
+fn statement_start(statement: &crate::ast::FlatStmt) -> text_size::TextSize {
+    use crate::ast::FlatStmt;
+    match statement {
+        FlatStmt::Kernel(k) => k.range.start(),
+        FlatStmt::Loop(l) => l.range.start(),
+        FlatStmt::Close(r) => r.start(),
+        FlatStmt::Stmt(s) => s.range().start(),
+    }
 }

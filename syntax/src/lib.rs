@@ -26,7 +26,7 @@ mod value;
 
 pub use ast::*;
 pub use chunks::{
-    chunk_starts, line_end, piece_starts, starts_kernel_line, starts_statement_line,
+    Cuts, chunk_starts, cuts, line_end, piece_starts, starts_kernel_line, starts_statement_line,
     statement_lines,
 };
 pub use lexer::{Token, lex, lone_carriage_return_error, lone_carriage_returns};
@@ -121,7 +121,30 @@ pub fn parse_cancellable(text: &str, check: &dyn Fn()) -> Parse {
 /// which applies per piece (a caller joining pieces caps the whole, see [`Parse::left_out`]).
 /// `check` is called as in [`parse_cancellable`].
 pub fn parse_piece(text: &str, end: usize, check: &dyn Fn()) -> Parse {
-    parser::parse_piece(text, end, check)
+    parser::parse_piece(text, end, Context::default(), check)
+}
+
+/// Where a part of a file stands among its kernels: a file may be cut inside a big kernel,
+/// at a line that starts a statement directly in the kernel's body ([`cuts`]); the part
+/// after such a cut starts `inside` the kernel, the part before it `goes_on` into the next.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Context {
+    /// The text starts inside a kernel's body, at a statement directly in it (no loop
+    /// open): its statements up to that kernel's `}` belong to it ([`Kernel::continues`]).
+    pub inside: bool,
+    /// The body of the kernel open where the part ends goes on in the next part (which
+    /// starts `inside` it): it is not reported unclosed ([`Kernel::goes_on`]).
+    pub goes_on: bool,
+}
+
+/// [`parse_piece`] of a part of a file that may start inside a kernel or end inside one
+/// (`context`, see [`cuts`]): `text[..end]` is the part, `text[end..]` the first line of the
+/// next part. The parts of a file cut by [`cuts`], each parsed with its context, give the
+/// file's parse: a kernel cut into parts is one kernel whose first part has the header
+/// (and [`Kernel::goes_on`]) and the others [`Kernel::continues`]
+/// (`syntax/tests/pieces.rs`).
+pub fn parse_part(text: &str, end: usize, context: Context, check: &dyn Fn()) -> Parse {
+    parser::parse_piece(text, end, context, check)
 }
 
 /// Reads the statements of `text` that start before byte `end` as a flat list
@@ -174,7 +197,12 @@ pub fn read_statements(text: &str, end: usize, check: &dyn Fn()) -> Statements {
 /// ranges into `text`) into kernels, as [`parse_piece`] does after reading them: the same
 /// tree and errors.
 pub fn assemble_piece(text: &str, end: usize, read: Statements) -> Parse {
-    parser::assemble_piece(text, end, read)
+    parser::assemble_piece(text, end, Context::default(), read)
+}
+
+/// [`assemble_piece`] of a part of a file in its `context` (see [`parse_part`]).
+pub fn assemble_part(text: &str, end: usize, context: Context, read: Statements) -> Parse {
+    parser::assemble_piece(text, end, context, read)
 }
 
 /// The end of the look-ahead of a piece of `text` that ends at byte `at` (a statement

@@ -46,7 +46,7 @@ use crate::recover::{
     plain_ident, range, skip_junk,
 };
 use crate::value::{expr_parser, value_parser};
-use crate::{Parse, SyntaxError, SyntaxErrorCode};
+use crate::{Context, Parse, SyntaxError, SyntaxErrorCode};
 
 /// Chumsky's span: UTF-8 byte offsets.
 pub(crate) type Span = SimpleSpan;
@@ -75,7 +75,8 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange], check: &dyn Fn()) ->
         lexical_errors: mut errors,
         mut reader_errors,
     } = statements(text, invalid_utf8, text.len(), check);
-    let file = crate::assemble::assemble(text, statements, &mut reader_errors, PieceEnd::File);
+    let file =
+        crate::assemble::assemble(text, statements, &mut reader_errors, PieceEnd::File, false);
     errors.append(&mut reader_errors);
     errors.extend(lone_carriage_returns(text, text.len()));
     let (errors, left_out) = finish_errors(errors);
@@ -88,29 +89,38 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange], check: &dyn Fn()) ->
 
 /// Parses the whole kernels of `text[..end]`; `text[end..]` is look-ahead, the line of the
 /// next kernel (see [`crate::parse_piece`]).
-pub(crate) fn parse_piece(text: &str, end: usize, check: &dyn Fn()) -> Parse {
+pub(crate) fn parse_piece(text: &str, end: usize, context: Context, check: &dyn Fn()) -> Parse {
     let end = end.min(text.len());
-    assemble_piece(text, end, statements(text, &[], end, check))
+    assemble_piece(text, end, context, statements(text, &[], end, check))
 }
 
 /// Nests the flat statements `read` of `text[..end]` into kernels (see
 /// [`crate::assemble_piece`]).
-pub(crate) fn assemble_piece(text: &str, end: usize, read: Statements) -> Parse {
+pub(crate) fn assemble_piece(text: &str, end: usize, context: Context, read: Statements) -> Parse {
     let end = end.min(text.len());
     let Statements {
         statements,
         lexical_errors: mut errors,
         mut reader_errors,
     } = read;
-    let piece_end = if end == text.len() {
+    let at = TextSize::try_from(end).unwrap_or_default();
+    let piece_end = if context.goes_on {
+        PieceEnd::Continued { at }
+    } else if end == text.len() {
         PieceEnd::File
     } else {
         PieceEnd::Kernel {
-            at: TextSize::try_from(end).unwrap_or_default(),
+            at,
             name: kernel_name(&text[end..]),
         }
     };
-    let file = crate::assemble::assemble(text, statements, &mut reader_errors, piece_end);
+    let file = crate::assemble::assemble(
+        text,
+        statements,
+        &mut reader_errors,
+        piece_end,
+        context.inside,
+    );
     errors.append(&mut reader_errors);
     retain_before_look_ahead(text, end, &mut errors);
     errors.extend(lone_carriage_returns(text, end));
