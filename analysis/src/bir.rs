@@ -24,7 +24,7 @@ use crate::check::{diagnostics, for_each_op};
 use crate::db::{Db, SourceFile, file_items, line_index, lowering};
 use crate::document::{Chunk, Document};
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
-use crate::{LineCol, line_col};
+use crate::{LineCol, TextRange, line_col};
 
 /// The §8 JSON of one source text (a whole file; see [`crate::Analysis::file_bir`] for
 /// a document's).
@@ -113,9 +113,9 @@ struct Functions<'a, 'db> {
 impl Serialize for Functions<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut seq = s.serialize_seq(None)?;
-        for chunk in &self.doc.chunks {
-            for function in functions(self.db, chunk, self.budget) {
-                if !self.budget.shows_kernel(function.kernel) {
+        for index in 0..self.doc.chunks.len() {
+            for function in functions(self.db, self.doc, index, self.budget) {
+                if !self.budget.shows_kernel(&function.parts) {
                     return seq.end();
                 }
                 seq.serialize_element(&function)?;
@@ -125,26 +125,106 @@ impl Serialize for Functions<'_, '_> {
     }
 }
 
-/// The BIR functions of `chunk`'s kernels, in order (each serializes to one element of
-/// the document's `functions`, within `budget`).
+/// The BIR functions of the kernels that start in the `index`-th chunk of `doc`, in order
+/// (each serializes to one element of the document's `functions`, within `budget`): a
+/// kernel cut into chunks is one function, from its parts in this chunk and the next
+/// ones; the rest of a kernel that started in an earlier chunk is not one.
 pub(crate) fn functions<'a, 'db>(
     db: &'db dyn Db,
-    chunk: &Chunk,
+    doc: &'db Document,
+    index: usize,
     budget: &'a OpBudget<'db>,
 ) -> impl Iterator<Item = Function<'a, 'db>> + use<'a, 'db> {
-    let at = At {
-        file: chunk.source,
-        first_line: chunk.first_line,
-    };
-    file_items(db, chunk.source)
-        .kernels
+    let chunk = &doc.chunks[index];
+    let kernels = &file_items(db, chunk.source).kernels;
+    kernels
         .iter()
-        .map(move |kernel| Function {
-            db,
-            at,
-            kernel,
-            budget,
+        .filter(|kernel| !kernel.continues)
+        .map(move |kernel| {
+            let parts = if kernel.goes_on {
+                kernel_parts(db, doc, index)
+            } else {
+                vec![Part::new(chunk, kernel, 0, 0)]
+            };
+            let errors = if kernel.goes_on {
+                (index..index + parts.len())
+                    .map(|i| doc.errors_from_elsewhere(db, i))
+                    .collect()
+            } else {
+                vec![Vec::new()]
+            };
+            Function {
+                db,
+                parts,
+                errors,
+                budget,
+            }
         })
+}
+
+/// The parts of the split kernel whose first chunk is the `head`-th of `doc`, in order.
+pub(crate) fn kernel_parts<'db>(
+    db: &'db dyn Db,
+    doc: &'db Document,
+    head: usize,
+) -> Vec<Part<'db>> {
+    let mut parts = Vec::new();
+    let (mut ops, mut allocations) = (0, 0);
+    for (k, chunk) in doc.chunks[head..=doc.tail(head)].iter().enumerate() {
+        let kernels = &file_items(db, chunk.source).kernels;
+        let kernel = if k == 0 {
+            kernels.last()
+        } else {
+            kernels.first()
+        };
+        let Some(kernel) = kernel else { continue };
+        parts.push(Part::new(chunk, kernel, ops, allocations));
+        for_each_op(&kernel.body, &mut |_| ops += 1);
+        allocations += kernel.allocations.len() as u32;
+    }
+    parts
+}
+
+/// A kernel's text in one chunk: the whole kernel, or a part of one cut into chunks.
+#[derive(Clone, Copy)]
+pub(crate) struct Part<'db> {
+    /// Where its text is.
+    at: At,
+    /// What resolution made of it.
+    pub kernel: &'db KernelItems,
+    /// The ops of the kernel's parts before it (added to its ops' implicit ids).
+    pub ops_before: u32,
+    /// The allocations of the kernel's parts before it.
+    pub allocations_before: u32,
+}
+
+impl<'db> Part<'db> {
+    fn new(
+        chunk: &Chunk,
+        kernel: &'db KernelItems,
+        ops_before: u32,
+        allocations_before: u32,
+    ) -> Part<'db> {
+        Part {
+            at: At {
+                file: chunk.source,
+                first_line: chunk.first_line,
+            },
+            kernel,
+            ops_before,
+            allocations_before,
+        }
+    }
+
+    /// The kernel-wide id of its op `op` (SPEC §3: the written `#N`, else the op's place
+    /// in the kernel).
+    pub fn op_id(&self, op: &OpItem) -> u32 {
+        if op.op_id_written {
+            op.op_id
+        } else {
+            op.op_id + self.ops_before
+        }
+    }
 }
 
 /// How many ops a document shows, spent as it is serialized: its items are shown up to
@@ -168,25 +248,33 @@ pub(crate) struct OpBudget<'db> {
 /// least one) of the kernel's ops.
 #[derive(Clone, Copy)]
 pub(crate) struct Cut<'db> {
-    /// The kernel cut.
+    /// The kernel cut (its first part, when it is cut into chunks).
     pub kernel: &'db KernelItems,
     /// The kernel's ops shown (its first ones).
     pub shown: usize,
-    /// The first op not shown.
+    /// The kernel's ops.
+    pub ops: usize,
+    /// The first op not shown, and the part of the kernel it is in.
     pub op: &'db OpItem,
-    /// Where the op's text is.
-    at: At,
+    part: Part<'db>,
+    /// The kernel's allocations.
+    pub allocations: usize,
 }
 
 impl Cut<'_> {
     /// The 1-based line of the document where the op's class name stands.
     pub fn line(&self, db: &dyn Db) -> u32 {
-        op_line_col(db, self.at, self.op).line
+        op_line_col(db, self.part.at, self.op).line
     }
 
     /// The kernel's allocations shown: those declared before the op.
-    pub fn allocations(&self) -> usize {
-        (self.op.allocations as usize).min(self.kernel.allocations.len())
+    pub fn allocations_shown(&self) -> usize {
+        (self.part.allocations_before as usize + self.op.allocations as usize).min(self.allocations)
+    }
+
+    /// The op's id in its kernel.
+    pub fn op_id(&self) -> u32 {
+        self.part.op_id(self.op)
     }
 }
 
@@ -215,26 +303,29 @@ impl<'db> OpBudget<'db> {
 
     /// Whether `kernel`, next in the document, is shown: not after a cut, nor, once the
     /// budget is spent, when it holds an op.
-    fn shows_kernel(&self, kernel: &KernelItems) -> bool {
-        self.cut.get().is_none() && (self.left.get() > 0 || first_op(&kernel.body).is_none())
+    fn shows_kernel(&self, parts: &[Part<'_>]) -> bool {
+        self.cut.get().is_none()
+            && (self.left.get() > 0 || parts.iter().all(|p| first_op(&p.kernel.body).is_none()))
     }
 
-    /// Takes the ops of `kernel` (its text at `at`) from the budget, given their number
-    /// and its op at the place of the budget left (the first beyond it, if the kernel has
-    /// that many): that op is the cut.
-    fn spend(&self, kernel: &'db KernelItems, at: At, ops: usize, beyond: Option<&'db OpItem>) {
+    /// Takes the ops of the kernel of `parts` from the budget, given their number and its
+    /// op at the place of the budget left (the first beyond it, if the kernel has that
+    /// many, with its part): that op is the cut.
+    fn spend(&self, parts: &[Part<'db>], ops: usize, beyond: Option<(Part<'db>, &'db OpItem)>) {
         let left = self.left.get();
-        match beyond {
-            Some(op) => {
+        match (beyond, parts.first()) {
+            (Some((part, op)), Some(first)) => {
                 self.left.set(0);
                 self.cut.set(Some(Cut {
-                    kernel,
+                    kernel: first.kernel,
                     shown: left,
+                    ops,
                     op,
-                    at,
+                    part,
+                    allocations: parts.iter().map(|p| p.kernel.allocations.len()).sum(),
                 }));
             }
-            None => self.left.set(left.saturating_sub(ops)),
+            _ => self.left.set(left.saturating_sub(ops)),
         }
     }
 
@@ -295,12 +386,13 @@ impl<'o> BirWriter<'o> {
         })
     }
 
-    /// Writes the functions of `chunk`'s kernels, each as an element of the document's
+    /// Writes the functions of the kernels starting in `doc`'s `index`-th chunk (see
+    /// [`functions`]), each as an element of the document's
     /// `functions`: pretty JSON indented two levels (no JSON string holds a raw line break,
     /// so every `\n` written is the layout's).
-    pub fn chunk(&mut self, db: &dyn Db, chunk: &Chunk) -> std::io::Result<()> {
+    pub fn chunk(&mut self, db: &dyn Db, doc: &Document, index: usize) -> std::io::Result<()> {
         let all = OpBudget::new(usize::MAX);
-        for function in functions(db, chunk, &all) {
+        for function in functions(db, doc, index, &all) {
             self.out
                 .write_all(if self.any { b",\n    " } else { b"\n    " })?;
             self.any = true;
@@ -345,38 +437,46 @@ impl std::io::Write for Indented<'_> {
 /// A kernel's BIR function (SPEC §8), within a budget ([`OpBudget`]).
 pub(crate) struct Function<'a, 'db> {
     db: &'db dyn Db,
-    at: At,
-    kernel: &'db KernelItems,
+    /// The kernel's text: one part, or its parts in chunk order.
+    parts: Vec<Part<'db>>,
+    /// For each part, the errors in its chunk that another chunk reports
+    /// ([`Document::errors_from_elsewhere`]).
+    errors: Vec<Vec<(TextRange, lower::Code)>>,
     budget: &'a OpBudget<'db>,
 }
 
 impl Serialize for Function<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (db, kernel) = (self.db, self.kernel);
+        let db = self.db;
         // Each tensor's class is that of the whole kernel (a weight: some op's stationary),
         // whatever the budget shows of its ops.
         let left = self.budget.left.get();
         let (mut ops, mut beyond) = (0, None);
         let mut weights: HashSet<&str> = HashSet::default();
-        for_each_op(&kernel.body, &mut |op| {
-            weights.extend(
-                lowering(db, self.at.file, op)
-                    .stationary
-                    .iter()
-                    .map(String::as_str),
-            );
-            if ops == left {
-                beyond = Some(op);
-            }
-            ops += 1;
-        });
-        self.budget.spend(kernel, self.at, ops, beyond);
+        for part in &self.parts {
+            for_each_op(&part.kernel.body, &mut |op| {
+                weights.extend(
+                    lowering(db, part.at.file, op)
+                        .stationary
+                        .iter()
+                        .map(String::as_str),
+                );
+                if ops == left {
+                    beyond = Some((*part, op));
+                }
+                ops += 1;
+            });
+        }
+        self.budget.spend(&self.parts, ops, beyond);
         let shown = match self.budget.cut.get() {
-            Some(cut) => cut.allocations(),
-            None => kernel.allocations.len(),
+            Some(cut) => cut.allocations_shown(),
+            None => usize::MAX,
         };
-        let allocations: Vec<Json> = kernel.allocations[..shown]
+        let allocations: Vec<Json> = self
+            .parts
             .iter()
+            .flat_map(|p| &p.kernel.allocations)
+            .take(shown)
             .map(|a| match a {
                 Allocation::Tensor(t) => lower::allocation(t, weights.contains(t.name.as_str())),
                 Allocation::Register(r) => lower::register_allocation(r),
@@ -385,14 +485,16 @@ impl Serialize for Function<'_, '_> {
         let entry = Block {
             instructions: Instructions {
                 db,
-                at: self.at,
-                items: &kernel.body,
+                parts: &self.parts,
+                errors: &self.errors,
+                items: None,
                 budget: self.budget,
             },
             name: "entry".to_string(),
         };
         let mut map = s.serialize_map(Some(4))?;
-        map.serialize_entry("name", &kernel.name)?;
+        let name = self.parts.first().map_or("", |p| p.kernel.name.as_str());
+        map.serialize_entry("name", name)?;
         map.serialize_entry("attributes", &json!([]))?;
         map.serialize_entry("allocations", &allocations)?;
         map.serialize_entry("blocks", &[entry])?;
@@ -416,48 +518,68 @@ impl Serialize for Block<'_, '_> {
 }
 
 /// The instructions of a block: each op's lowering with its position, loops nested, while
-/// the budget lasts.
+/// the budget lasts. The entry block holds the bodies of the kernel's parts in order
+/// (`items` is `None`); a loop's body is in one part (`items`, in `parts[0]`).
 struct Instructions<'a, 'db> {
     db: &'db dyn Db,
-    at: At,
-    items: &'db [Item],
+    parts: &'a [Part<'db>],
+    /// At each part's place, the errors its chunk has from elsewhere.
+    errors: &'a [Vec<(TextRange, lower::Code)>],
+    items: Option<&'db [Item]>,
     budget: &'a OpBudget<'db>,
 }
 
 impl Serialize for Instructions<'_, '_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let (db, at) = (self.db, self.at);
-        let (file, first_line) = (at.file, at.first_line);
+        let db = self.db;
         let mut seq = s.serialize_seq(None)?;
-        for item in self.items {
-            if !self.budget.shows(item) {
+        let bodies: Vec<(usize, &[Item])> = match self.items {
+            Some(items) => vec![(0, items)],
+            None => self
+                .parts
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (i, &p.kernel.body[..]))
+                .collect(),
+        };
+        'parts: for (i, items) in bodies {
+            let (Some(&part), Some(extra)) = (self.parts.get(i), self.errors.get(i)) else {
                 break;
-            }
-            match item {
-                Item::Op(op) => {
-                    let lowered = lowering(db, file, op);
-                    let errors = op_error_codes(db, file, op);
-                    let stamp = op_stamp(db, file, first_line, op, &errors);
-                    let debuginfo = lower::debuginfo(&op.resolved, &stamp);
-                    for (k, inst) in lowered.instructions.iter().enumerate() {
-                        let name = lower::instruction_name(k, &stamp);
-                        seq.serialize_element(&inst.json(Some(&name), Some(&debuginfo)))?;
-                    }
+            };
+            let (file, first_line) = (part.at.file, part.at.first_line);
+            for item in items {
+                if !self.budget.shows(item) {
+                    break 'parts;
                 }
-                Item::Loop(lp) => {
-                    let (lb, ub, stride) = lp.var.bounds.unwrap_or((0, 0, 1));
-                    let body = Block {
-                        name: format!("{}-body", lp.bir_name),
-                        instructions: Instructions {
-                            items: &lp.body,
-                            ..*self
-                        },
-                    };
-                    seq.serialize_element(&Loop {
-                        name: &lp.bir_name,
-                        axis: json!({"name": lp.var.name, "lb": lb, "ub": ub, "stride": stride}),
-                        body,
-                    })?;
+                match item {
+                    Item::Op(op) => {
+                        let lowered = lowering(db, file, op);
+                        let errors = op_error_codes(db, file, op, extra);
+                        let stamp = op_stamp(db, file, first_line, part.op_id(op), op, &errors);
+                        let debuginfo = lower::debuginfo(&op.resolved, &stamp);
+                        for (k, inst) in lowered.instructions.iter().enumerate() {
+                            let name = lower::instruction_name(k, &stamp);
+                            seq.serialize_element(&inst.json(Some(&name), Some(&debuginfo)))?;
+                        }
+                    }
+                    Item::Loop(lp) => {
+                        let (lb, ub, stride) = lp.var.bounds.unwrap_or((0, 0, 1));
+                        let body = Block {
+                            name: format!("{}-body", lp.bir_name),
+                            instructions: Instructions {
+                                db,
+                                parts: std::slice::from_ref(&self.parts[i]),
+                                errors: std::slice::from_ref(extra),
+                                items: Some(&lp.body),
+                                budget: self.budget,
+                            },
+                        };
+                        seq.serialize_element(&Loop {
+                            name: &lp.bir_name,
+                            axis: json!({"name": lp.var.name, "lb": lb, "ub": ub, "stride": stride}),
+                            body,
+                        })?;
+                    }
                 }
             }
         }
@@ -491,12 +613,13 @@ fn op_stamp<'a>(
     db: &dyn Db,
     file: SourceFile,
     first_line: u32,
+    op_id: u32,
     op: &OpItem,
     errors: &'a [&'a str],
 ) -> lower::Stamp<'a> {
     let LineCol { line, column } = op_line_col(db, At { file, first_line }, op);
     lower::Stamp {
-        op_id: op.op_id,
+        op_id,
         line,
         column,
         errors,
@@ -519,10 +642,26 @@ fn op_line_col(db: &dyn Db, at: At, op: &OpItem) -> LineCol {
 /// The instructions of one op with `debuginfo.line`/`column` (1-based, where the class
 /// name starts; `file` starts on line `first_line` of its document, 0-based) and `errors`
 /// (every error diagnostic inside the op, sorted, unique).
-pub fn op_instructions(db: &dyn Db, file: SourceFile, first_line: u32, op: &OpItem) -> Vec<Json> {
+///
+/// `op_base`: the ops of the kernel's earlier chunks when `file` continues a kernel cut into
+/// chunks (added to an implicit op id; 0 otherwise).
+/// `extra`: the errors in `file` that another chunk reports
+/// ([`Document::errors_from_elsewhere`]).
+pub fn op_instructions(
+    db: &dyn Db,
+    file: SourceFile,
+    first_line: u32,
+    (op_base, extra): (u32, &[(TextRange, lower::Code)]),
+    op: &OpItem,
+) -> Vec<Json> {
     let lowered = lowering(db, file, op);
-    let errors = op_error_codes(db, file, op);
-    let stamp = op_stamp(db, file, first_line, op, &errors);
+    let errors = op_error_codes(db, file, op, extra);
+    let op_id = if op.op_id_written {
+        op.op_id
+    } else {
+        op.op_id + op_base
+    };
+    let stamp = op_stamp(db, file, first_line, op_id, op, &errors);
     lowered
         .instructions
         .iter()
@@ -533,7 +672,12 @@ pub fn op_instructions(db: &dyn Db, file: SourceFile, first_line: u32, op: &OpIt
 
 /// The codes of the error diagnostics of `file` whose primary range lies within `op` (but
 /// a lone carriage return, which is the document's).
-fn op_error_codes(db: &dyn Db, file: SourceFile, op: &OpItem) -> Vec<&'static str> {
+fn op_error_codes(
+    db: &dyn Db,
+    file: SourceFile,
+    op: &OpItem,
+    extra: &[(TextRange, lower::Code)],
+) -> Vec<&'static str> {
     // A lone carriage return is the document's (one P103 for all, where the first is:
     // `crate::document`), not an op's.
     let lone = crate::document::lone_carriage_returns(db, file).map(|(at, _)| at);
@@ -542,6 +686,12 @@ fn op_error_codes(db: &dyn Db, file: SourceFile, op: &OpItem) -> Vec<&'static st
         .filter(|d| d.severity == Severity::Error && op.syntax.range.contains_range(d.range))
         .filter(|d| !(d.code == lower::Code::P103 && Some(d.range) == lone))
         .map(|d| d.code.as_str())
+        .chain(
+            extra
+                .iter()
+                .filter(|(range, _)| op.syntax.range.contains_range(*range))
+                .map(|(_, code)| code.as_str()),
+        )
         .collect();
     codes.sort_unstable();
     codes.dedup();
@@ -562,8 +712,8 @@ mod tests {
             include_str!("../../tests/corpus/rule_P300_last_iteration.pir"),
             include_str!("../../tests/corpus/topk.pir"),
         ] {
-            let db = RootDatabase::default();
-            let doc = Document::new(&db, text);
+            let mut db = RootDatabase::default();
+            let doc = Document::new(&mut db, text);
             let streamed = serde_json::to_string_pretty(&super::bir_document(&db, &doc)).unwrap();
             let tree = serde_json::to_string_pretty(&super::file_bir(&db, &doc)).unwrap();
             assert_eq!(streamed, tree);

@@ -34,14 +34,35 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
     for kernel in &items.kernels {
         for_each_op(&kernel.body, &mut |op| {
             let lowered = lowering(db, file, op);
-            out.extend(lowered.diagnostics.iter().map(|d| from_lowering(op, d)));
+            out.extend(
+                lowered
+                    .diagnostics
+                    .iter()
+                    .map(|d| from_lowering(op, d, kernel.continues)),
+            );
         });
-        dataflow(db, file, kernel, &mut out);
+        // A split kernel's are checked across its chunks (`crate::split::kernel_checks`).
+        if !kernel.is_split() {
+            dataflow(db, file, kernel, &mut out);
+        }
     }
-    for kernel in crate::resources::kernel_stats(db, file) {
-        out.extend(crate::resources::p416(kernel));
+    for (kernel, stats) in items
+        .kernels
+        .iter()
+        .zip(crate::resources::kernel_stats(db, file))
+    {
+        if !kernel.is_split() {
+            out.extend(crate::resources::p416(stats));
+        }
     }
-    unused_declarations(items, &mut out);
+    let split: Vec<TextRange> = parse
+        .file
+        .kernels
+        .iter()
+        .filter(|k| k.continues || k.goes_on)
+        .map(|k| k.range)
+        .collect();
+    unused_declarations(items, &split, &mut out);
     out.sort_by(|a, b| {
         (a.range.start(), a.range.end(), a.code).cmp(&(b.range.start(), b.range.end(), b.code))
     });
@@ -113,7 +134,14 @@ fn dataflow(db: &dyn Db, file: SourceFile, kernel: &KernelItems, out: &mut Vec<D
 /// P500 on the declarations (tensors, registers) that no op names, kernel by kernel: one
 /// pass over the file's definitions (kernels come first, then what they declare, in source
 /// order) and its use table, whatever the number of kernels.
-fn unused_declarations(items: &crate::resolve::FileItems, out: &mut Vec<Diagnostic>) {
+///
+/// The declarations of a split kernel (in `split`, its parts' ranges) are left to
+/// `crate::split::kernel_checks`.
+fn unused_declarations(
+    items: &crate::resolve::FileItems,
+    split: &[TextRange],
+    out: &mut Vec<Diagnostic>,
+) {
     // Used: named anywhere (resolution's use table), whatever else is wrong with the use.
     let used: HashSet<usize> = items.references.iter().map(|(_, d)| *d).collect();
     let mut kernel_scope: Option<TextRange> = None;
@@ -128,7 +156,10 @@ fn unused_declarations(items: &crate::resolve::FileItems, out: &mut Vec<Diagnost
             def.kind,
             DefKind::Tensor | DefKind::Register | DefKind::Param
         );
-        if !declared || !kernel_scope.is_some_and(|scope| scope.contains_range(def.range)) {
+        if !declared
+            || !kernel_scope.is_some_and(|scope| scope.contains_range(def.range))
+            || split.iter().any(|r| r.contains_range(def.range))
+        {
             continue;
         }
         // A second definition of a name is P201 already: one diagnostic per mistake.
@@ -149,7 +180,7 @@ fn unused_declarations(items: &crate::resolve::FileItems, out: &mut Vec<Diagnost
 }
 
 /// Every access in the op's fields, with its path, in field order.
-fn accesses(op: &OpItem) -> Vec<(ValuePath, &lower::model::Access)> {
+pub(crate) fn accesses(op: &OpItem) -> Vec<(ValuePath, &lower::model::Access)> {
     let mut out = Vec::new();
     for (i, f) in op.resolved.fields.iter().enumerate() {
         f.value.collect_accesses(ValuePath::field(i), &mut out);

@@ -15,7 +15,7 @@ use ::line_index::LineIndex;
 use lower::Lowered;
 use lower::model::{OpSettings, ResolvedOp};
 
-use crate::resolve::{self, FileItems, OpItem};
+use crate::resolve::{self, Entry, FileItems, OpItem};
 
 /// A source text analysed alone: a whole file, or a chunk of a document (its whole
 /// kernels from one kernel line to the next, see [`crate::document`]). Every query and IDE
@@ -39,6 +39,16 @@ pub struct SourceFile {
     /// keystroke re-lowers only the ops it changed. Both give the same answers.
     #[default]
     pub coarse: bool,
+    /// Where the chunk stands among its kernels: it starts inside a kernel cut at a
+    /// statement line of its body (the header is in an earlier chunk), or its last kernel
+    /// goes on in the next chunk (`syntax::cuts`). Default: whole kernels.
+    #[default]
+    pub context: syntax::Context,
+    /// For a chunk that starts inside a kernel: what the kernel's earlier chunks define
+    /// that it mentions ([`Entry`]).
+    #[default]
+    #[returns(ref)]
+    pub entry: Option<Arc<Entry>>,
 }
 
 /// Client settings (SPEC §10 initialization options) that change lowering.
@@ -149,11 +159,12 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
         whole = format!("{text}{look_ahead}");
         whole.as_str()
     };
+    let context = *file.context(db);
     if *file.coarse(db) || text.len() < PIECES_FROM {
-        return if look_ahead.is_empty() {
+        return if look_ahead.is_empty() && context == syntax::Context::default() {
             syntax::parse_cancellable(text, &check)
         } else {
-            syntax::parse_piece(piece, text.len(), &check)
+            syntax::parse_part(piece, text.len(), context, &check)
         };
     }
     let starts = syntax::piece_starts(piece, text.len());
@@ -161,7 +172,7 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
         check();
         piece_statements(db, Piece::new(db, p.to_string(), end as u32)).clone()
     });
-    syntax::assemble_piece(piece, text.len(), read)
+    syntax::assemble_part(piece, text.len(), context, read)
 }
 
 /// The size (bytes) from which an edited chunk is read in pieces (see [`parse`]).
@@ -201,7 +212,8 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems {
     let settings = OpSettings {
         tkg_seqlen_threshold: db.settings().tkg_seqlen_threshold(db),
     };
-    resolve::resolve(&parse(db, file).file, settings, &|| {
+    let entry = file.entry(db).as_deref();
+    resolve::resolve(&parse(db, file).file, entry, settings, &|| {
         db.unwind_if_revision_cancelled();
     })
 }

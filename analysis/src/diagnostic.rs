@@ -102,13 +102,30 @@ fn value_at<'a>(op: &'a ast::Op, path: &ValuePath) -> Option<&'a ast::Value> {
     Some(value)
 }
 
-/// Converts a lowering diagnostic of `op` into a file diagnostic.
-pub fn from_lowering(op: &OpItem, diag: &lower::Diag) -> Diagnostic {
+/// Marks an op id in a message that the document makes kernel-wide: an implicit id of an op
+/// of a chunk that continues a kernel counts from the chunk's first op
+/// ([`crate::resolve::OpItem::op_id`]); written `#\u{E000}N\u{E000}`, the document adds
+/// the ops of the kernel's earlier chunks to `N` ([`renumber`]).
+pub(crate) const OP_ID_MARK: char = '\u{E000}';
+
+/// Converts a lowering diagnostic of `op` into a file diagnostic. `continues`: `op` is in
+/// a chunk that continues a kernel (an implicit id in the message is marked, see
+/// [`OP_ID_MARK`]).
+pub fn from_lowering(op: &OpItem, diag: &lower::Diag, continues: bool) -> Diagnostic {
+    let message = if continues && !op.op_id_written {
+        let marked = format!("{OP_ID_MARK}{}{OP_ID_MARK}", op.op_id);
+        diag.message_for(&op.resolved.class, 0).replace(
+            &format!("{} #0", op.resolved.class),
+            &format!("{} #{marked}", op.resolved.class),
+        )
+    } else {
+        diag.message_for(&op.resolved.class, op.op_id)
+    };
     Diagnostic {
         code: diag.code,
         severity: diag.code.severity(),
         range: anchor_range(op, &diag.anchor),
-        message: diag.message_for(&op.resolved.class, op.op_id),
+        message,
         related: diag
             .related
             .iter()
@@ -116,4 +133,23 @@ pub fn from_lowering(op: &OpItem, diag: &lower::Diag) -> Diagnostic {
             .collect(),
         fix: diag.fix.clone(),
     }
+}
+
+/// `message` with each op id marked by [`OP_ID_MARK`] made kernel-wide: `base` added.
+pub(crate) fn renumber(message: &str, base: u32) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut parts = message.split(OP_ID_MARK);
+    if let Some(first) = parts.next() {
+        out.push_str(first);
+    }
+    while let Some(number) = parts.next() {
+        match number.parse::<u32>() {
+            Ok(n) => out.push_str(&(n + base).to_string()),
+            Err(_) => out.push_str(number),
+        }
+        if let Some(rest) = parts.next() {
+            out.push_str(rest);
+        }
+    }
+    out
 }

@@ -24,6 +24,7 @@ use salsa::{Durability, Setter};
 
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::diagnostic::Diagnostic;
+use crate::split::KernelIndex;
 use crate::{LineCol, TextRange, TextSize};
 
 /// The smallest chunk a document is cut into, in bytes (a chunk holds whole kernels, so it
@@ -44,6 +45,12 @@ pub(crate) struct Chunk {
     pub first_line: u32,
     /// The `\n`s in it.
     pub newlines: u32,
+    /// Whether it starts inside a kernel, and whether its last kernel goes on into the
+    /// next chunk (its input's [`SourceFile::context`]).
+    pub context: syntax::Context,
+    /// It starts inside a kernel that goes on past its end: a middle part of a kernel cut
+    /// into chunks, holding neither its start nor its end (`syntax::Cuts::through`).
+    pub through: bool,
 }
 
 impl Chunk {
@@ -120,30 +127,84 @@ pub(crate) struct Document {
     warmed: bool,
     /// The smallest chunk, in bytes ([`CHUNK_TARGET`] but in tests).
     target: usize,
+    /// The index of each kernel cut into chunks, by the kernel's first chunk, with the
+    /// chunks it was made from and the hashes of their outlines ([`Document::refresh_run`]).
+    indexes: HashMap<SourceFile, CachedIndex>,
 }
 
-/// Where `text` is cut: 0, then kernel lines at least `target` bytes apart.
-fn cuts(text: &str, target: usize) -> Vec<usize> {
-    let mut out = vec![0];
-    let mut line = 0;
-    while line < text.len() {
-        let last = out.last().copied().unwrap_or(0);
-        if line >= last + target
-            && text[line..]
-                .trim_start_matches([' ', '\t'])
-                .starts_with("kernel")
-            && syntax::starts_kernel_line(text, line)
-        {
-            out.push(line);
-        }
-        line = syntax::line_end(text, line);
-    }
-    out
+/// A split kernel's [`KernelIndex`] and what it was made from.
+#[derive(Clone, Debug)]
+struct CachedIndex {
+    /// The kernel's chunks, first to last.
+    chunks: Vec<SourceFile>,
+    /// The hash of each chunk's outline but the last's.
+    outlines: Vec<u64>,
+    index: Arc<KernelIndex>,
+}
+
+/// The parts of `text` (a document, or a run of its chunks read in `context`, with
+/// `look_ahead` the first line of the chunk after them): each piece with whether it starts
+/// inside a kernel, and the cut's verdict on the ends ([`syntax::cuts`]).
+fn cut_parts<'t>(
+    text: &'t str,
+    look_ahead: &str,
+    context: syntax::Context,
+    target: usize,
+) -> (Vec<Piece<'t>>, syntax::Cuts) {
+    let split = target.saturating_mul(crate::split::SPLIT_FACTOR);
+    let cuts = if look_ahead.is_empty() {
+        syntax::cuts(text, text.len(), context, target, split)
+    } else {
+        let whole = format!("{text}{look_ahead}");
+        syntax::cuts(&whole, text.len(), context, target, split)
+    };
+    let parts = cuts
+        .parts
+        .iter()
+        .enumerate()
+        .map(|(i, &(start, inside))| {
+            let end = cuts.parts.get(i + 1).map_or(text.len(), |p| p.0);
+            Piece {
+                text: &text[start..end],
+                inside,
+                through: cuts.through.get(i).copied().unwrap_or(false),
+            }
+        })
+        .collect();
+    (parts, cuts)
+}
+
+/// A chunk's text as [`cut_parts`] cuts it, with where it stands ([`Chunk::context`]'s
+/// `inside`, [`Chunk::through`]).
+#[derive(Clone, Copy, Debug)]
+struct Piece<'t> {
+    text: &'t str,
+    inside: bool,
+    through: bool,
 }
 
 /// The first line of `text` with its `\n` (a chunk's look-ahead for the chunk before it).
-fn first_line(text: &str) -> &str {
-    &text[..syntax::line_end(text, 0)]
+///
+/// Only up to the end of the line's second significant token (`kernel @name`, `Op {`,
+/// `tensor %t`, which tell the line starts a kernel or a statement), then a line break: all
+/// the chunk before reads of it (where its last statement ends, and the token an error
+/// there quotes). So editing the rest of a chunk's first line leaves the chunk before as it
+/// was.
+fn first_line(text: &str) -> String {
+    let line = &text[..syntax::line_end(text, 0)];
+    let (tokens, _) = syntax::lex(line);
+    let second = tokens
+        .iter()
+        .filter(|(kind, _)| !matches!(kind, syntax::Token::Comment | syntax::Token::Newline))
+        .nth(1);
+    match second {
+        Some((_, range))
+            if usize::from(range.end()) < line.trim_end_matches(['\n', '\r']).len() =>
+        {
+            format!("{}\n", &line[..usize::from(range.end())])
+        }
+        _ => line.to_string(),
+    }
 }
 
 fn newlines(text: &str) -> u32 {
@@ -161,34 +222,60 @@ fn size(n: usize) -> TextSize {
 impl Document {
     /// A document holding `text`, cut into chunks.
     #[cfg(test)]
-    pub fn new(db: &RootDatabase, text: &str) -> Document {
-        Document::with_target(db, text, CHUNK_TARGET)
+    pub fn new(db: &mut RootDatabase, text: &str) -> Document {
+        Document::with_target(db, text, CHUNK_TARGET, true)
     }
 
     /// A document holding `text`, cut into chunks of at least `target` bytes (tests cut
     /// small, to cross chunk boundaries).
-    pub fn with_target(db: &RootDatabase, text: &str, target: usize) -> Document {
+    ///
+    /// `enter`: set the entries of the chunks that continue a kernel cut into chunks now,
+    /// one chunk after another (else the caller does, [`Document::refresh_entries`]).
+    pub fn with_target(db: &mut RootDatabase, text: &str, target: usize, enter: bool) -> Document {
         let mut doc = Document {
             chunks: Vec::new(),
             digests: Vec::new(),
             warmed: false,
             target,
+            indexes: HashMap::default(),
         };
-        let pieces = cut_pieces(text, target);
+        let (pieces, _) = cut_parts(text, "", syntax::Context::default(), target);
         for (i, piece) in pieces.iter().enumerate() {
-            let look_ahead = pieces.get(i + 1).map_or("", |next| first_line(next));
-            let source = new_source(db, piece, look_ahead, true);
+            let next = pieces.get(i + 1);
+            let look_ahead = next.map_or(String::new(), |next| first_line(next.text));
+            let context = syntax::Context {
+                inside: piece.inside,
+                goes_on: next.is_some_and(|n| n.inside),
+            };
+            let (piece, through) = (piece.text, piece.through);
+            let source = new_source(db, piece, &look_ahead, context, true);
             doc.chunks.push(Chunk {
                 source,
                 start: TextSize::from(0),
                 len: size(piece.len()),
                 first_line: 0,
                 newlines: newlines(piece),
+                context,
+                through,
             });
             doc.digests.push(OnceLock::new());
         }
         doc.renumber(0);
+        if enter {
+            doc.refresh_entries(db, 0, doc.chunks.len());
+        }
         doc
+    }
+
+    /// The chunks whose last kernel goes on into the next ones: those whose outlines the
+    /// entries are made from ([`crate::split::outline`]; a host computes them on every core
+    /// before a new text's entries, [`crate::AnalysisHost::add_file`]).
+    pub fn outlined_chunks(&self) -> Vec<Chunk> {
+        self.chunks
+            .iter()
+            .filter(|c| c.context.goes_on)
+            .copied()
+            .collect()
     }
 
     /// `source` alone as a document of one chunk (for the per-text functions of this crate:
@@ -204,8 +291,11 @@ impl Document {
                 len: size(text.len()),
                 first_line: 0,
                 newlines: newlines(text),
+                context: *source.context(db),
+                through: false,
             }],
             digests: vec![OnceLock::new()],
+            indexes: HashMap::default(),
         }
     }
 
@@ -267,11 +357,13 @@ impl Document {
     }
 
     /// Replaces the whole text (reusing the chunks' inputs in order, setting only those
-    /// whose text changed).
+    /// whose text changed). The caller then sets the entries ([`Document::refresh_entries`]).
     pub fn set_text(&mut self, db: &mut RootDatabase, text: &str) {
         self.warmed = false;
         let all = 0..self.chunks.len();
-        self.replace_chunks(db, all, &cut_pieces(text, self.target), false);
+        let (pieces, _) = cut_parts(text, "", syntax::Context::default(), self.target);
+        self.replace_chunks(db, all, &pieces, false);
+        self.indexes.clear();
     }
 
     /// Replaces the bytes `range` of the document with `insert` (`range` is clamped to the
@@ -306,24 +398,510 @@ impl Document {
             return;
         }
         merged.replace_range(from..to, insert);
-        loop {
-            if first > 0 && !syntax::starts_kernel_line(&merged, 0) {
+        // Grow the run of chunks re-cut until its ends fit the chunks around it: a chunk
+        // starts at a kernel line (or, inside a split kernel, at a statement line directly
+        // in its body) and ends with a `\n`, and a kernel cut inside is closed by its `}`.
+        let pieces: Vec<(String, bool, bool)> = loop {
+            let inside = self.chunks[first].context.inside;
+            let starts_ok = first == 0
+                || if inside {
+                    syntax::starts_statement_line(&merged, 0)
+                        && !syntax::starts_kernel_line(&merged, 0)
+                } else {
+                    syntax::starts_kernel_line(&merged, 0)
+                };
+            if !starts_ok {
                 first -= 1;
                 merged.insert_str(0, self.chunks[first].source.text(db));
-            } else if last + 1 < self.chunks.len() && !merged.is_empty() && !merged.ends_with('\n')
-            {
+                continue;
+            }
+            if last + 1 < self.chunks.len() && !merged.is_empty() && !merged.ends_with('\n') {
                 last += 1;
                 merged.push_str(self.chunks[last].source.text(db));
-            } else {
-                break;
+                continue;
+            }
+            if merged.is_empty() && self.chunks.len() > 1 {
+                if inside || self.chunks.get(last + 1).is_some_and(|c| c.context.inside) {
+                    // A split kernel lost a chunk: re-cut it whole.
+                    first = self.head(first);
+                    last = self.tail(last);
+                    merged = self.text_of(db, first..last + 1);
+                    continue;
+                }
+                break Vec::new();
+            }
+            let goes_on = self.chunks[last].context.goes_on;
+            let look_ahead = self
+                .chunks
+                .get(last + 1)
+                .map_or(String::new(), |c| first_line(c.source.text(db)));
+            let context = syntax::Context { inside, goes_on };
+            let (parts, cuts) = cut_parts(&merged, &look_ahead, context, self.target);
+            if (inside && !cuts.entry_kept) || (goes_on && !cuts.ends_inside) {
+                // The run's ends no longer fit: re-cut the whole kernels it touches.
+                let (head, tail) = (self.head(first), self.tail(last));
+                if (head, tail) == (first, last) {
+                    break owned(&parts);
+                }
+                let mut text = self.text_of(db, head..first);
+                text.push_str(&merged);
+                text.push_str(&self.text_of(db, last + 1..tail + 1));
+                (first, last, merged) = (head, tail, text);
+                continue;
+            }
+            break owned(&parts);
+        };
+        let pieces: Vec<Piece<'_>> = pieces
+            .iter()
+            .map(|(text, inside, through)| Piece {
+                text,
+                inside: *inside,
+                through: *through,
+            })
+            .collect();
+        self.replace_chunks(db, first..last + 1, &pieces, true);
+        self.refresh_entries(db, first, first + pieces.len().max(1));
+    }
+
+    /// The first chunk of the kernel chunk `i` starts inside (`i` itself when it starts
+    /// with whole kernels): back over the middle parts ([`Chunk::through`]).
+    pub(crate) fn head(&self, i: usize) -> usize {
+        if i == 0 || !self.chunks[i].context.inside {
+            return i;
+        }
+        let mut j = i - 1;
+        while j > 0 && self.chunks[j].through {
+            j -= 1;
+        }
+        j
+    }
+
+    /// The last chunk of the kernel that goes on from chunk `i` into the next ones (`i`
+    /// itself when its last kernel does not go on): on over the middle parts.
+    pub(crate) fn tail(&self, i: usize) -> usize {
+        if !self.chunks[i].context.goes_on || i + 1 >= self.chunks.len() {
+            return i;
+        }
+        let mut j = i + 1;
+        while j + 1 < self.chunks.len() && self.chunks[j].through {
+            j += 1;
+        }
+        j
+    }
+
+    /// The ops of the kernel chunk `index` starts inside, in its chunks before `index`
+    /// (0 when the chunk starts with whole kernels): what its ops' implicit ids count from.
+    /// From the chunks' position-free summaries ([`crate::split::part_ids`]): O(chunks).
+    pub(crate) fn op_base(&self, db: &dyn Db, index: usize) -> u32 {
+        if !self.chunks[index].context.inside {
+            return 0;
+        }
+        let head = self.head(index);
+        (head..index)
+            .map(|k| {
+                let flows = crate::split::part_ids(db, self.chunks[k].source);
+                let flow = if k == head {
+                    flows.last()
+                } else {
+                    flows.first()
+                };
+                flow.map_or(0, |f| f.ops)
+            })
+            .sum()
+    }
+
+    /// The range of the kernel that goes on from chunk `head` into the next chunks, from
+    /// its `kernel` to its `}` (the document's offsets).
+    pub(crate) fn split_kernel_range(&self, db: &dyn Db, head: usize) -> Option<TextRange> {
+        let tail = self.tail(head);
+        let first = crate::db::parse(db, self.chunks[head].source)
+            .file
+            .kernels
+            .last()?
+            .range;
+        let last = crate::db::parse(db, self.chunks[tail].source)
+            .file
+            .kernels
+            .first()?
+            .range;
+        Some(TextRange::new(
+            first.start() + self.chunks[head].start,
+            last.end() + self.chunks[tail].start,
+        ))
+    }
+
+    /// For the parts of split kernels in chunk `index` (its first kernel when it continues
+    /// one, its last when it goes on): each part's range and body's range, with the whole
+    /// kernel's range and body's range in its place (the document's offsets).
+    pub(crate) fn split_parts_around(
+        &self,
+        db: &dyn Db,
+        index: usize,
+    ) -> Vec<(TextRange, TextRange)> {
+        let chunk = &self.chunks[index];
+        let kernels = &crate::db::parse(db, chunk.source).file.kernels;
+        let mut out = Vec::new();
+        let mut add = |kernel: &syntax::ast::Kernel, head: usize| {
+            let Some(whole) = self.split_kernel_range(db, head) else {
+                return;
+            };
+            let head_kernel = crate::db::parse(db, self.chunks[head].source)
+                .file
+                .kernels
+                .last();
+            let body_start = head_kernel
+                .and_then(|k| k.body_range)
+                .map_or(whole.start(), |b| b.start() + self.chunks[head].start);
+            let whole_body = TextRange::new(body_start, whole.end());
+            out.push((kernel.range + chunk.start, whole));
+            if let Some(body) = kernel.body_range {
+                out.push((body + chunk.start, whole_body));
+            }
+        };
+        if let Some(k) = kernels.first().filter(|k| k.continues) {
+            add(k, self.head(index));
+        }
+        if let Some(k) = kernels.last().filter(|k| k.goes_on && !k.continues) {
+            add(k, index);
+        }
+        out
+    }
+
+    /// The names in scope where chunk `index` starts, from the earlier chunks of the kernel
+    /// it continues (none when it starts with whole kernels): each parameter and body-level
+    /// declaration, in source order, with its kind and the tensor the kernel allocates for
+    /// the name (its first definition's). From the chunks' outlines: O(the kernel's
+    /// declarations), for a request (completion, a fix), not a keystroke.
+    pub(crate) fn earlier_names(
+        &self,
+        db: &dyn Db,
+        index: usize,
+    ) -> Vec<(
+        String,
+        crate::resolve::DefKind,
+        Option<Arc<lower::model::Tensor>>,
+    )> {
+        if !self.chunks[index].context.inside {
+            return Vec::new();
+        }
+        let mut first: HashMap<&str, Option<Arc<lower::model::Tensor>>> = HashMap::default();
+        let mut out = Vec::new();
+        for chunk in &self.chunks[self.head(index)..index] {
+            for def in &crate::split::outline(db, chunk.source).defs {
+                let tensor = first
+                    .entry(def.name.as_str())
+                    .or_insert_with(|| match &def.allocation {
+                        Some(crate::resolve::Allocation::Tensor(t)) => Some(t.clone()),
+                        _ => None,
+                    })
+                    .clone();
+                if def.visible {
+                    out.push((def.name.clone(), def.kind, tensor));
+                }
             }
         }
-        let pieces = if merged.is_empty() && self.chunks.len() > 1 {
-            Vec::new()
+        out
+    }
+
+    /// The references of the name at `offset` (relative to chunk `index`) when it is a
+    /// parameter, tensor or register of a kernel cut into chunks, across its chunks (in the
+    /// document's offsets, the definition first when `include_declaration`); `None` when the
+    /// chunk's own answer is the whole answer.
+    pub(crate) fn split_references(
+        &self,
+        db: &dyn Db,
+        index: usize,
+        offset: TextSize,
+        include_declaration: bool,
+    ) -> Option<Vec<crate::ide::Reference>> {
+        use crate::resolve::DefKind;
+        let chunk = &self.chunks[index];
+        let items = crate::db::file_items(db, chunk.source);
+        let d = crate::ide::def_at(items, offset)?;
+        let def = &items.definitions[d];
+        if !matches!(
+            def.kind,
+            DefKind::Param | DefKind::Tensor | DefKind::Register
+        ) {
+            return None;
+        }
+        let parts = crate::split::parts(db, chunk.source);
+        let continuing = chunk.context.inside;
+        let in_first = continuing
+            && parts
+                .first()
+                .is_some_and(|p| def.prelude || p.2.range.contains_range(def.range));
+        let in_last = chunk.context.goes_on
+            && parts
+                .last()
+                .is_some_and(|p| p.2.range.contains_range(def.range));
+        let (home, home_def) = if def.prelude {
+            let head = self.head(index);
+            let cached = self.indexes.get(&self.chunks[head].source)?;
+            let home = head + cached.index.home(&def.name)?;
+            let home_items = crate::db::file_items(db, self.chunks[home].source);
+            let range = self.home_definition(db, head, &cached.index, &def.name)?;
+            let start = self.chunks[home].start;
+            let hd = home_items
+                .definitions
+                .iter()
+                .position(|x| !x.prelude && x.name == def.name && x.range + start == range)?;
+            (home, hd)
+        } else if in_first || in_last {
+            // A second definition (P201) has no use: the chunk's answer is whole.
+            let defined_before = items.definitions[..d]
+                .iter()
+                .any(|x| x.name == def.name && (x.prelude || def.scope.contains_range(x.range)));
+            if defined_before {
+                return None;
+            }
+            (index, d)
         } else {
-            cut_pieces(&merged, self.target)
+            return None;
         };
-        self.replace_chunks(db, first..last + 1, &pieces, true);
+        let tail = self.tail(if in_last && !def.prelude {
+            index
+        } else {
+            self.head(index)
+        });
+        let home_chunk = &self.chunks[home];
+        let home_items = crate::db::file_items(db, home_chunk.source);
+        let name = home_items.definitions[home_def].name.clone();
+        let mut out = Vec::new();
+        if include_declaration {
+            out.push(crate::ide::Reference {
+                range: home_items.definitions[home_def].range + home_chunk.start,
+                is_definition: true,
+            });
+        }
+        let shifted = |mut r: crate::ide::Reference, by: TextSize| {
+            r.range.shift(by);
+            r
+        };
+        out.extend(crate::ide::uses(home_items, home_def).map(|r| shifted(r, home_chunk.start)));
+        for later in &self.chunks[home + 1..=tail.max(home)] {
+            if crate::split::mentions(db, later.source)
+                .binary_search(&name)
+                .is_err()
+            {
+                continue;
+            }
+            let later_items = crate::db::file_items(db, later.source);
+            if let Some(pd) = later_items
+                .definitions
+                .iter()
+                .position(|x| x.prelude && x.name == name)
+            {
+                out.extend(crate::ide::uses(later_items, pd).map(|r| shifted(r, later.start)));
+            }
+        }
+        Some(out)
+    }
+
+    /// The names `new_name` clashes with in the other chunks of the kernel that chunk
+    /// `index` is a part of, for renaming the definition `renamed` (relative to the chunk)
+    /// to it: a parameter or body-level declaration of an earlier chunk, and, when
+    /// `renamed` is a parameter or body-level declaration itself, any definition of a
+    /// later chunk (their scopes meet).
+    pub(crate) fn split_names_taken(
+        &self,
+        db: &dyn Db,
+        index: usize,
+        renamed: &crate::resolve::Definition,
+        new_name: &str,
+    ) -> Vec<(String, crate::resolve::DefKind)> {
+        use crate::resolve::DefKind;
+        let chunk = &self.chunks[index];
+        if !chunk.context.inside && !chunk.context.goes_on {
+            return Vec::new();
+        }
+        let head = if chunk.context.inside {
+            self.head(index)
+        } else {
+            index
+        };
+        let tail = self.tail(index);
+        let mut out = Vec::new();
+        for k in head..index {
+            let outline = crate::split::outline(db, self.chunks[k].source);
+            out.extend(
+                outline
+                    .defs
+                    .iter()
+                    .filter(|d| d.visible && d.name == new_name)
+                    .map(|d| (d.name.clone(), d.kind)),
+            );
+        }
+        let kernel_level = matches!(
+            renamed.kind,
+            DefKind::Param | DefKind::Tensor | DefKind::Register
+        ) && renamed.scope.end() == self.chunks[index].len;
+        if kernel_level {
+            for later in &self.chunks[index + 1..=tail] {
+                if crate::split::mentions(db, later.source)
+                    .binary_search_by(|m| m.as_str().cmp(new_name))
+                    .is_err()
+                {
+                    continue;
+                }
+                let parts = crate::split::parts(db, later.source);
+                let Some(part) = parts.first() else { continue };
+                out.extend(
+                    crate::db::file_items(db, later.source)
+                        .definitions
+                        .iter()
+                        .filter(|d| {
+                            !d.prelude
+                                && d.name == new_name
+                                && d.kind != DefKind::Kernel
+                                && part.2.range.contains_range(d.range)
+                        })
+                        .map(|d| (d.name.clone(), d.kind)),
+                );
+            }
+        }
+        out
+    }
+
+    /// The errors in chunk `index` (relative to it, with their codes) that another chunk
+    /// reports: the chunk before's at its look-ahead (an error at the first token of the
+    /// statement this chunk starts with is the previous statement's: "expected `]`, found
+    /// `Op`"), and P208 of the kernel it is a part of. An op's BIR `errors` count them.
+    pub(crate) fn errors_from_elsewhere(
+        &self,
+        db: &dyn Db,
+        index: usize,
+    ) -> Vec<(TextRange, Code)> {
+        let mut out = Vec::new();
+        let chunk = &self.chunks[index];
+        if index > 0 && chunk.context.inside {
+            let before = &self.chunks[index - 1];
+            for d in self.chunk_diagnostics(db, index - 1).iter() {
+                if d.severity == lower::diag::Severity::Error && d.range.start() >= before.len {
+                    let range =
+                        TextRange::new(d.range.start() - before.len, d.range.end() - before.len);
+                    out.push((range, d.code));
+                }
+            }
+        }
+        let mut runs = Vec::new();
+        if chunk.context.inside {
+            runs.push(self.head(index));
+        }
+        if chunk.context.goes_on {
+            runs.push(index);
+        }
+        for head in runs {
+            let tail = self.tail(head);
+            let chunks: Vec<SourceFile> =
+                self.chunks[head..=tail].iter().map(|c| c.source).collect();
+            let kernel = crate::split::SplitKernel::new(db, chunks);
+            let part = (index - head) as u32;
+            let parts = crate::split::parts(db, chunk.source);
+            let ranges = if index == head {
+                parts.last()
+            } else {
+                parts.first()
+            };
+            let Some((_, _, ranges)) = ranges else {
+                continue;
+            };
+            for finding in &crate::split::kernel_checks(db, kernel) {
+                if let crate::split::Finding::IdUsed { part: p, op, .. } = finding
+                    && *p == part
+                    && let Some(&range) = ranges.ids.get(*op as usize)
+                {
+                    out.push((range, Code::P208));
+                }
+            }
+        }
+        out
+    }
+
+    /// The text of the chunks `range`.
+    fn text_of(&self, db: &dyn Db, range: std::ops::Range<usize>) -> String {
+        let chunks = &self.chunks[range];
+        let mut out = String::with_capacity(chunks.iter().map(|c| usize::from(c.len)).sum());
+        for chunk in chunks {
+            out.push_str(chunk.source.text(db));
+        }
+        out
+    }
+
+    /// Sets the [`Entry`] of every chunk that continues a split kernel whose chunks
+    /// overlap `from..to` (chunk indices): the kernels starting there and the one chunk
+    /// `from` continues (see [`Document::refresh_run`]).
+    pub(crate) fn refresh_entries(&mut self, db: &mut RootDatabase, from: usize, to: usize) {
+        let mut i = if self.chunks.get(from).is_some_and(|c| c.context.inside) {
+            self.head(from)
+        } else {
+            from
+        };
+        while i < to.min(self.chunks.len()) {
+            if self.chunks[i].context.goes_on {
+                i = self.refresh_run(db, i, from..to).max(i + 1);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Sets the entries of the chunks that continue the kernel whose first chunk is
+    /// `head`, `edited` the chunks whose text was set: when the kernel's chunks and their
+    /// outlines are as when its index was made, only the edited chunks' entries (their
+    /// mentions may have changed); else the index is made again and every entry checked.
+    /// Returns the kernel's last chunk.
+    fn refresh_run(
+        &mut self,
+        db: &mut RootDatabase,
+        head: usize,
+        edited: std::ops::Range<usize>,
+    ) -> usize {
+        let tail = self.tail(head);
+        let chunks: Vec<SourceFile> = self.chunks[head..=tail].iter().map(|c| c.source).collect();
+        let hash = |db: &dyn Db, source: SourceFile| {
+            FxBuildHasher.hash_one(crate::split::outline(db, source))
+        };
+        let cached = self.indexes.get(&chunks[0]).filter(|cached| {
+            cached.chunks == chunks
+                && (edited.start.max(head)..edited.end.min(tail))
+                    .all(|i| cached.outlines[i - head] == hash(db, self.chunks[i].source))
+        });
+        let (index, all) = match cached {
+            Some(cached) => (cached.index.clone(), false),
+            None => {
+                let outlines: Vec<&crate::split::Outline> = chunks[..chunks.len() - 1]
+                    .iter()
+                    .map(|&source| crate::split::outline(db, source))
+                    .collect();
+                let index = Arc::new(KernelIndex::new(outlines.iter().copied()));
+                let hashes = outlines.iter().map(|o| FxBuildHasher.hash_one(o)).collect();
+                self.indexes.insert(
+                    chunks[0],
+                    CachedIndex {
+                        chunks: chunks.clone(),
+                        outlines: hashes,
+                        index: index.clone(),
+                    },
+                );
+                (index, true)
+            }
+        };
+        for (k, &source) in chunks.iter().enumerate().skip(1) {
+            let at = head + k;
+            if !all && !edited.contains(&at) {
+                continue;
+            }
+            let entry = index.entry(k, crate::split::mentions(db, source));
+            if source.entry(db).as_deref() != Some(&entry) {
+                source
+                    .set_entry(db)
+                    .with_durability(Durability::LOW)
+                    .to(Some(Arc::new(entry)));
+                self.digests[at] = OnceLock::new();
+            }
+        }
+        tail
     }
 
     /// Replaces the chunks `old` with chunks of `pieces` (reusing their inputs in order),
@@ -333,7 +911,7 @@ impl Document {
         &mut self,
         db: &mut RootDatabase,
         old: std::ops::Range<usize>,
-        pieces: &[&str],
+        pieces: &[Piece<'_>],
         edited: bool,
     ) {
         let reused: Vec<SourceFile> = self.chunks[old.clone()].iter().map(|c| c.source).collect();
@@ -352,14 +930,37 @@ impl Document {
                     .with_durability(Durability::LOW)
                     .to(String::new());
             }
+            if source.entry(db).is_some() {
+                source
+                    .set_entry(db)
+                    .with_durability(Durability::LOW)
+                    .to(None);
+            }
         }
-        let after = self.chunks.get(old.end).map(|c| c.source);
-        let after_line = after.map(|s| first_line(s.text(db)).to_string());
+        let after = self
+            .chunks
+            .get(old.end)
+            .map(|c| (c.source, c.context.inside));
+        let after_line = after.map(|(s, _)| first_line(s.text(db)));
+        let after_inside = after.is_some_and(|a| a.1);
         let mut new = Vec::with_capacity(pieces.len());
-        for (i, piece) in pieces.iter().enumerate() {
+        for (
+            i,
+            &Piece {
+                text: piece,
+                inside,
+                through,
+            },
+        ) in pieces.iter().enumerate()
+        {
             let look_ahead = match pieces.get(i + 1) {
-                Some(next) => first_line(next),
-                None => after_line.as_deref().unwrap_or(""),
+                Some(next) => first_line(next.text),
+                None => after_line.clone().unwrap_or_default(),
+            };
+            let look_ahead = look_ahead.as_str();
+            let context = syntax::Context {
+                inside,
+                goes_on: pieces.get(i + 1).map_or(after_inside, |next| next.inside),
             };
             let source = match reused.get(i) {
                 Some(&source) => {
@@ -381,9 +982,21 @@ impl Document {
                             .with_durability(Durability::LOW)
                             .to(look_ahead.to_string());
                     }
+                    if *source.context(db) != context {
+                        source
+                            .set_context(db)
+                            .with_durability(Durability::LOW)
+                            .to(context);
+                    }
+                    if !inside && source.entry(db).is_some() {
+                        source
+                            .set_entry(db)
+                            .with_durability(Durability::LOW)
+                            .to(None);
+                    }
                     source
                 }
-                None => new_source(db, piece, look_ahead, !edited),
+                None => new_source(db, piece, look_ahead, context, !edited),
             };
             new.push(Chunk {
                 source,
@@ -391,20 +1004,36 @@ impl Document {
                 len: size(piece.len()),
                 first_line: 0,
                 newlines: newlines(piece),
+                context,
+                through,
             });
         }
-        // The chunk before: its look-ahead is the first line after it.
-        if let Some(before) = old.start.checked_sub(1).map(|i| self.chunks[i].source) {
-            let line = match pieces.first() {
-                Some(piece) => first_line(piece).to_string(),
-                None => after_line.unwrap_or_default(),
+        // The chunk before: its look-ahead is the first line after it, and its last kernel
+        // goes on when the first chunk after it starts inside one.
+        if let Some(i) = old.start.checked_sub(1) {
+            let before = self.chunks[i].source;
+            let (line, inside) = match pieces.first() {
+                Some(piece) => (first_line(piece.text), piece.inside),
+                None => (after_line.unwrap_or_default(), after_inside),
             };
             if *before.look_ahead(db) != line {
                 before
                     .set_look_ahead(db)
                     .with_durability(Durability::LOW)
                     .to(line);
-                self.digests[old.start - 1] = OnceLock::new();
+                self.digests[i] = OnceLock::new();
+            }
+            let context = syntax::Context {
+                goes_on: inside,
+                ..self.chunks[i].context
+            };
+            if context != self.chunks[i].context {
+                before
+                    .set_context(db)
+                    .with_durability(Durability::LOW)
+                    .to(context);
+                self.chunks[i].context = context;
+                self.digests[i] = OnceLock::new();
             }
         }
         let start = old.start;
@@ -412,12 +1041,15 @@ impl Document {
         self.digests.splice(old.clone(), fresh);
         self.chunks.splice(old, new);
         if self.chunks.is_empty() {
+            let context = syntax::Context::default();
             self.chunks.push(Chunk {
-                source: new_source(db, "", "", !edited),
+                source: new_source(db, "", "", context, !edited),
                 start: TextSize::from(0),
                 len: TextSize::from(0),
                 first_line: 0,
                 newlines: 0,
+                context,
+                through: false,
             });
             self.digests.push(OnceLock::new());
         }
@@ -471,7 +1103,7 @@ impl Document {
         let mut hashes: HashSet<u64> =
             HashSet::with_capacity_and_hasher(self.chunks.len(), FxBuildHasher);
         let mut names_meet = false;
-        for (chunk, digest) in self.chunks.iter().zip(&self.digests) {
+        for (chunk_index, (chunk, digest)) in self.chunks.iter().zip(&self.digests).enumerate() {
             let computed;
             let digest = match digest.get() {
                 Some(digest) => digest,
@@ -493,7 +1125,8 @@ impl Document {
             let source = chunk.source;
             let summary = summary(db, source);
             let crs = lone_carriage_returns(db, source);
-            for d in crate::check::diagnostics(db, source) {
+            let index = chunk_index;
+            for d in self.chunk_diagnostics(db, index).iter() {
                 if let Some((first, count)) = crs
                     && d.code == Code::P103
                     && d.range == first
@@ -508,6 +1141,9 @@ impl Document {
                 }
                 let mut d = d.clone();
                 d.shift(chunk.start);
+                if d.code == Code::P201 && chunk.context.inside {
+                    self.first_defined_here(db, index, &mut d);
+                }
                 if is_syntax(d.code) {
                     if summary.left_out > 0 && d.message.starts_with("too many syntax errors") {
                         left_out.get_or_insert((d.range, 0)).1 += summary.left_out;
@@ -537,6 +1173,7 @@ impl Document {
         if names_meet {
             self.kernels_defined_twice(db, &mut out);
         }
+        self.split_kernel_checks(db, &mut out);
         if let Some((at, n)) = left_out {
             let e = syntax::too_many_errors(at, n);
             out.push(Diagnostic::new(Code::P100, e.range, e.message));
@@ -546,6 +1183,348 @@ impl Document {
         });
         out.dedup();
         out
+    }
+
+    /// The diagnostics of the chunk `index` (relative to it) as the document reports them:
+    /// those of a chunk that continues a kernel made the whole kernel's ([`Document::patch`]).
+    pub(crate) fn chunk_diagnostics<'d>(
+        &self,
+        db: &'d dyn Db,
+        index: usize,
+    ) -> std::borrow::Cow<'d, [Diagnostic]> {
+        let diagnostics = crate::check::diagnostics(db, self.chunks[index].source);
+        if !self.chunks[index].context.inside {
+            return std::borrow::Cow::Borrowed(diagnostics);
+        }
+        let mut base = None;
+        std::borrow::Cow::Owned(
+            diagnostics
+                .iter()
+                .map(|d| {
+                    let mut d = d.clone();
+                    self.patch(db, index, &mut d, &mut base);
+                    d
+                })
+                .collect(),
+        )
+    }
+
+    /// `d`, a diagnostic of the chunk `index` (which continues a kernel; relative to it),
+    /// as the whole kernel reports it: implicit op ids in its message counted from the
+    /// kernel's first op (`base` caches [`Document::op_base`]); P200's "did you mean" among
+    /// the names of the kernel's earlier chunks too. (P201's "first defined here", in an
+    /// earlier chunk, is set once shifted: [`Document::first_defined_here`].)
+    fn patch(&self, db: &dyn Db, index: usize, d: &mut Diagnostic, base: &mut Option<u32>) {
+        if d.message.contains(crate::diagnostic::OP_ID_MARK) {
+            let base = *base.get_or_insert_with(|| self.op_base(db, index));
+            d.message = crate::diagnostic::renumber(&d.message, base);
+        }
+        let chunk = &self.chunks[index];
+        let Some(part) = crate::split::parts(db, chunk.source).first() else {
+            return;
+        };
+        if !part.2.range.contains_range(d.range) {
+            return;
+        }
+        let head = self.head(index);
+        let Some(cached) = self.indexes.get(&self.chunks[head].source) else {
+            return;
+        };
+        let text = chunk.source.text(db);
+        let name = text
+            .get(usize::from(d.range.start())..usize::from(d.range.end()))
+            .unwrap_or_default()
+            .trim_start_matches('%');
+        if d.code != Code::P200 {
+            return;
+        }
+        let local = match &d.fix {
+            Some(lower::diag::FixHint::Replace { with }) => {
+                Some(with.trim_start_matches('%').to_string())
+            }
+            _ => None,
+        };
+        let before = lower::diag::did_you_mean(name, cached.index.visible_before(index - head));
+        let candidates = before.into_iter().chain(local.as_deref());
+        let best = lower::diag::did_you_mean(name, candidates).map(str::to_string);
+        if best != local {
+            d.message = match &best {
+                Some(s) => format!("`%{name}` is not defined here; did you mean `%{s}`?"),
+                None => format!("`%{name}` is not defined here"),
+            };
+            d.fix = best.map(|s| lower::diag::FixHint::Replace {
+                with: format!("%{s}"),
+            });
+        }
+    }
+
+    /// `d`, a P201 of the chunk `index` (which continues a kernel) in the document's
+    /// offsets, with its "first defined here" where the kernel first defines the name (an
+    /// earlier chunk; the chunk's own answer says the chunk's start).
+    fn first_defined_here(&self, db: &dyn Db, index: usize, d: &mut Diagnostic) {
+        let chunk = &self.chunks[index];
+        let Some(part) = crate::split::parts(db, chunk.source).first() else {
+            return;
+        };
+        let prelude = TextRange::empty(part.2.range.start() + chunk.start);
+        let head = self.head(index);
+        let Some(cached) = self.indexes.get(&self.chunks[head].source) else {
+            return;
+        };
+        let Some(name) = chunk
+            .source
+            .text(db)
+            .get(
+                usize::from(d.range.start() - chunk.start)
+                    ..usize::from(d.range.end() - chunk.start),
+            )
+            .map(|n| n.trim_start_matches('%').to_string())
+        else {
+            return;
+        };
+        if let Some(related) = d.related.iter_mut().find(|(r, _)| *r == prelude)
+            && let Some(at) = self.home_definition(db, head, &cached.index, &name)
+        {
+            related.0 = at;
+        }
+    }
+
+    /// Where the split kernel whose first chunk is `head` first defines `name` (the
+    /// defining name's range, in the document).
+    fn home_definition(
+        &self,
+        db: &dyn Db,
+        head: usize,
+        index: &KernelIndex,
+        name: &str,
+    ) -> Option<TextRange> {
+        let home = head + index.home(name)?;
+        let chunk = &self.chunks[home];
+        let parts = crate::split::parts(db, chunk.source);
+        let part = if home == head {
+            parts.last()
+        } else {
+            parts.first()
+        }?;
+        crate::db::file_items(db, chunk.source)
+            .definitions
+            .iter()
+            .find(|d| !d.prelude && d.name == name && part.2.range.contains_range(d.range))
+            .map(|d| d.range + chunk.start)
+    }
+
+    /// The kernel-wide checks of each kernel cut into chunks ([`crate::split::kernel_checks`],
+    /// memoized on the kernel's chunks' position-free summaries), placed by the ranges their
+    /// chunks keep ([`crate::split::parts`]).
+    fn split_kernel_checks(&self, db: &dyn Db, out: &mut Vec<Diagnostic>) {
+        use crate::split::Finding;
+        let mut head = 0;
+        while head < self.chunks.len() {
+            if !self.chunks[head].context.goes_on {
+                head += 1;
+                continue;
+            }
+            let tail = self.tail(head);
+            let chunks: Vec<SourceFile> =
+                self.chunks[head..=tail].iter().map(|c| c.source).collect();
+            let kernel = crate::split::SplitKernel::new(db, chunks);
+            let findings = crate::split::kernel_checks(db, kernel);
+            // The ranges of the kernel's part in its `part`-th chunk, and the chunk's start.
+            let ranges = |part: u32| {
+                let chunk = &self.chunks[head + part as usize];
+                let parts = crate::split::parts(db, chunk.source);
+                let found = if part == 0 {
+                    parts.last()
+                } else {
+                    parts.first()
+                };
+                (found.map(|(_, _, ranges)| ranges), chunk.start)
+            };
+            for finding in &findings {
+                match finding {
+                    Finding::ReadBeforeWrite { part, name } => {
+                        let (Some(r), start) = ranges(*part) else {
+                            continue;
+                        };
+                        if let Ok(i) = r.first_reads.binary_search_by(|(n, _)| n.cmp(name)) {
+                            out.push(Diagnostic::new(
+                                Code::P501,
+                                r.first_reads[i].1 + start,
+                                format!("`%{name}` is read here before any op writes it"),
+                            ));
+                        }
+                    }
+                    Finding::Unused { part, name } => {
+                        let (Some(r), start) = ranges(*part) else {
+                            continue;
+                        };
+                        if let Ok(i) = r.unused.binary_search_by(|(n, ..)| n.cmp(name)) {
+                            let (_, range, what) = &r.unused[i];
+                            out.push(Diagnostic::new(
+                                Code::P500,
+                                *range + start,
+                                format!("{what} `%{name}` is declared but no op uses it"),
+                            ));
+                        }
+                    }
+                    Finding::IdUsed {
+                        part,
+                        op,
+                        id,
+                        first,
+                    } => {
+                        let (Some(r), start) = ranges(*part) else {
+                            continue;
+                        };
+                        let (Some(f), first_start) = ranges(first.0) else {
+                            continue;
+                        };
+                        let (Some(&at), Some(&was)) =
+                            (r.ids.get(*op as usize), f.ids.get(first.1 as usize))
+                        else {
+                            continue;
+                        };
+                        out.push(
+                            Diagnostic::new(
+                                Code::P208,
+                                at + start,
+                                format!("op id {id} is already used in this kernel"),
+                            )
+                            .with_related(was + first_start, "first used here"),
+                        );
+                    }
+                }
+            }
+            // P416, placed only when a peak is over its memory's capacity.
+            let resources = crate::split::split_resources(db, kernel);
+            let over = |o: &crate::resources::Occupancy, memory: lower::types::Memory| {
+                o.peak > memory.partition_capacity().unwrap_or(u64::MAX)
+            };
+            if over(&resources.sbuf, lower::types::Memory::Sbuf)
+                || over(&resources.psum, lower::types::Memory::Psum)
+            {
+                out.extend(crate::resources::p416(&self.split_stats(db, head)));
+            }
+            head = tail.max(head + 1);
+        }
+    }
+
+    /// Each kernel's resources in source order (SPEC §10.1), in the document's offsets: a
+    /// chunk's own kernels' ([`crate::resources::kernel_stats`]), and each split kernel's
+    /// joined from its chunks ([`Document::split_stats`]) in the place of its parts.
+    pub fn kernel_stats(&self, db: &dyn Db) -> Vec<crate::KernelStats> {
+        let mut out = Vec::new();
+        for (i, chunk) in self.chunks.iter().enumerate() {
+            let items = crate::db::file_items(db, chunk.source);
+            let stats = crate::resources::kernel_stats(db, chunk.source);
+            for (kernel, stats) in items.kernels.iter().zip(stats) {
+                if kernel.continues {
+                    continue;
+                }
+                if kernel.goes_on {
+                    out.push(self.split_stats(db, i));
+                    continue;
+                }
+                let mut stats = stats.clone();
+                stats.shift(chunk.start);
+                out.push(stats);
+            }
+        }
+        out
+    }
+
+    /// The resources of the split kernel whose first chunk is `head`, placed in the
+    /// document: its name in `head`, its range to its `}` in its last chunk, the peak op
+    /// and the largest tensors' declarations in the chunks that hold them.
+    pub fn split_stats(&self, db: &dyn Db, head: usize) -> crate::KernelStats {
+        use crate::resources::{LiveTensor, Peak, PeakOp};
+        let tail = self.tail(head);
+        let chunks: Vec<SourceFile> = self.chunks[head..=tail].iter().map(|c| c.source).collect();
+        let resources =
+            crate::split::split_resources(db, crate::split::SplitKernel::new(db, chunks));
+        // The kernel's part in its `k`-th chunk: items, syntax, chunk start.
+        let part = |k: usize| {
+            let chunk = &self.chunks[head + k];
+            let items = crate::db::file_items(db, chunk.source);
+            let parsed = &crate::db::parse(db, chunk.source).file;
+            let at = if k == 0 {
+                items.kernels.len().saturating_sub(1)
+            } else {
+                0
+            };
+            (items.kernels.get(at), parsed.kernels.get(at), chunk.start)
+        };
+        let counts: Vec<u32> = (0..=tail - head)
+            .map(|k| {
+                let parts = crate::split::part_resources(db, self.chunks[head + k].source);
+                let found = if k == 0 { parts.last() } else { parts.first() };
+                found.map_or(0, |p| p.live.ops)
+            })
+            .collect();
+        let peak_op = |index: u32| -> Option<PeakOp> {
+            let (mut k, mut local) = (0, index);
+            while k < counts.len() && local >= counts[k] {
+                local -= counts[k];
+                k += 1;
+            }
+            let (Some(kernel), _, start) = part(k) else {
+                return None;
+            };
+            let mut ops = Vec::new();
+            crate::check::for_each_op(&kernel.body, &mut |op| ops.push(op));
+            let op = ops.get(local as usize)?;
+            Some(PeakOp {
+                op_id: if op.op_id_written {
+                    op.op_id
+                } else {
+                    index + 1
+                },
+                class: op.resolved.class.to_string(),
+                range: op.syntax.class.range + start,
+            })
+        };
+        let declaration = |name: &str| {
+            (0..=tail - head).find_map(|k| {
+                let (_, syntax, start) = part(k);
+                crate::resources::declaration(syntax?, name).map(|r| r + start)
+            })
+        };
+        let peak = |memory: lower::types::Memory, occupancy: &crate::resources::Occupancy| Peak {
+            memory,
+            bytes: occupancy.peak,
+            capacity: memory.partition_capacity().unwrap_or(u64::MAX),
+            op: occupancy.op.and_then(peak_op),
+            largest: occupancy
+                .largest
+                .iter()
+                .map(|(name, bytes)| LiveTensor {
+                    name: name.clone(),
+                    bytes: *bytes,
+                    declaration: declaration(name),
+                })
+                .collect(),
+        };
+        let (first, first_syntax, start) = part(0);
+        let (_, last_syntax, last_start) = part(tail - head);
+        let name_range = first_syntax.map_or(TextRange::empty(start), |k| {
+            let keyword = TextRange::at(k.range.start(), TextSize::from(6)).intersect(k.range);
+            k.name
+                .as_ref()
+                .map(|n| n.range)
+                .or(keyword)
+                .unwrap_or(k.range)
+                + start
+        });
+        let range_start = first_syntax.map_or(start, |k| k.range.start() + start);
+        let range_end = last_syntax.map_or(last_start, |k| k.range.end() + last_start);
+        crate::KernelStats {
+            name: first.map(|k| k.name.clone()).unwrap_or_default(),
+            name_range,
+            range: TextRange::new(range_start, range_end.max(range_start)),
+            engines: resources.engines.clone(),
+            sbuf: peak(lower::types::Memory::Sbuf, &resources.sbuf),
+            psum: peak(lower::types::Memory::Psum, &resources.psum),
+        }
     }
 
     /// P201 on each kernel named as one in an earlier chunk (within a chunk, resolution
@@ -570,6 +1549,22 @@ impl Document {
                 }
             }
         }
+        // A chunk's own P201 on a kernel defined twice in it points at the chunk's first
+        // definition: the document's is earlier when another chunk defined the name.
+        for d in out.iter_mut().filter(|d| d.code == Code::P201) {
+            let Some(name) = d
+                .message
+                .strip_prefix("kernel `@")
+                .and_then(|m| m.strip_suffix("` is defined twice"))
+            else {
+                continue;
+            };
+            if let (Some(&first), Some(related)) = (kernels.get(name), d.related.first_mut())
+                && first != d.range
+            {
+                related.0 = first;
+            }
+        }
     }
 }
 
@@ -578,6 +1573,11 @@ impl Document {
 pub(crate) fn analyse_chunk(db: &dyn Db, source: SourceFile) {
     crate::check::diagnostics(db, source);
     summary(db, source);
+    let context = *source.context(db);
+    if context.inside || context.goes_on {
+        crate::split::part_flows(db, source);
+        crate::split::part_resources(db, source);
+    }
 }
 
 /// What [`Document::diagnostics`] reads of a chunk besides its diagnostics, memoized apart
@@ -620,22 +1620,30 @@ pub(crate) fn lone_carriage_returns(db: &dyn Db, source: SourceFile) -> Option<(
 /// chunk not edited since they ran are still valid without walking their dependencies (one
 /// per op), so gathering the document's diagnostics costs O(chunks), not O(ops). `coarse`
 /// for the chunks of a new text (see [`SourceFile::coarse`]), not for those an edit makes.
-fn new_source(db: &RootDatabase, text: &str, look_ahead: &str, coarse: bool) -> SourceFile {
+fn new_source(
+    db: &RootDatabase,
+    text: &str,
+    look_ahead: &str,
+    context: syntax::Context,
+    coarse: bool,
+) -> SourceFile {
     SourceFile::builder(text.to_string())
         .text_durability(Durability::MEDIUM)
         .look_ahead(look_ahead.to_string())
         .look_ahead_durability(Durability::MEDIUM)
         .coarse(coarse)
         .coarse_durability(Durability::MEDIUM)
+        .context(context)
+        .context_durability(Durability::MEDIUM)
+        .entry_durability(Durability::MEDIUM)
         .new(db)
 }
 
-/// The pieces of `text` from one cut to the next (one empty piece for an empty text).
-fn cut_pieces(text: &str, target: usize) -> Vec<&str> {
-    let cuts = cuts(text, target);
-    cuts.iter()
-        .enumerate()
-        .map(|(i, &start)| &text[start..cuts.get(i + 1).copied().unwrap_or(text.len())])
+/// The pieces of a run of chunks as [`Document::edit`] keeps them while it grows the run.
+fn owned(parts: &[Piece<'_>]) -> Vec<(String, bool, bool)> {
+    parts
+        .iter()
+        .map(|p| (p.text.to_string(), p.inside, p.through))
         .collect()
 }
 

@@ -107,9 +107,31 @@ impl AnalysisHost {
             0 => crate::CHUNK_TARGET,
             n => n,
         };
-        let doc = Document::with_target(&self.db, text, target);
+        let doc = Document::with_target(&mut self.db, text, target, false);
         self.documents.push(Arc::new(doc));
+        self.enter_kernels(id);
         id
+    }
+
+    /// Sets the entries of the chunks of `file` that continue a kernel cut into chunks
+    /// (a new text's): the outlines they are made from first computed on every core.
+    fn enter_kernels(&mut self, file: FileId) {
+        let doc = Arc::clone(&self.documents[file.0 as usize]);
+        let outlined = doc.outlined_chunks();
+        if outlined.is_empty() {
+            return;
+        }
+        self.in_batches(
+            &outlined,
+            &|db, chunk| {
+                crate::split::outline(db, chunk.source);
+            },
+            &mut |db, _| db.trigger_lru_eviction(),
+        );
+        drop(doc);
+        let doc = Arc::make_mut(&mut self.documents[file.0 as usize]);
+        let len = doc.chunks.len();
+        doc.refresh_entries(&mut self.db, 0, len);
     }
 
     /// Replaces the text of `file` (only the chunks whose text changed are set). Waits for
@@ -119,6 +141,7 @@ impl AnalysisHost {
             return;
         };
         Arc::make_mut(doc).set_text(&mut self.db, text);
+        self.enter_kernels(file);
     }
 
     /// Replaces the bytes `range` of the text of `file` with `insert`: UTF-8 byte offsets
@@ -167,14 +190,16 @@ impl AnalysisHost {
         let doc = Arc::clone(&self.documents[file.0 as usize]);
         let mut bir = crate::bir::BirWriter::new(out)?;
         let mut written = Ok(());
+        let mut index = 0;
         self.in_batches(
             &doc.chunks,
             &|db, chunk| crate::document::analyse_chunk(db, chunk.source),
             &mut |db, batch| {
-                for (chunk, _) in batch {
+                for _ in batch {
                     if written.is_ok() {
-                        written = bir.chunk(db, chunk);
+                        written = bir.chunk(db, &doc, index);
                     }
+                    index += 1;
                 }
                 db.trigger_lru_eviction();
             },
@@ -363,22 +388,49 @@ impl Analysis {
 
     /// Hover at `offset` (see [`ide::hover`]).
     pub fn hover(&self, file: FileId, offset: TextSize) -> Cancellable<Option<ide::HoverResult>> {
-        let (chunk, _) = self.doc(file).locate(offset);
-        self.at(file, offset, |db, source, at| {
-            ide::hover_in(db, source, chunk.first_line, at)
-        })
+        let doc = self.doc(file);
+        let index = doc.chunk_index(offset);
+        let chunk = doc.chunks[index];
+        let mut hover = self.at(file, offset, |db, source, at| {
+            let split = chunk.context.inside || chunk.context.goes_on;
+            let errors = if split {
+                doc.errors_from_elsewhere(db, index)
+            } else {
+                Vec::new()
+            };
+            let place = ide::Place {
+                first_line: chunk.first_line,
+                op_base: doc.op_base(db, index),
+                errors: &errors,
+            };
+            ide::hover_in(db, source, place, at)
+        })?;
+        // A kernel cut into chunks: its name's hover tells of the whole kernel.
+        if let Some(h) = &mut hover
+            && chunk.context.goes_on
+        {
+            self.with_db(|db| ide::whole_kernel_hover(db, doc, index, h))?;
+        }
+        Ok(hover)
     }
 
     /// Code lenses: one per kernel with its resources (see [`ide::code_lenses`], SPEC §10.1).
     pub fn code_lenses(&self, file: FileId) -> Cancellable<Vec<ide::CodeLens>> {
-        self.across(file, None, |db, source, _| ide::code_lenses(db, source))
+        Ok(self
+            .kernel_stats(file)?
+            .iter()
+            .map(|stats| ide::CodeLens {
+                range: stats.name_range,
+                title: ide::lens_title(stats),
+            })
+            .collect())
     }
 
-    /// Each kernel's resources, in source order (see [`crate::resources::kernel_stats`]).
+    /// Each kernel's resources, in source order (see [`crate::resources::kernel_stats`]; a
+    /// kernel cut into chunks joined from them, [`Document::kernel_stats`]).
     pub fn kernel_stats(&self, file: FileId) -> Cancellable<Vec<crate::KernelStats>> {
-        self.across(file, None, |db, source, _| {
-            crate::resources::kernel_stats(db, source).clone()
-        })
+        let doc = self.doc(file);
+        self.with_db(|db| doc.kernel_stats(db))
     }
 
     /// Inlay hints, in `range` if given (see [`ide::inlay_hints`]).
@@ -398,17 +450,44 @@ impl Analysis {
         file: FileId,
         offset: TextSize,
     ) -> Cancellable<Vec<ide::CompletionItem>> {
-        self.at(file, offset, ide::completions)
+        let doc = self.doc(file);
+        let index = doc.chunk_index(offset);
+        self.at(file, offset, |db, source, at| {
+            ide::completions_in(db, source, at, &doc.earlier_names(db, index))
+        })
     }
 
     /// Quick fixes for the diagnostics in `range` (see [`ide::fixes`]).
     pub fn fixes(&self, file: FileId, range: TextRange) -> Cancellable<Vec<ide::Fix>> {
-        self.across(file, Some(range), ide::fixes)
+        let doc = self.doc(file);
+        let mut out = Vec::new();
+        for (chunk, part) in doc.chunks_in(range) {
+            let index = doc.chunk_index(chunk.start);
+            let mut fixes = self.with_db(|db| {
+                let diagnostics = doc.chunk_diagnostics(db, index);
+                let earlier = doc.earlier_names(db, index);
+                ide::fixes_in(db, chunk.source, part, &diagnostics, &earlier)
+            })?;
+            fixes.shift(chunk.start);
+            out.append(&mut fixes);
+        }
+        Ok(out)
     }
 
     /// The definition of the name at `offset` (see [`ide::definition`]).
     pub fn definition(&self, file: FileId, offset: TextSize) -> Cancellable<Option<TextRange>> {
-        self.at(file, offset, ide::definition)
+        let doc = self.doc(file);
+        let index = doc.chunk_index(offset);
+        let (chunk, relative) = doc.locate(offset);
+        // A name an earlier chunk of its kernel defines: there.
+        let split = self.with_db(|db| {
+            doc.split_references(db, index, relative, true)
+                .and_then(|refs| refs.first().filter(|r| r.is_definition).map(|r| r.range))
+        })?;
+        match split {
+            Some(range) if chunk.context.inside => Ok(Some(range)),
+            _ => self.at(file, offset, ide::definition),
+        }
     }
 
     /// The references to the name at `offset` (see [`ide::references`]).
@@ -418,6 +497,14 @@ impl Analysis {
         offset: TextSize,
         include_declaration: bool,
     ) -> Cancellable<Vec<ide::Reference>> {
+        let doc = self.doc(file);
+        let index = doc.chunk_index(offset);
+        let (_, relative) = doc.locate(offset);
+        if let Some(refs) =
+            self.with_db(|db| doc.split_references(db, index, relative, include_declaration))?
+        {
+            return Ok(refs);
+        }
         self.at(file, offset, move |db, source, at| {
             ide::references(db, source, at, include_declaration)
         })
@@ -439,9 +526,49 @@ impl Analysis {
         offset: TextSize,
         new_name: &str,
     ) -> Cancellable<Result<Vec<(TextRange, String)>, String>> {
-        let new_name = new_name.to_string();
-        self.at(file, offset, move |db, source, at| {
-            ide::rename(db, source, at, &new_name)
+        let doc = self.doc(file);
+        let index = doc.chunk_index(offset);
+        let (chunk, relative) = doc.locate(offset);
+        self.with_db(|db| {
+            let items = crate::db::file_items(db, chunk.source);
+            let Some(def) = ide::def_at(items, relative).map(|d| &items.definitions[d]) else {
+                return ide::rename(db, chunk.source, relative, new_name);
+            };
+            let name = new_name.trim_start_matches(['%', '@']);
+            let taken = doc.split_names_taken(db, index, def, name);
+            // Across the kernel's chunks, shifted back to this one's offsets for the
+            // checks, then made the document's.
+            let refs = match doc.split_references(db, index, relative, true) {
+                Some(refs) => refs,
+                None => {
+                    let mut refs = ide::references(db, chunk.source, relative, true);
+                    refs.shift(chunk.start);
+                    refs
+                }
+            };
+            let unshifted: Vec<ide::Reference> = refs
+                .iter()
+                .map(|r| ide::Reference {
+                    range: TextRange::new(
+                        r.range.start().checked_sub(chunk.start).unwrap_or_default(),
+                        r.range.end().checked_sub(chunk.start).unwrap_or_default(),
+                    ),
+                    is_definition: r.is_definition,
+                })
+                .collect();
+            ide::rename_references(db, chunk.source, relative, new_name, &taken, unshifted).map(
+                |edits| {
+                    // Each edit is a reference's name past its sigil: the document's range.
+                    edits
+                        .into_iter()
+                        .zip(&refs)
+                        .map(|((_, text), r)| {
+                            let start = r.range.start() + TextSize::from(1);
+                            (TextRange::new(start, r.range.end().max(start)), text)
+                        })
+                        .collect()
+                },
+            )
         })
     }
 
@@ -449,21 +576,59 @@ impl Analysis {
     /// of more than [`ide::MAX_DOCUMENT_SYMBOLS`] symbols, its kernels and their parameters.
     pub fn document_symbols(&self, file: FileId) -> Cancellable<Vec<ide::Symbol>> {
         let doc = self.doc(file);
-        let count = self.with_db(|db| {
-            doc.chunks
+        self.with_db(|db| {
+            // The rest of a kernel cut into chunks joins its kernel's symbol.
+            let continuing = |chunk: &crate::document::Chunk| {
+                crate::db::parse(db, chunk.source)
+                    .file
+                    .kernels
+                    .first()
+                    .is_some_and(|k| k.continues)
+            };
+            let count = doc
+                .chunks
                 .iter()
-                .flat_map(|chunk| ide::document_symbols(db, chunk.source))
-                .map(ide::Symbol::count)
-                .sum::<usize>()
-        })?;
-        let whole = count <= ide::MAX_DOCUMENT_SYMBOLS;
-        self.across(file, None, |db, source, _| {
-            let symbols = ide::document_symbols(db, source);
-            if whole {
-                symbols.clone()
-            } else {
-                symbols.iter().map(ide::Symbol::outline).collect()
+                .map(|chunk| {
+                    let symbols = ide::document_symbols(db, chunk.source);
+                    let all: usize = symbols.iter().map(ide::Symbol::count).sum();
+                    all - usize::from(continuing(chunk) && !symbols.is_empty())
+                })
+                .sum::<usize>();
+            let whole = count <= ide::MAX_DOCUMENT_SYMBOLS;
+            let mut out: Vec<ide::Symbol> = Vec::new();
+            for chunk in &doc.chunks {
+                let mut symbols = ide::document_symbols(db, chunk.source).iter();
+                if continuing(chunk)
+                    && let Some(part) = symbols.next()
+                {
+                    let mut part = part.clone();
+                    part.shift(chunk.start);
+                    if let Some(kernel) = out.last_mut() {
+                        // An unnamed kernel is selected whole.
+                        if kernel.selection_range == kernel.range {
+                            kernel.selection_range = kernel.range.cover(part.range);
+                        }
+                        kernel.range = kernel.range.cover(part.range);
+                        if whole {
+                            let base = part_ops(&kernel.children);
+                            for child in &mut part.children {
+                                renumber_ops(child, base);
+                            }
+                            kernel.children.append(&mut part.children);
+                        }
+                    }
+                }
+                for symbol in symbols {
+                    let mut symbol = if whole {
+                        symbol.clone()
+                    } else {
+                        symbol.outline()
+                    };
+                    symbol.shift(chunk.start);
+                    out.push(symbol);
+                }
             }
+            out
         })
     }
 
@@ -536,8 +701,43 @@ impl Analysis {
 
     /// Folding ranges (see [`ide::folding_ranges`]).
     pub fn folding_ranges(&self, file: FileId) -> Cancellable<Vec<ide::Fold>> {
-        self.across(file, None, |db, source, _| {
-            ide::folding_ranges(db, source).clone()
+        let doc = self.doc(file);
+        self.with_db(|db| {
+            let mut out: Vec<ide::Fold> = Vec::new();
+            for (index, chunk) in doc.chunks.iter().enumerate() {
+                let parsed = &crate::db::parse(db, chunk.source).file;
+                // A kernel cut into chunks folds whole, from its first chunk.
+                let fold_of = |k: &syntax::ast::Kernel| {
+                    k.body_range
+                        .map(|b| TextRange::new(k.range.start(), b.end()) + chunk.start)
+                };
+                let skip = parsed
+                    .kernels
+                    .first()
+                    .filter(|k| k.continues)
+                    .and_then(fold_of);
+                let grow = parsed
+                    .kernels
+                    .last()
+                    .filter(|k| k.goes_on)
+                    .and_then(fold_of);
+                let whole = grow.and_then(|_| doc.split_kernel_range(db, index));
+                for fold in ide::folding_ranges(db, chunk.source) {
+                    let mut fold = *fold;
+                    fold.shift(chunk.start);
+                    if fold.kind == ide::FoldKind::Region && Some(fold.range) == skip {
+                        continue;
+                    }
+                    if fold.kind == ide::FoldKind::Region
+                        && Some(fold.range) == grow
+                        && let Some(whole) = whole
+                    {
+                        fold.range = whole;
+                    }
+                    out.push(fold);
+                }
+            }
+            out
         })
     }
 
@@ -545,11 +745,58 @@ impl Analysis {
     /// last is the whole document.
     pub fn selection_ranges(&self, file: FileId, offset: TextSize) -> Cancellable<Vec<TextRange>> {
         let mut ranges = self.at(file, offset, ide::selection_ranges_within)?;
+        let doc = self.doc(file);
+        let index = doc.chunk_index(offset);
+        // In a kernel cut into chunks: its part's range and body are the whole kernel's.
+        let parts = self.with_db(|db| doc.split_parts_around(db, index))?;
+        if !parts.is_empty() {
+            let mut all: Vec<TextRange> = ranges
+                .iter()
+                .copied()
+                .filter(|r| !parts.iter().any(|(part, _)| part == r))
+                .collect();
+            all.extend(
+                parts
+                    .iter()
+                    .filter(|(part, _)| part.contains_inclusive(offset) || part.is_empty())
+                    .map(|(_, whole)| *whole),
+            );
+            all.sort_by_key(|r| (r.len(), std::cmp::Reverse(r.start())));
+            all.dedup();
+            ranges.clear();
+            for r in all {
+                if ranges
+                    .last()
+                    .is_none_or(|last: &TextRange| r.contains_range(*last) && r != *last)
+                {
+                    ranges.push(r);
+                }
+            }
+        }
         let whole = TextRange::up_to(self.file_len(file));
         if ranges.last() != Some(&whole) {
             ranges.push(whole);
         }
         Ok(ranges)
+    }
+}
+
+/// The ops among `symbols` and below them.
+fn part_ops(symbols: &[ide::Symbol]) -> u32 {
+    symbols
+        .iter()
+        .map(|s| u32::from(s.kind == ide::SymbolKind::Op) + part_ops(&s.children))
+        .sum()
+}
+
+/// `symbol` and those below it with the marked implicit op ids in their names counted from
+/// `base` (see `crate::diagnostic::OP_ID_MARK`).
+fn renumber_ops(symbol: &mut ide::Symbol, base: u32) {
+    if symbol.kind == ide::SymbolKind::Op {
+        symbol.name = crate::diagnostic::renumber(&symbol.name, base);
+    }
+    for child in &mut symbol.children {
+        renumber_ops(child, base);
     }
 }
 

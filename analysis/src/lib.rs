@@ -16,6 +16,7 @@ mod host;
 pub mod ide;
 pub mod resolve;
 pub mod resources;
+mod split;
 
 pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
 pub use bir::source_bir as file_bir;

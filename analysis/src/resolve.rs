@@ -28,10 +28,55 @@ pub struct KernelItems {
     pub allocations: Vec<Allocation>,
     /// The body: ops and loops in source order.
     pub body: Vec<Item>,
+    /// This is the rest of a kernel cut into chunks ([`syntax::Kernel::continues`]): its
+    /// name is the [`Entry`]'s, `allocations` and `body` are this chunk's only, and its
+    /// ops' implicit ids count from the chunk's first op ([`OpItem::op_id_written`]).
+    pub continues: bool,
+    /// The kernel goes on in the next chunk ([`syntax::Kernel::goes_on`]). A kernel that
+    /// continues or goes on is *split*: what needs all of it (P208, P500, P501, P416, the
+    /// resources) is joined from its chunks where the document gathers them.
+    pub goes_on: bool,
+}
+
+impl KernelItems {
+    /// Whether the kernel is cut into chunks (see [`KernelItems::goes_on`]).
+    pub fn is_split(&self) -> bool {
+        self.continues || self.goes_on
+    }
+}
+
+/// What a chunk that starts inside a kernel ([`syntax::Context::inside`]) knows of the
+/// kernel's chunks before it: a function of their declarations only, so that editing an op
+/// there changes no entry.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// The kernel's name without `@` (empty when unnamed).
+    pub kernel: String,
+    /// The first definition, in the kernel before this chunk, of each name this chunk's
+    /// text mentions (`%name`), sorted by name.
+    pub prelude: Vec<PreludeDef>,
+    /// How many loops of each variable name the kernel has before this chunk (for the BIR
+    /// loop names, `L-i-2`), for the names this chunk mentions; sorted by name.
+    pub loops: Vec<(String, u32)>,
+}
+
+/// A name defined in an earlier chunk of the kernel (see [`Entry`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PreludeDef {
+    /// The name without `%`.
+    pub name: String,
+    /// A parameter, a tensor or a register.
+    pub kind: DefKind,
+    /// What it allocates (`None` when its type is unusable).
+    pub allocation: Option<Allocation>,
+    /// Whether it is still in scope after that chunk: a parameter or a declaration
+    /// directly in the kernel's body (one in a loop body is out of scope, but its name is
+    /// taken in the kernel).
+    pub visible: bool,
 }
 
 /// A tensor or register allocation.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Allocation {
     /// A parameter or `tensor` declaration.
     Tensor(Arc<Tensor>),
@@ -57,9 +102,13 @@ pub struct OpItem {
     /// The op's 0-based place among the file's ops in source order (kernels in order, loop
     /// bodies in place): where [`crate::db::coarse_lowerings`] holds its lowering.
     pub index: u32,
-    /// The op id: the written `#N`, else the 1-based ordinal in the kernel (SPEC §3). Not
-    /// in `resolved`, so that inserting an op re-lowers no op below it.
+    /// The op id: the written `#N`, else the 1-based ordinal in the kernel (SPEC §3); in a
+    /// kernel that [`KernelItems::continues`], an implicit id counts from the chunk's first
+    /// op, and the document adds the ops of the kernel's earlier chunks. Not in
+    /// `resolved`, so that inserting an op re-lowers no op below it.
     pub op_id: u32,
+    /// Whether the op id is written (`#N`), not an ordinal.
+    pub op_id_written: bool,
     /// How many of its kernel's allocations are declared before it: the first ones of
     /// [`KernelItems::allocations`], all that the kernel's text up to the op allocates (a
     /// page of the kernel's BIR cut at the op shows those: `bir::OpBudget`).
@@ -94,10 +143,13 @@ pub struct Definition {
     pub range: TextRange,
     /// The range where it is visible (its scope).
     pub scope: TextRange,
+    /// Defined in an earlier chunk of a split kernel ([`Entry::prelude`]): `range` is
+    /// empty at the chunk's start; the document knows where.
+    pub prelude: bool,
 }
 
 /// The kinds of names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DefKind {
     /// A kernel (`@name`).
     Kernel,
@@ -127,7 +179,15 @@ pub struct FileItems {
 /// Resolves a parsed file. `settings` are copied into the ops that read them. `check` is
 /// called every few hundred ops: a cancellation check that may unwind (see
 /// [`syntax::parse_cancellable`]).
-pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -> FileItems {
+///
+/// `entry`: what the kernel a chunk starts inside ([`syntax::Kernel::continues`]) defined
+/// in its earlier chunks; `None` for a chunk that starts with whole kernels.
+pub fn resolve(
+    file: &ast::SourceFile,
+    entry: Option<&Entry>,
+    settings: OpSettings,
+    check: &dyn Fn(),
+) -> FileItems {
     let mut out = FileItems::default();
     // The next op's [`OpItem::index`], counted across kernels.
     let mut next_index = 0;
@@ -140,6 +200,7 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
                 kind: DefKind::Kernel,
                 range: name.range,
                 scope: kernel.range,
+                prelude: false,
             });
             if let Some(&first) = kernel_names.get(name.text.as_str()) {
                 let first_range = out.definitions[first].range;
@@ -155,22 +216,12 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
                 kernel_names.insert(name.text.to_string(), def);
             }
         }
-        let mut resolver = KernelResolver {
-            out: &mut out,
-            scopes: vec![Vec::new()],
-            visible: HashMap::default(),
-            kernel_names: HashMap::default(),
-            loops: Vec::new(),
-            loop_ranges: Vec::new(),
-            loop_name_counts: HashMap::default(),
-            op_ids: HashMap::default(),
-            ordinal: 0,
-            index: next_index,
-            allocations: Vec::new(),
-            settings,
-            quiet: false,
-            check,
-        };
+        let mut resolver = KernelResolver::new(&mut out, next_index, settings, check);
+        resolver.split = kernel.continues || kernel.goes_on;
+        let entry = entry.filter(|_| kernel.continues);
+        if let Some(entry) = entry {
+            resolver.enter(entry, kernel.range);
+        }
         for param in &kernel.params {
             resolver.param(param, TensorKind::Input, kernel.range);
         }
@@ -182,15 +233,45 @@ pub fn resolve(file: &ast::SourceFile, settings: OpSettings, check: &dyn Fn()) -
         let allocations = std::mem::take(&mut resolver.allocations);
         next_index = resolver.index;
         out.kernels.push(KernelItems {
-            name: kernel
-                .name
-                .as_ref()
-                .map(|n| n.text.to_string())
-                .unwrap_or_default(),
+            name: match (&kernel.name, entry) {
+                (Some(name), _) => name.text.to_string(),
+                (None, Some(entry)) => entry.kernel.clone(),
+                (None, None) => String::new(),
+            },
             allocations,
             body,
+            continues: kernel.continues,
+            goes_on: kernel.goes_on,
         });
     }
+    out
+}
+
+/// The parameters and declarations of `kernel` (or of the part of it that a chunk holds),
+/// in source order, as a [`PreludeDef`] each (a name defined twice, twice): what the
+/// kernel's later chunks may name ([`crate::split::outline`]). Each type is resolved as
+/// [`resolve`] resolves it; its errors are [`resolve`]'s to report.
+pub fn declarations(kernel: &ast::Kernel, settings: OpSettings) -> Vec<PreludeDef> {
+    let mut scratch = FileItems::default();
+    let mut resolver = KernelResolver::new(&mut scratch, 0, settings, &|| ());
+    resolver.quiet = true;
+    resolver.split = true;
+    let mut out = Vec::new();
+    for (params, kind) in [
+        (&kernel.params, TensorKind::Input),
+        (&kernel.outputs, TensorKind::Output),
+    ] {
+        for param in params {
+            let tensor = resolver.tensor_type(&param.name.text, param.ty.as_ref(), kind);
+            out.push(PreludeDef {
+                name: param.name.text.to_string(),
+                kind: DefKind::Param,
+                allocation: tensor.map(Allocation::Tensor),
+                visible: true,
+            });
+        }
+    }
+    resolver.declarations(&kernel.body, true, &mut out);
     out
 }
 
@@ -223,11 +304,78 @@ struct KernelResolver<'a> {
     /// Inside an op of an unknown class: names are still resolved (for navigation) but not
     /// reported, since SPEC §7 checks such an op no further than its P202.
     quiet: bool,
+    /// The kernel is cut into chunks: op ids are checked across them (P208) where the
+    /// document gathers its diagnostics, not here.
+    split: bool,
+    /// How many names of the body's scope (the first ones) the entry's prelude put there.
+    prelude_names: usize,
     /// The cancellation check of [`resolve`].
     check: &'a dyn Fn(),
 }
 
-impl KernelResolver<'_> {
+impl<'a> KernelResolver<'a> {
+    /// A resolver of one kernel into `out`, its first op the file's `index`-th.
+    fn new(
+        out: &'a mut FileItems,
+        index: u32,
+        settings: OpSettings,
+        check: &'a dyn Fn(),
+    ) -> KernelResolver<'a> {
+        KernelResolver {
+            out,
+            scopes: vec![Vec::new()],
+            visible: HashMap::default(),
+            kernel_names: HashMap::default(),
+            loops: Vec::new(),
+            loop_ranges: Vec::new(),
+            loop_name_counts: HashMap::default(),
+            op_ids: HashMap::default(),
+            ordinal: 0,
+            index,
+            allocations: Vec::new(),
+            settings,
+            quiet: false,
+            split: false,
+            prelude_names: 0,
+            check,
+        }
+    }
+
+    /// Defines what the kernel's earlier chunks did ([`Entry`]): the names this chunk
+    /// mentions, as the kernel's body scope holds them where the chunk starts.
+    fn enter(&mut self, entry: &Entry, scope: TextRange) {
+        for def in &entry.prelude {
+            let index = self.out.definitions.len();
+            self.out.definitions.push(Definition {
+                name: def.name.clone(),
+                kind: def.kind,
+                range: TextRange::empty(scope.start()),
+                scope,
+                prelude: true,
+            });
+            self.kernel_names.insert(def.name.clone(), index);
+            if def.visible {
+                let binding = match &def.allocation {
+                    Some(Allocation::Register(r)) => Binding::Register(Some(r.clone())),
+                    None if def.kind == DefKind::Register => Binding::Register(None),
+                    Some(Allocation::Tensor(t)) => Binding::Tensor(Some(t.clone())),
+                    None => Binding::Tensor(None),
+                };
+                if let Some(scope) = self.scopes.first_mut() {
+                    scope.push(def.name.clone());
+                    self.prelude_names += 1;
+                }
+                self.visible
+                    .entry(def.name.clone())
+                    .or_default()
+                    .push((binding, index));
+            }
+        }
+        for (name, count) in &entry.loops {
+            self.loop_name_counts.insert(name.clone(), *count as usize);
+        }
+    }
+
     fn define(&mut self, name: &ast::Name, kind: DefKind, binding: Binding, scope: TextRange) {
         let def = self.out.definitions.len();
         self.out.definitions.push(Definition {
@@ -235,6 +383,7 @@ impl KernelResolver<'_> {
             kind,
             range: name.range,
             scope,
+            prelude: false,
         });
         let clash = if kind == DefKind::LoopVar {
             // A loop variable may not shadow a tensor, register or enclosing loop variable;
@@ -267,6 +416,42 @@ impl KernelResolver<'_> {
                 .entry(name.text.to_string())
                 .or_default()
                 .push((binding, def));
+        }
+    }
+
+    /// The declarations of `stmts` (see [`declarations`]); `visible`: directly in the
+    /// kernel's body.
+    fn declarations(&mut self, stmts: &[ast::Stmt], visible: bool, out: &mut Vec<PreludeDef>) {
+        for stmt in stmts {
+            let (name, kind, allocation) = match stmt {
+                ast::Stmt::Tensor(decl) => {
+                    let Some(name) = &decl.name else { continue };
+                    let tensor =
+                        self.tensor_type(&name.text, decl.ty.as_ref(), TensorKind::Internal);
+                    (name, DefKind::Tensor, tensor.map(Allocation::Tensor))
+                }
+                ast::Stmt::Reg(decl) => {
+                    let Some(name) = &decl.name else { continue };
+                    let register = self.dtype(decl.dtype.as_ref()).map(|dtype| {
+                        Allocation::Register(Arc::new(Register {
+                            name: name.text.to_string(),
+                            dtype,
+                        }))
+                    });
+                    (name, DefKind::Register, register)
+                }
+                ast::Stmt::Loop(lp) => {
+                    self.declarations(&lp.body, false, out);
+                    continue;
+                }
+                ast::Stmt::Op(_) => continue,
+            };
+            out.push(PreludeDef {
+                name: name.text.to_string(),
+                kind,
+                allocation,
+                visible,
+            });
         }
     }
 
@@ -517,7 +702,9 @@ impl KernelResolver<'_> {
             Some((id, range)) => (id, range),
             None => (self.ordinal, op.class.range),
         };
-        if let Some(first) = self.op_ids.get(&op_id) {
+        if self.split {
+            // Checked across the kernel's chunks (`crate::split`).
+        } else if let Some(first) = self.op_ids.get(&op_id) {
             self.out.diagnostics.push(
                 Diagnostic::new(
                     Code::P208,
@@ -555,6 +742,7 @@ impl KernelResolver<'_> {
             }),
             index,
             op_id,
+            op_id_written: op.id.is_some(),
             allocations: u32::try_from(self.allocations.len()).unwrap_or(u32::MAX),
             syntax: op.clone(),
             loop_ranges: self.loop_ranges.clone(),
@@ -569,7 +757,16 @@ impl KernelResolver<'_> {
             }
             None if self.quiet => None,
             None => {
-                let visible: Vec<&str> = self.scopes.iter().flatten().map(String::as_str).collect();
+                // The names of the kernel's earlier chunks are not all here (the prelude
+                // holds those this chunk names): the document suggests among them
+                // (`Document::patch`), this among the chunk's own.
+                let visible: Vec<&str> = self
+                    .scopes
+                    .iter()
+                    .flatten()
+                    .skip(self.prelude_names)
+                    .map(String::as_str)
+                    .collect();
                 let suggestion = lower::diag::did_you_mean(&name.text, visible);
                 let message = match suggestion {
                     Some(s) => {

@@ -124,23 +124,35 @@ fn resources(
     loops: &[(u32, u32)],
 ) -> Resources {
     let n = ops.len();
-
-    // Counts.
-    let mut engines: Vec<EngineCount> = ENGINES
+    let (engines, accesses) = counts_and_accesses(ops);
+    let tree = LoopTree::new(loops, n);
+    // Live ranges, inclusive op indices.
+    let live: Vec<Option<(u32, u32)>> = tensors
         .iter()
-        .map(|&engine| EngineCount {
-            engine,
-            static_count: 0,
-            executed: 0,
+        .map(|tensor| {
+            if n == 0 {
+                return None;
+            }
+            if tensor.kind != TensorKind::Internal {
+                return Some((0, n as u32 - 1));
+            }
+            tree.live(accesses.get(tensor.name.as_str())?, false)
         })
         .collect();
-    // Accesses: for each tensor, the indices of the ops that name it (ascending).
-    let by_name: HashMap<&str, usize> = tensors
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.name.as_str(), i))
-        .collect();
-    let mut accesses: Vec<Vec<u32>> = vec![Vec::new(); tensors.len()];
+    Resources {
+        engines,
+        sbuf: occupancy(tensors, &live, Memory::Sbuf),
+        psum: occupancy(tensors, &live, Memory::Psum),
+    }
+}
+
+/// The engine counts of `ops`, and for each on-chip tensor they name, the indices of the
+/// ops that name it (ascending, each once).
+fn counts_and_accesses<'o>(
+    ops: &[(&'o ResolvedOp, &Lowered)],
+) -> (Vec<EngineCount>, HashMap<&'o str, Vec<u32>>) {
+    let mut engines = zero_counts();
+    let mut accesses: HashMap<&str, Vec<u32>> = HashMap::default();
     for (index, &(resolved, lowered)) in ops.iter().enumerate() {
         let trips = resolved
             .loops
@@ -160,100 +172,262 @@ fn resources(
         }
         for (_, access) in named {
             if let Target::Tensor(t) = &access.target
-                && let Some(&t) = by_name.get(t.name.as_str())
-                && accesses[t].last() != Some(&(index as u32))
+                && t.memory.is_on_chip()
             {
-                accesses[t].push(index as u32);
+                let at = accesses.entry(t.name.as_str()).or_default();
+                if at.last() != Some(&(index as u32)) {
+                    at.push(index as u32);
+                }
             }
         }
     }
+    (engines, accesses)
+}
 
-    // Loops: each op's innermost loop, each loop's parent (spans nest; preorder).
-    let mut innermost: Vec<Option<usize>> = vec![None; n];
-    let mut parent: Vec<Option<usize>> = vec![None; loops.len()];
-    let mut open: Vec<usize> = Vec::new();
-    for (l, &(start, end)) in loops.iter().enumerate() {
-        while open.last().is_some_and(|&top| loops[top].1 <= start) {
-            open.pop();
+/// A kernel's (or a part's) loops as a tree over its ops: each op's innermost loop, each
+/// loop's parent (spans nest; preorder).
+struct LoopTree<'l> {
+    loops: &'l [(u32, u32)],
+    innermost: Vec<Option<usize>>,
+    parent: Vec<Option<usize>>,
+}
+
+impl<'l> LoopTree<'l> {
+    fn new(loops: &'l [(u32, u32)], n: usize) -> LoopTree<'l> {
+        let mut innermost: Vec<Option<usize>> = vec![None; n];
+        let mut parent: Vec<Option<usize>> = vec![None; loops.len()];
+        let mut open: Vec<usize> = Vec::new();
+        for (l, &(start, end)) in loops.iter().enumerate() {
+            while open.last().is_some_and(|&top| loops[top].1 <= start) {
+                open.pop();
+            }
+            parent[l] = open.last().copied();
+            open.push(l);
+            for slot in &mut innermost[start as usize..(end as usize).min(n)] {
+                *slot = Some(l);
+            }
         }
-        parent[l] = open.last().copied();
-        open.push(l);
-        for slot in &mut innermost[start as usize..(end as usize).min(n)] {
-            *slot = Some(l);
+        LoopTree {
+            loops,
+            innermost,
+            parent,
         }
     }
 
-    // Live ranges, inclusive op indices.
+    /// The live range of a tensor named by the ops `at` (ascending): from the first to the
+    /// last, widened to each loop that encloses one of them but not every one (its values
+    /// cross that loop's iterations). `elsewhere`: the tensor is also named outside these
+    /// ops (in another chunk of a split kernel), so every loop enclosing one is widened to.
+    fn live(&self, at: &[u32], elsewhere: bool) -> Option<(u32, u32)> {
+        let (&first, &last) = (at.first()?, at.last()?);
+        let (mut lo, mut hi) = (first, last);
+        for &a in at {
+            let mut l = self.innermost[a as usize];
+            while let Some(lp) = l {
+                let (start, end) = self.loops[lp];
+                if elsewhere || !(start <= first && last < end) {
+                    lo = lo.min(start);
+                    hi = hi.max(end - 1);
+                }
+                l = self.parent[lp];
+            }
+        }
+        Some((lo, hi))
+    }
+}
+
+/// The peak occupancy of `memory` over `tensors` live at `live` (inclusive op ranges, at
+/// the same index; `None`: live nowhere): the largest sum of footprints at one op, the
+/// first op where it is reached, and the largest tensors live there. Swept over the
+/// ranges' ends, not the ops: a kernel of many ops and few tensors costs its tensors.
+fn occupancy(tensors: &[Arc<Tensor>], live: &[Option<(u32, u32)>], memory: Memory) -> Occupancy {
+    let mut events: Vec<(u32, i128)> = Vec::new();
+    for (tensor, range) in tensors.iter().zip(live) {
+        if let (true, Some((lo, hi))) = (tensor.memory == memory, range) {
+            let bytes = i128::from(tensor.partition_bytes());
+            events.push((*lo, bytes));
+            events.push((hi + 1, -bytes));
+        }
+    }
+    events.sort_unstable_by_key(|e| e.0);
+    let (mut current, mut peak, mut at) = (0i128, 0i128, None);
+    let mut i = 0;
+    while i < events.len() {
+        let index = events[i].0;
+        while i < events.len() && events[i].0 == index {
+            current += events[i].1;
+            i += 1;
+        }
+        if current > peak {
+            peak = current;
+            at = Some(index);
+        }
+    }
+    let mut largest: Vec<(String, u64)> = match at {
+        Some(op) => tensors
+            .iter()
+            .zip(live)
+            .filter(|(t, r)| t.memory == memory && r.is_some_and(|(lo, hi)| lo <= op && op <= hi))
+            .map(|(t, _)| (t.name.clone(), t.partition_bytes()))
+            .collect(),
+        None => Vec::new(),
+    };
+    // Stable: ties stay in BIR order.
+    largest.sort_by_key(|(_, bytes)| std::cmp::Reverse(*bytes));
+    largest.truncate(3);
+    Occupancy {
+        peak: u64::try_from(peak).unwrap_or(u64::MAX),
+        op: at,
+        largest,
+    }
+}
+
+/// A chunk's part of a split kernel as its resources are joined ([`join_parts`]):
+/// position-free, its counts apart from what its live ranges are made of, so that an edit
+/// changing an op's instructions only joins the counts again.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PartResources {
+    /// The part's engine counts.
+    pub engines: Vec<EngineCount>,
+    /// What its tensors' live ranges are made of.
+    pub live: PartLive,
+}
+
+/// What a part's tensors' live ranges are made of (see [`PartResources`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PartLive {
+    /// Its ops.
+    pub ops: u32,
+    /// The on-chip tensors it allocates, in BIR order.
+    pub tensors: Vec<Arc<Tensor>>,
+    /// Each on-chip tensor its ops name, by name.
+    pub touches: Vec<Touch>,
+}
+
+/// An on-chip tensor a part's ops name: its live range in the part's ops (0-based,
+/// inclusive) when no other part names it, and when another does (every loop enclosing a
+/// use then widens it, see [`LoopTree::live`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Touch {
+    /// The tensor's name.
+    pub name: String,
+    /// Its range when only this part names it.
+    pub alone: (u32, u32),
+    /// Its range when other parts name it too.
+    pub shared: (u32, u32),
+}
+
+/// The [`PartResources`] of `kernel`, a part of a split kernel, whose ops are lowered to
+/// `lowered` (in source order).
+pub(crate) fn part_resources(kernel: &KernelItems, lowered: &[&Lowered]) -> PartResources {
+    let Shape {
+        tensors,
+        ops,
+        loops,
+    } = shape(kernel);
+    let ops: Vec<(&ResolvedOp, &Lowered)> = ops
+        .iter()
+        .zip(lowered)
+        .map(|(op, lowered)| (&*op.resolved, *lowered))
+        .collect();
+    let (engines, accesses) = counts_and_accesses(&ops);
+    let tree = LoopTree::new(&loops, ops.len());
+    let mut touches: Vec<Touch> = accesses
+        .iter()
+        .filter_map(|(name, at)| {
+            Some(Touch {
+                name: name.to_string(),
+                alone: tree.live(at, false)?,
+                shared: tree.live(at, true)?,
+            })
+        })
+        .collect();
+    touches.sort_unstable();
+    PartResources {
+        engines,
+        live: PartLive {
+            ops: ops.len() as u32,
+            tensors,
+            touches,
+        },
+    }
+}
+
+/// A count of 0 for every engine of [`ENGINES`], in that order.
+fn zero_counts() -> Vec<EngineCount> {
+    ENGINES
+        .iter()
+        .map(|&engine| EngineCount {
+            engine,
+            static_count: 0,
+            executed: 0,
+        })
+        .collect()
+}
+
+/// The engine counts of a split kernel from its parts' (see [`join_parts`]).
+pub(crate) fn join_engines<'a>(
+    parts: impl IntoIterator<Item = &'a [EngineCount]>,
+) -> Vec<EngineCount> {
+    let mut engines = zero_counts();
+    for part in parts {
+        for (sum, count) in engines.iter_mut().zip(part) {
+            sum.static_count += count.static_count;
+            sum.executed = sum.executed.saturating_add(count.executed);
+        }
+    }
+    engines
+}
+
+/// The SBUF and PSUM occupancy of a split kernel from its parts' (in order): what
+/// [`kernel_resources`] gives for the whole kernel. Costs the parts' tensors and touches,
+/// not their ops.
+pub(crate) fn join_parts(parts: &[&PartLive]) -> (Occupancy, Occupancy) {
+    let mut base = Vec::with_capacity(parts.len());
+    let mut n = 0u32;
+    for part in parts {
+        base.push(n);
+        n += part.ops;
+    }
+    let tensors: Vec<Arc<Tensor>> = parts
+        .iter()
+        .flat_map(|p| p.tensors.iter().cloned())
+        .collect();
+    // Each tensor's first part naming it, with its touch there, and its last.
+    type Named<'t> = ((usize, &'t Touch), (usize, &'t Touch));
+    let mut named: HashMap<&str, Named<'_>> = HashMap::default();
+    for (i, part) in parts.iter().enumerate() {
+        for touch in &part.touches {
+            named
+                .entry(touch.name.as_str())
+                .and_modify(|(_, last)| *last = (i, touch))
+                .or_insert(((i, touch), (i, touch)));
+        }
+    }
     let live: Vec<Option<(u32, u32)>> = tensors
         .iter()
-        .zip(&accesses)
-        .map(|(tensor, at)| {
+        .map(|tensor| {
             if n == 0 {
                 return None;
             }
             if tensor.kind != TensorKind::Internal {
-                return Some((0, n as u32 - 1));
+                return Some((0, n - 1));
             }
-            let (&first, &last) = (at.first()?, at.last()?);
-            let (mut lo, mut hi) = (first, last);
-            for &a in at {
-                let mut l = innermost[a as usize];
-                while let Some(lp) = l {
-                    let (start, end) = loops[lp];
-                    if !(start <= first && last < end) {
-                        lo = lo.min(start);
-                        hi = hi.max(end - 1);
-                    }
-                    l = parent[lp];
-                }
-            }
-            Some((lo, hi))
+            let &((first, touch), (last, last_touch)) = named.get(tensor.name.as_str())?;
+            Some(if first == last {
+                (base[first] + touch.alone.0, base[first] + touch.alone.1)
+            } else {
+                (
+                    base[first] + touch.shared.0,
+                    base[last] + last_touch.shared.1,
+                )
+            })
         })
         .collect();
-
-    let occupancy = |memory: Memory| -> Occupancy {
-        // Sweep: +bytes where a range starts, −bytes after it ends.
-        let mut delta: Vec<i128> = vec![0; n + 1];
-        for (tensor, range) in tensors.iter().zip(&live) {
-            if let (true, Some((lo, hi))) = (tensor.memory == memory, range) {
-                let bytes = i128::from(tensor.partition_bytes());
-                delta[*lo as usize] += bytes;
-                delta[*hi as usize + 1] -= bytes;
-            }
-        }
-        let (mut current, mut peak, mut at) = (0i128, 0i128, None);
-        for (i, d) in delta.iter().take(n).enumerate() {
-            current += d;
-            if current > peak {
-                peak = current;
-                at = Some(i as u32);
-            }
-        }
-        let mut largest: Vec<(String, u64)> = match at {
-            Some(op) => tensors
-                .iter()
-                .zip(&live)
-                .filter(|(t, r)| {
-                    t.memory == memory && r.is_some_and(|(lo, hi)| lo <= op && op <= hi)
-                })
-                .map(|(t, _)| (t.name.clone(), t.partition_bytes()))
-                .collect(),
-            None => Vec::new(),
-        };
-        // Stable: ties stay in BIR order.
-        largest.sort_by_key(|(_, bytes)| std::cmp::Reverse(*bytes));
-        largest.truncate(3);
-        Occupancy {
-            peak: u64::try_from(peak).unwrap_or(u64::MAX),
-            op: at,
-            largest,
-        }
-    };
-    Resources {
-        engines,
-        sbuf: occupancy(Memory::Sbuf),
-        psum: occupancy(Memory::Psum),
-    }
+    (
+        occupancy(&tensors, &live, Memory::Sbuf),
+        occupancy(&tensors, &live, Memory::Psum),
+    )
 }
 
 /// The position-free key of `kernel`: its on-chip tensors, ops and loops.
@@ -470,7 +644,7 @@ fn place(db: &dyn Db, file: SourceFile, kernel: &KernelItems, syntax: &ast::Kern
 
 /// The declaration of tensor `name` in `kernel`: the parameter (name to type) or the
 /// `tensor` statement (loop bodies included); the first one, as resolution keeps it.
-fn declaration(kernel: &ast::Kernel, name: &str) -> Option<TextRange> {
+pub(crate) fn declaration(kernel: &ast::Kernel, name: &str) -> Option<TextRange> {
     fn in_stmts(stmts: &[ast::Stmt], name: &str) -> Option<TextRange> {
         stmts.iter().find_map(|s| match s {
             ast::Stmt::Tensor(t) if t.name.as_ref().is_some_and(|n| n.text == name) => {

@@ -40,6 +40,11 @@ pub fn starts_statement_line(text: &str, line: usize) -> bool {
     ) else {
         return false;
     };
+    // First on its line as the parser tells it: after spaces and tabs only (a lone `\r`,
+    // skipped by the lexer, is not a line start, `recover::starts_statement_line`).
+    if !only_indent(&window[..usize::from(first_range.start())]) {
+        return false;
+    }
     let word = &window[first_range];
     match (first, second) {
         (Token::Kernel, Some(Token::Global)) => true,
@@ -57,12 +62,20 @@ pub fn starts_statement_line(text: &str, line: usize) -> bool {
 /// `line` must be 0 or follow a `\n`.
 pub fn starts_kernel_line(text: &str, line: usize) -> bool {
     let line_end = text[line..].find('\n').map_or(text.len(), |i| line + i);
-    let (tokens, _) = lex(&text[line..line_end]);
+    let window = &text[line..line_end];
+    let (tokens, _) = lex(window);
     let mut significant = tokens.iter().filter(|(kind, _)| *kind != Token::Comment);
-    matches!(
-        (significant.next(), significant.next()),
-        (Some((Token::Kernel, _)), Some((Token::Global, _)))
-    )
+    match (significant.next(), significant.next()) {
+        (Some((Token::Kernel, first)), Some((Token::Global, _))) => {
+            only_indent(&window[..usize::from(first.start())])
+        }
+        _ => false,
+    }
+}
+
+/// Whether `prefix` (what stands before a line's first token) is spaces and tabs only.
+fn only_indent(prefix: &str) -> bool {
+    prefix.bytes().all(|b| b == b' ' || b == b'\t')
 }
 
 /// The byte offset just past the line of `text` that starts at byte `line` (after its
@@ -132,6 +145,9 @@ pub struct Cuts {
     /// A kernel a `kernel` line cuts short is not: its error is at its `{`, in an earlier
     /// part. Always true for a text that does not start inside a kernel.
     pub entry_kept: bool,
+    /// At each part's place: whether it starts inside a kernel that goes on past its end (a
+    /// middle part of a kernel: no kernel ends or starts in it).
+    pub through: Vec<bool>,
 }
 
 /// Cuts `text[..end]` (a document or a run of its parts, read in `context`; `text[end..]`
@@ -163,6 +179,7 @@ pub fn cuts(text: &str, end: usize, context: Context, target: usize, split: usiz
             }
         }
         return Cuts {
+            through: vec![false; parts.len()],
             parts,
             ends_inside: false,
             entry_kept: true,
@@ -193,8 +210,8 @@ fn kernel_lines(text: &str) -> Vec<usize> {
 /// kernel, kept when the kernel ends as it must.
 fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split: usize) -> Cuts {
     use crate::ast::FlatStmt;
-    let read = crate::parser::statements(text, &[], end, &|| ());
-    let mut statements = read.statements.iter().peekable();
+    let read = read_on_every_core(text, end);
+    let mut statements = read.iter().peekable();
     let mut parts = vec![(0, context.inside)];
     // The open bodies: true for a kernel. A kernel's start, its candidate cuts, and
     // whether it is the one the text starts inside.
@@ -203,6 +220,9 @@ fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split
     let mut candidates: Vec<usize> = Vec::new();
     let mut entry = context.inside;
     let mut entry_kept = true;
+    // Where kernels end (their `}`, or the line that cuts them short): no part holding one
+    // is a middle part.
+    let mut kernel_ends: Vec<usize> = Vec::new();
     if context.inside {
         open.push(true);
     }
@@ -240,6 +260,7 @@ fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split
                     FlatStmt::Kernel(header) => {
                         if !open.is_empty() {
                             // Cut short: left unclosed.
+                            kernel_ends.push(usize::from(header.range.start()));
                             candidates.clear();
                             entry_kept &= !entry;
                             entry = false;
@@ -257,6 +278,7 @@ fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split
                     }
                     FlatStmt::Close(close) => {
                         if open.pop() == Some(true) {
+                            kernel_ends.push(usize::from(close.start()));
                             let long = usize::from(close.end()) - kernel_start >= split;
                             if entry || long {
                                 parts.extend(candidates.drain(..).map(|c| (c, true)));
@@ -277,11 +299,72 @@ fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split
         entry_kept = false;
     }
     parts.sort_unstable();
+    let through = (0..parts.len())
+        .map(|i| {
+            let start = parts[i].0;
+            let end = parts.get(i + 1).map_or(end, |p| p.0);
+            let goes_on = parts
+                .get(i + 1)
+                .map_or(ends_inside && context.goes_on, |p| p.1);
+            parts[i].1 && goes_on && !kernel_ends.iter().any(|&e| start <= e && e < end)
+        })
+        .collect();
     Cuts {
         parts,
         ends_inside,
         entry_kept,
+        through,
     }
+}
+
+/// The flat statements of `text[..end]` (`text[end..]` is look-ahead), read on every core
+/// for a big text: cut at statement lines into one piece per core, each read alone with its
+/// look-ahead and shifted into place, which reads the same as the whole
+/// ([`crate::read_in_pieces`], `syntax/tests/statements.rs`).
+fn read_on_every_core(text: &str, end: usize) -> Vec<crate::ast::FlatStmt> {
+    use crate::Shift;
+    const ALONE: usize = 1 << 20;
+    let cores = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(8);
+    if end < ALONE || cores < 2 {
+        return crate::parser::statements(text, &[], end, &|| ()).statements;
+    }
+    // Piece boundaries: the first statement line at or after each share of the text.
+    let mut bounds = vec![0];
+    for k in 1..cores {
+        let mut line = line_end(text, (k * end / cores).min(end));
+        while line < end && !starts_statement_line(text, line) {
+            line = line_end(text, line);
+        }
+        if line < end && line > *bounds.last().unwrap_or(&0) {
+            bounds.push(line);
+        }
+    }
+    bounds.push(end);
+    let pieces: Vec<Vec<crate::ast::FlatStmt>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .map(|w| {
+                let (from, to) = (w[0], w[1]);
+                scope.spawn(move || {
+                    let until = if to == end {
+                        text.len()
+                    } else {
+                        crate::look_ahead_end(text, to)
+                    };
+                    let mut read = crate::read_statements(&text[from..until], to - from, &|| ());
+                    read.shift(text_size::TextSize::try_from(from).unwrap_or_default());
+                    read.statements
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect()
+    });
+    pieces.into_iter().flatten().collect()
 }
 
 /// Where a flat statement starts.

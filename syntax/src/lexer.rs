@@ -191,6 +191,10 @@ impl fmt::Display for Token {
     }
 }
 
+/// The characters the lexer skips between tokens (as its `skip` pattern: a lone `\r` is
+/// one, reported apart, [`lone_carriage_returns`]).
+pub(crate) const SKIPPED: [char; 5] = [' ', '\t', '\r', '\u{c}', '\u{FEFF}'];
+
 /// The raw logos tokens. Numbers are matched loosely (`[0-9][0-9A-Za-z_]*` with an optional
 /// fraction and signed exponent) and classified afterwards, so that `12ab` is one malformed
 /// number rather than `12` followed by `ab`.

@@ -168,7 +168,7 @@ pub fn parse_statements(text: &str, end: usize) -> (Vec<FlatStmt>, Vec<SyntaxErr
     errors.extend(read.reader_errors);
     // The look-ahead's first token: errors there are the piece's last statement's.
     let first = text.get(end..).map_or(end, |rest| {
-        end + rest.len() - rest.trim_start_matches([' ', '\t']).len()
+        end + rest.len() - rest.trim_start_matches(crate::lexer::SKIPPED).len()
     });
     errors.retain(|e| usize::from(e.range.start()) <= first || end == text.len());
     parser::order_errors(&mut errors);

@@ -138,7 +138,7 @@ pub(crate) fn assemble_piece(text: &str, end: usize, context: Context, read: Sta
 pub(crate) fn retain_before_look_ahead(text: &str, end: usize, errors: &mut Vec<SyntaxError>) {
     if end < text.len() {
         let rest = &text[end..];
-        let first = end + rest.len() - rest.trim_start_matches([' ', '\t']).len();
+        let first = end + rest.len() - rest.trim_start_matches(crate::lexer::SKIPPED).len();
         errors.retain(|e| usize::from(e.range.start()) <= first);
     }
 }

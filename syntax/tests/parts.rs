@@ -60,6 +60,10 @@ fn joined(text: &str, parts: &[(usize, bool)]) -> (Vec<Kernel>, Vec<syntax::Synt
             errors.push(error);
         }
     }
+    // A part's errors at its look-ahead's first token (the next part's start) come before
+    // the next part's own there: in source order, as the whole file's (and the document's
+    // diagnostics, sorted) are.
+    errors.sort_by_key(|e| e.range.start());
     (kernels, errors)
 }
 
@@ -72,6 +76,29 @@ fn check_parts(name: &str, text: &str) {
     for (target, split) in [(1, 1), (1, 64), (40, 200), (200, 400)] {
         let cut = cuts(text, text.len(), Context::default(), target, split);
         assert!(cut.entry_kept, "{name}: a whole text has no kernel to keep");
+        // A middle part holds one kernel's body, neither starting nor ending it.
+        for (i, &(start, inside)) in cut.parts.iter().enumerate() {
+            let (end, goes_on) = cut
+                .parts
+                .get(i + 1)
+                .map_or((text.len(), false), |&(e, i)| (e, i));
+            let look = if end < text.len() {
+                syntax::line_end(text, end)
+            } else {
+                end
+            };
+            let parse = parse_part(
+                &text[start..look],
+                end - start,
+                Context { inside, goes_on },
+                &|| (),
+            );
+            let middle = matches!(parse.file.kernels.as_slice(), [k] if k.continues && k.goes_on);
+            assert_eq!(
+                cut.through[i], middle,
+                "{name}: part {i} at {start}, cut {target}/{split}"
+            );
+        }
         let (kernels, errors) = joined(text, &cut.parts);
         assert_eq!(
             format!("{:#?}", whole.file.kernels),

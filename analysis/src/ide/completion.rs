@@ -79,11 +79,14 @@ fn tokens_before(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<(Token,
     }
     let shift = TextSize::from(start as u32);
     let mut tokens: Vec<(Token, TextRange)> = Vec::new();
-    if start > 0 {
+    let parsed = &parse(db, file).file;
+    // A chunk that continues a kernel starts inside its body.
+    let continues = parsed.kernels.first().is_some_and(|k| k.continues);
+    if start > 0 || continues {
         // One `{` for each kernel or loop body open where the window starts, after what
         // ends a loop header (a bound), as in `for %i in 0..4 {`.
         let at = TextRange::empty(shift);
-        for _ in 0..open_bodies(&parse(db, file).file, shift) {
+        for _ in 0..open_bodies(parsed, shift) {
             tokens.extend([(Token::Int, at), (Token::LBrace, at)]);
         }
     }
@@ -95,8 +98,12 @@ fn tokens_before(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<(Token,
 /// How many kernel and loop bodies are open at `at` (binary searches down the tree).
 fn open_bodies(file: &syntax::ast::SourceFile, at: TextSize) -> usize {
     let inside = |body: Option<TextRange>| body.is_some_and(|b| b.start() < at && at <= b.end());
+    // The rest of a kernel cut into chunks is open from its first byte.
+    let inside_kernel = |k: &syntax::ast::Kernel| {
+        inside(k.body_range) || (k.continues && k.body_range.is_some_and(|b| b.start() == at))
+    };
     let touching = super::kernels_touching(&file.kernels, TextRange::empty(at));
-    let Some(kernel) = file.kernels[touching].iter().find(|k| inside(k.body_range)) else {
+    let Some(kernel) = file.kernels[touching].iter().find(|k| inside_kernel(k)) else {
         return 0;
     };
     let mut depth = 1;
@@ -115,7 +122,26 @@ fn open_bodies(file: &syntax::ast::SourceFile, at: TextSize) -> usize {
 
 /// The completions at `offset`.
 pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<CompletionItem> {
-    completions_from(db, file, offset, &tokens_before(db, file, offset))
+    completions_in(db, file, offset, &[])
+}
+
+/// The names in scope from a kernel's earlier chunks where a chunk that continues it starts
+/// (`(name, kind, its tensor)`, in source order; see `Document::earlier_names`).
+pub type Earlier = [(
+    String,
+    DefKind,
+    Option<std::sync::Arc<lower::model::Tensor>>,
+)];
+
+/// [`completions`] in a chunk of a document, with the names in scope from the earlier
+/// chunks of the kernel it continues.
+pub fn completions_in(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    earlier: &Earlier,
+) -> Vec<CompletionItem> {
+    completions_from(db, file, offset, &tokens_before(db, file, offset), earlier)
 }
 
 /// The completions at `offset`, the context read from `tokens` (see [`tokens_before`]).
@@ -124,6 +150,7 @@ fn completions_from(
     file: SourceFile,
     offset: TextSize,
     tokens: &[(Token, TextRange)],
+    earlier: &Earlier,
 ) -> Vec<CompletionItem> {
     let text = file.text(db);
     // Nothing to complete inside a comment.
@@ -233,12 +260,12 @@ fn completions_from(
                 .and_then(|s| s.field(&field))
                 .map(|f| f.kind);
             let Some(kind) = kind else { return Vec::new() };
-            value_completions(db, file, offset, kind, &item)
+            value_completions(db, file, offset, earlier, kind, &item)
         }
         Context::Index => names_of_kind(
             db,
             file,
-            offset,
+            (offset, earlier),
             DefKind::LoopVar,
             CompletionKind::LoopVar,
             "loop variable",
@@ -289,6 +316,7 @@ fn value_completions(
     db: &dyn Db,
     file: SourceFile,
     offset: TextSize,
+    earlier: &Earlier,
     kind: Kind,
     item: &impl Fn(
         String,
@@ -321,12 +349,14 @@ fn value_completions(
             .into_iter()
             .map(|b| item(b.into(), CompletionKind::EnumValue, None, None, None))
             .collect(),
-        Kind::Acc(mems, _) | Kind::Imm(mems) => tensors(db, file, offset, Some(mems), item),
-        Kind::KernelOperand(_) | Kind::IntAccReg => tensors(db, file, offset, None, item),
+        Kind::Acc(mems, _) | Kind::Imm(mems) => {
+            tensors(db, file, offset, earlier, Some(mems), item)
+        }
+        Kind::KernelOperand(_) | Kind::IntAccReg => tensors(db, file, offset, earlier, None, item),
         Kind::Reg => names_of_kind(
             db,
             file,
-            offset,
+            (offset, earlier),
             DefKind::Register,
             CompletionKind::Register,
             "register",
@@ -337,10 +367,12 @@ fn value_completions(
 }
 
 /// The names in scope of one kind (loop variables, registers), as completions.
+///
+/// `at`: the offset, with the names in scope from the kernel's earlier chunks.
 fn names_of_kind(
     db: &dyn Db,
     file: SourceFile,
-    offset: TextSize,
+    (offset, earlier): (TextSize, &Earlier),
     def: DefKind,
     kind: CompletionKind,
     detail: &str,
@@ -352,7 +384,7 @@ fn names_of_kind(
         Option<String>,
     ) -> CompletionItem,
 ) -> Vec<CompletionItem> {
-    names_in_scope(db, file, offset)
+    names_in_scope(db, file, offset, earlier)
         .into_iter()
         .filter(|(_, k, _)| *k == def)
         .map(|(name, _, _)| {
@@ -372,6 +404,7 @@ fn tensors(
     db: &dyn Db,
     file: SourceFile,
     offset: TextSize,
+    earlier: &Earlier,
     mems: Option<Mems>,
     item: &impl Fn(
         String,
@@ -381,7 +414,7 @@ fn tensors(
         Option<String>,
     ) -> CompletionItem,
 ) -> Vec<CompletionItem> {
-    names_in_scope(db, file, offset)
+    names_in_scope(db, file, offset, earlier)
         .into_iter()
         .filter(|(_, kind, _)| matches!(kind, DefKind::Tensor | DefKind::Param))
         .map(|(name, _, tensor)| {
@@ -410,11 +443,14 @@ fn tensors(
         .collect()
 }
 
-/// Names visible at `offset`: `(name, kind, the tensor if it is one)`.
+/// Names visible at `offset`: `(name, kind, the tensor if it is one)`, in source order:
+/// `earlier`'s first (a chunk that continues a kernel: the kernel's earlier chunks'), then
+/// the chunk's own.
 pub(crate) fn names_in_scope(
     db: &dyn Db,
     file: SourceFile,
     offset: TextSize,
+    earlier: &Earlier,
 ) -> Vec<(
     String,
     DefKind,
@@ -423,24 +459,37 @@ pub(crate) fn names_in_scope(
     let items = file_items(db, file);
     let kernels = &parse(db, file).file.kernels;
     let kernel = kernels.iter().position(|k| k.range.contains(offset));
-    items
-        .definitions
-        .iter()
-        .filter(|d| {
-            d.kind != DefKind::Kernel
-                && d.scope.contains_inclusive(offset)
-                && d.range.end() <= offset
-        })
-        .map(|d| {
-            let tensor = kernel.and_then(|k| items.kernels.get(k)).and_then(|k| {
-                k.allocations.iter().find_map(|a| match a {
-                    Allocation::Tensor(t) if t.name == d.name => Some(t.clone()),
-                    _ => None,
-                })
-            });
-            (d.name.clone(), d.kind, tensor)
-        })
-        .collect()
+    let earlier = if kernel.is_some_and(|k| kernels[k].continues) {
+        earlier
+    } else {
+        &[]
+    };
+    let mut out: Vec<_> = earlier.to_vec();
+    out.extend(
+        items
+            .definitions
+            .iter()
+            .filter(|d| {
+                d.kind != DefKind::Kernel
+                    && !d.prelude
+                    && d.scope.contains_inclusive(offset)
+                    && d.range.end() <= offset
+            })
+            .map(|d| {
+                // The kernel's first allocation of the name (an earlier chunk's, if any).
+                let tensor = match earlier.iter().find(|(name, ..)| *name == d.name) {
+                    Some((.., tensor)) => tensor.clone(),
+                    None => kernel.and_then(|k| items.kernels.get(k)).and_then(|k| {
+                        k.allocations.iter().find_map(|a| match a {
+                            Allocation::Tensor(t) if t.name == d.name => Some(t.clone()),
+                            _ => None,
+                        })
+                    }),
+                };
+                (d.name.clone(), d.kind, tensor)
+            }),
+    );
+    out
 }
 
 /// The fields already written in the op whose body holds `offset`.
@@ -772,7 +821,7 @@ mod window_tests {
             let (whole, _) = syntax::lex(&text);
             for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
                 let offset = TextSize::from(offset as u32);
-                let want = labels(super::completions_from(&db, file, offset, &whole));
+                let want = labels(super::completions_from(&db, file, offset, &whole, &[]));
                 let got = labels(super::completions(&db, file, offset));
                 assert_eq!(got, want, "{name} at {offset:?}");
             }

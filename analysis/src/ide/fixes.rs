@@ -23,9 +23,22 @@ pub struct Fix {
 
 /// The fixes for the diagnostics that overlap `range`.
 pub fn fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<Fix> {
+    fixes_in(db, file, range, crate::diagnostics(db, file), &[])
+}
+
+/// [`fixes`] for `diagnostics`, `file`'s as its document reports them (relative to it),
+/// `earlier` the names in scope from the earlier chunks of the kernel it continues (see
+/// [`super::completion::Earlier`]).
+pub(crate) fn fixes_in(
+    db: &dyn Db,
+    file: SourceFile,
+    range: TextRange,
+    diagnostics: &[crate::Diagnostic],
+    earlier: &super::completion::Earlier,
+) -> Vec<Fix> {
     let text = file.text(db);
     let mut out = Vec::new();
-    for d in crate::diagnostics(db, file) {
+    for d in diagnostics {
         if d.range.intersect(range).is_none()
             && !range.contains_range(d.range)
             && !d.range.contains_range(range)
@@ -60,7 +73,8 @@ pub fn fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<Fix> {
                 let (field, title) = match value {
                     Some(v) => (format!("{name} = {v}"), format!("Add `{name} = {v}`")),
                     None => {
-                        let v = placeholder(db, file, op.class.range.start(), &op.class.text, name);
+                        let at = op.class.range.start();
+                        let v = placeholder(db, file, (at, earlier), &op.class.text, name);
                         (format!("{name} = {v}"), format!("Add the field `{name}`"))
                     }
                 };
@@ -78,10 +92,12 @@ pub fn fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<Fix> {
 /// A value to start from for a missing field of `class` at `offset`: an access is the
 /// first tensor in scope in a memory the field takes (else `%field`), an immediate `1.0`,
 /// an ALU op `add`, any other enum its first value.
+///
+/// `at`: the offset, with the names in scope from the kernel's earlier chunks.
 fn placeholder(
     db: &dyn Db,
     file: SourceFile,
-    offset: TextSize,
+    at: (TextSize, &super::completion::Earlier),
     class: &str,
     field: &str,
 ) -> String {
@@ -90,17 +106,17 @@ fn placeholder(
     };
     let kind = match spec.kind {
         Kind::List(inner) => {
-            return format!("[{}]", inner_placeholder(db, file, offset, *inner, field));
+            return format!("[{}]", inner_placeholder(db, file, at, *inner, field));
         }
         k => k,
     };
-    inner_placeholder(db, file, offset, kind, field)
+    inner_placeholder(db, file, at, kind, field)
 }
 
 fn inner_placeholder(
     db: &dyn Db,
     file: SourceFile,
-    offset: TextSize,
+    at: (TextSize, &super::completion::Earlier),
     kind: Kind,
     field: &str,
 ) -> String {
@@ -117,10 +133,10 @@ fn inner_placeholder(
         Kind::Record => "{}".into(),
         Kind::Pred => "$0 >= 0".into(),
         Kind::Acc(mems, _) => {
-            tensor_in_scope(db, file, offset, Some(mems)).unwrap_or_else(|| format!("%{field}"))
+            tensor_in_scope(db, file, at, Some(mems)).unwrap_or_else(|| format!("%{field}"))
         }
         Kind::Reg | Kind::IntAccReg | Kind::KernelOperand(_) => {
-            tensor_in_scope(db, file, offset, None).unwrap_or_else(|| format!("%{field}"))
+            tensor_in_scope(db, file, at, None).unwrap_or_else(|| format!("%{field}"))
         }
     }
 }
@@ -129,10 +145,10 @@ fn inner_placeholder(
 fn tensor_in_scope(
     db: &dyn Db,
     file: SourceFile,
-    offset: TextSize,
+    (offset, earlier): (TextSize, &super::completion::Earlier),
     mems: Option<catalog::Mems>,
 ) -> Option<String> {
-    super::completion::names_in_scope(db, file, offset)
+    super::completion::names_in_scope(db, file, offset, earlier)
         .into_iter()
         .find(|(_, _, tensor)| match (mems, tensor) {
             (Some(m), Some(t)) => m.contains(t.memory),

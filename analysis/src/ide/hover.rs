@@ -10,7 +10,7 @@ use syntax::ast::{self, TextRange, TextSize};
 use crate::bir::op_instructions;
 use crate::db::{Db, SourceFile, file_items, parse};
 use crate::ide::{contains_inclusive, op_at};
-use crate::resolve::{Allocation, DefKind, Definition, OpItem};
+use crate::resolve::{Allocation, DefKind, Definition, KernelItems, OpItem};
 
 /// A hover: the range it describes (UTF-8 bytes) and Markdown.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,15 +23,28 @@ pub struct HoverResult {
 
 /// The hover at `offset`, if there is something to say.
 pub fn hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<HoverResult> {
-    hover_in(db, file, 0, offset)
+    hover_in(db, file, Place::default(), offset)
 }
 
-/// [`hover`] in a chunk of a document that starts on line `first_line` (0-based): the
-/// BIR shown on an op gives the document's line in its `debuginfo`.
+/// Where a chunk stands in its document, for what a chunk's answer says of the document.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Place<'a> {
+    /// The document's line (0-based) the chunk starts on: the BIR shown on an op gives the
+    /// document's line in its `debuginfo`.
+    pub first_line: u32,
+    /// The ops of the kernel the chunk starts inside, in its earlier chunks (0 when it
+    /// starts with whole kernels): added to its ops' implicit ids.
+    pub op_base: u32,
+    /// The errors in the chunk (relative to it) that another chunk of the document
+    /// reports: an op's BIR `errors` count them.
+    pub errors: &'a [(TextRange, lower::diag::Code)],
+}
+
+/// [`hover`] in a chunk of a document, at `place`.
 pub fn hover_in(
     db: &dyn Db,
     file: SourceFile,
-    first_line: u32,
+    place: Place<'_>,
     offset: TextSize,
 ) -> Option<HoverResult> {
     if let Some(h) = name_hover(db, file, offset) {
@@ -40,11 +53,26 @@ pub fn hover_in(
     if let Some(h) = type_hover(db, file, offset) {
         return Some(h);
     }
-    let (_, op) = op_at(db, file, offset)?;
-    field_hover(op, offset).or_else(|| Some(op_hover(db, file, first_line, op)))
+    let (kernel, op) = op_at(db, file, offset)?;
+    let op_base = if kernel.continues { place.op_base } else { 0 };
+    field_hover(op, offset).or_else(|| {
+        Some(op_hover(
+            db,
+            file,
+            place.first_line,
+            (op_base, place.errors),
+            op,
+        ))
+    })
 }
 
-fn op_hover(db: &dyn Db, file: SourceFile, first_line: u32, op: &OpItem) -> HoverResult {
+fn op_hover(
+    db: &dyn Db,
+    file: SourceFile,
+    first_line: u32,
+    (op_base, errors): (u32, &[(TextRange, lower::diag::Code)]),
+    op: &OpItem,
+) -> HoverResult {
     let range = op.syntax.class.range;
     let Some(spec) = catalog::lookup(&op.resolved.class) else {
         return HoverResult {
@@ -52,7 +80,12 @@ fn op_hover(db: &dyn Db, file: SourceFile, first_line: u32, op: &OpItem) -> Hove
             markdown: format!("**{}**: not an op class", op.resolved.class),
         };
     };
-    let instructions = op_instructions(db, file, first_line, op);
+    let instructions = op_instructions(db, file, first_line, (op_base, errors), op);
+    let op_id = if op.op_id_written {
+        op.op_id
+    } else {
+        op.op_id + op_base
+    };
     let json = compact_json(&serde_json::Value::Array(instructions));
     let it = spec
         .instruction_type
@@ -68,7 +101,7 @@ fn op_hover(db: &dyn Db, file: SourceFile, first_line: u32, op: &OpItem) -> Hove
     let markdown = format!(
         "**{}** #{} → {opcode}\n\n{}\n\ncompiler method: `{}`\n\n```json\n{json}\n```",
         spec.class,
-        op.op_id,
+        op_id,
         spec.doc,
         spec.codegen(),
     );
@@ -140,7 +173,7 @@ fn name_hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<HoverRe
     let (range, def) = items
         .definitions
         .iter()
-        .find(|d| contains_inclusive(d.range, offset))
+        .find(|d| !d.prelude && contains_inclusive(d.range, offset))
         .map(|d| (d.range, d))
         .or_else(|| {
             items
@@ -163,10 +196,21 @@ fn describe_definition(db: &dyn Db, file: SourceFile, def: &Definition) -> Strin
         .zip(parse(db, file).file.kernels.iter())
         .find(|(_, k)| k.range.contains_range(def.range))
         .map(|(k, _)| k);
-    let allocation = kernel.and_then(|k| {
-        k.allocations.iter().find(|a| match a {
-            Allocation::Tensor(t) => t.name == def.name,
-            Allocation::Register(r) => r.name == def.name,
+    // The kernel's allocation of the name: its earlier chunks' first (the entry's), else
+    // this chunk's.
+    let entry = file
+        .entry(db)
+        .as_deref()
+        .filter(|_| kernel.is_some_and(|k| k.continues));
+    let earlier = entry
+        .and_then(|e| e.prelude.iter().find(|p| p.name == def.name))
+        .and_then(|p| p.allocation.as_ref());
+    let allocation = earlier.or_else(|| {
+        kernel.and_then(|k| {
+            k.allocations.iter().find(|a| match a {
+                Allocation::Tensor(t) => t.name == def.name,
+                Allocation::Register(r) => r.name == def.name,
+            })
         })
     });
     match (def.kind, allocation) {
@@ -217,7 +261,6 @@ fn describe_definition(db: &dyn Db, file: SourceFile, def: &Definition) -> Strin
 /// A kernel: its signature as written, what its body holds, and its resources (SPEC
 /// §10.1: counts per engine, SBUF/PSUM peaks).
 fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
-    let text = file.text(db);
     let parsed = &parse(db, file).file;
     let Some((index, kernel)) = parsed
         .kernels
@@ -227,6 +270,23 @@ fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
     else {
         return format!("kernel `@{}`", def.name);
     };
+    let parts: Vec<&KernelItems> = file_items(db, file)
+        .kernels
+        .get(index)
+        .into_iter()
+        .collect();
+    let stats = crate::resources::kernel_stats(db, file).get(index);
+    kernel_markdown(file.text(db), kernel, &parts, stats)
+}
+
+/// The hover of kernel `syntax` (its header in `text`) made of `parts` (one, or its parts
+/// in the chunks of a kernel cut into chunks), with its resources.
+fn kernel_markdown(
+    text: &str,
+    syntax: &ast::Kernel,
+    parts: &[&KernelItems],
+    stats: Option<&crate::KernelStats>,
+) -> String {
     let params = |params: &[ast::Param]| {
         let shown: Vec<String> = params
             .iter()
@@ -238,13 +298,13 @@ fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
             shown.join(", ")
         }
     };
+    let name = syntax.name.as_ref().map_or("", |n| n.text.as_str());
     let mut markdown = format!(
-        "kernel `@{}` (a BIR function)\n\ninputs: {}\n\noutputs: {}",
-        def.name,
-        params(&kernel.params),
-        params(&kernel.outputs)
+        "kernel `@{name}` (a BIR function)\n\ninputs: {}\n\noutputs: {}",
+        params(&syntax.params),
+        params(&syntax.outputs)
     );
-    if let Some(items) = file_items(db, file).kernels.get(index) {
+    if !parts.is_empty() {
         fn count(items: &[crate::resolve::Item], ops: &mut usize, loops: &mut usize) {
             for item in items {
                 match item {
@@ -257,11 +317,14 @@ fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
             }
         }
         let (mut ops, mut loops) = (0, 0);
-        count(&items.body, &mut ops, &mut loops);
-        let declared = items
-            .allocations
-            .len()
-            .saturating_sub(kernel.params.len() + kernel.outputs.len());
+        for part in parts {
+            count(&part.body, &mut ops, &mut loops);
+        }
+        let declared = parts
+            .iter()
+            .map(|p| p.allocations.len())
+            .sum::<usize>()
+            .saturating_sub(syntax.params.len() + syntax.outputs.len());
         let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         markdown.push_str(&format!(
             "\n\n{}, {}, {} declared",
@@ -270,11 +333,34 @@ fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
             plural(declared, "tensor/register")
         ));
     }
-    if let Some(stats) = crate::resources::kernel_stats(db, file).get(index) {
+    if let Some(stats) = stats {
         markdown.push_str("\n\n");
         markdown.push_str(super::resources_markdown(stats).trim_end());
     }
     markdown
+}
+
+/// `hover`, the chunk `index`'s answer (in the document's offsets), made the whole
+/// kernel's when it is on the name of a kernel that goes on into the next chunks.
+pub(crate) fn whole_kernel_hover(
+    db: &dyn Db,
+    doc: &crate::document::Document,
+    index: usize,
+    hover: &mut HoverResult,
+) {
+    let chunk = &doc.chunks[index];
+    let parsed = &parse(db, chunk.source).file;
+    let Some(syntax) = parsed.kernels.last().filter(|k| k.goes_on) else {
+        return;
+    };
+    let Some(name) = &syntax.name else { return };
+    if name.range + chunk.start != hover.range {
+        return;
+    }
+    let parts = crate::bir::kernel_parts(db, doc, index);
+    let kernels: Vec<&KernelItems> = parts.iter().map(|p| p.kernel).collect();
+    let stats = doc.split_stats(db, index);
+    hover.markdown = kernel_markdown(chunk.source.text(db), syntax, &kernels, Some(&stats));
 }
 
 /// A loop variable: its loop's bounds, the values it takes and the BIR loop axis.

@@ -13,12 +13,15 @@ mod show_bir;
 mod structure;
 mod symbols;
 
-pub use completion::{CompletionItem, CompletionKind, completions};
+pub use completion::{CompletionItem, CompletionKind, Earlier, completions, completions_in};
+pub(crate) use fixes::fixes_in;
 pub use fixes::{Fix, fixes};
 pub use format::{format, format_range};
-pub use hover::{HoverResult, hover, hover_in};
+pub(crate) use hover::whole_kernel_hover;
+pub use hover::{HoverResult, Place, hover, hover_in};
 pub use inlay::{InlayHint, inlay_hints};
 pub use navigation::{Reference, definition, is_identifier, prepare_rename, references, rename};
+pub(crate) use navigation::{def_at, rename_references, uses};
 pub use resources::{CodeLens, code_lenses, lens_title, resources_markdown, short_name};
 pub use semantic_tokens::{
     ChunkTokens, MODIFIERS, SemanticToken, TokenType, chunk_semantic_tokens, lines_of,

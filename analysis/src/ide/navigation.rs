@@ -8,12 +8,13 @@ use crate::db::{Db, SourceFile, file_items};
 use crate::ide::contains_inclusive;
 use crate::resolve::{DefKind, Definition, FileItems};
 
-/// The definition index of the name (definition or use) under `offset`.
-fn def_at(items: &FileItems, offset: TextSize) -> Option<usize> {
+/// The definition index of the name (definition or use) under `offset` (a definition of
+/// an earlier chunk, [`Definition::prelude`], is not under any offset).
+pub(crate) fn def_at(items: &FileItems, offset: TextSize) -> Option<usize> {
     items
         .definitions
         .iter()
-        .position(|d| contains_inclusive(d.range, offset))
+        .position(|d| !d.prelude && contains_inclusive(d.range, offset))
         .or_else(|| {
             items
                 .references
@@ -38,6 +39,18 @@ pub struct Reference {
     pub is_definition: bool,
 }
 
+/// The uses of definition `def` of `items` (not the definition), in source order.
+pub(crate) fn uses(items: &FileItems, def: usize) -> impl Iterator<Item = Reference> + '_ {
+    items
+        .references
+        .iter()
+        .filter(move |(_, d)| *d == def)
+        .map(|(r, _)| Reference {
+            range: *r,
+            is_definition: false,
+        })
+}
+
 /// Every reference to the symbol under `offset`, in source order; the definition first
 /// when `include_declaration`.
 pub fn references(
@@ -57,16 +70,7 @@ pub fn references(
             is_definition: true,
         });
     }
-    out.extend(
-        items
-            .references
-            .iter()
-            .filter(|(_, d)| *d == def)
-            .map(|(r, _)| Reference {
-                range: *r,
-                is_definition: false,
-            }),
-    );
+    out.extend(uses(items, def));
     out
 }
 
@@ -97,6 +101,21 @@ pub fn rename(
     offset: TextSize,
     new_name: &str,
 ) -> Result<Vec<(TextRange, String)>, String> {
+    let references = references(db, file, offset, true);
+    rename_references(db, file, offset, new_name, &[], references)
+}
+
+/// [`rename`] of the symbol under `offset` whose references are `references` (its
+/// document's, maybe beyond `file`), `taken` the names its kernel's other chunks define
+/// (with their kinds): a rename to one of those clashes too.
+pub(crate) fn rename_references(
+    db: &dyn Db,
+    file: SourceFile,
+    offset: TextSize,
+    new_name: &str,
+    taken: &[(String, DefKind)],
+    references: Vec<Reference>,
+) -> Result<Vec<(TextRange, String)>, String> {
     let items = file_items(db, file);
     let def_index = def_at(items, offset)
         .ok_or("there is no tensor, register, loop variable or kernel here")?;
@@ -115,12 +134,21 @@ pub fn rename(
     if name == def.name {
         return Ok(Vec::new());
     }
-    if let Some(clash) = items.definitions.iter().find(|d| clashes(def, d, name)) {
-        return Err(
-            format!("`{sigil}{name}` is already defined (as a {:?})", clash.kind).to_lowercase(),
-        );
+    let clash = items
+        .definitions
+        .iter()
+        .find(|d| !d.prelude && clashes(def, d, name))
+        .map(|d| d.kind)
+        .or_else(|| {
+            taken
+                .iter()
+                .find(|(taken, _)| def.kind != DefKind::Kernel && taken == name)
+                .map(|(_, kind)| *kind)
+        });
+    if let Some(kind) = clash {
+        return Err(format!("`{sigil}{name}` is already defined (as a {kind:?})").to_lowercase());
     }
-    Ok(references(db, file, offset, true)
+    Ok(references
         .into_iter()
         .map(|r| (without_sigil(r.range), name.to_string()))
         .collect())

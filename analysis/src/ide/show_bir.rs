@@ -28,26 +28,45 @@ pub const MAX_SHOWN_OPS: usize = 2000;
 /// An offset outside every op gives the whole document.
 pub(crate) fn show_bir(db: &dyn Db, doc: &Document, offset: Option<TextSize>) -> Json {
     if let Some(offset) = offset {
+        let index = doc.chunk_index(offset);
         let (chunk, relative) = doc.locate(offset);
         if let Some((kernel, op)) = op_at(db, chunk.source, relative) {
+            let op_base = if kernel.continues {
+                doc.op_base(db, index)
+            } else {
+                0
+            };
+            let op_id = if op.op_id_written {
+                op.op_id
+            } else {
+                op.op_id + op_base
+            };
             return json!({
                 "kernel": kernel.name,
                 "op": op.resolved.class.as_str(),
-                "op_id": op.op_id,
-                "instructions": op_instructions(db, chunk.source, chunk.first_line, op),
+                "op_id": op_id,
+                "instructions": op_instructions(
+                    db,
+                    chunk.source,
+                    chunk.first_line,
+                    (op_base, &doc.errors_from_elsewhere(db, index)),
+                    op,
+                ),
             });
         }
     }
-    let counts: Vec<usize> = doc
-        .chunks
-        .iter()
-        .flat_map(|chunk| file_items(db, chunk.source).kernels.iter())
-        .map(|k| {
+    // Ops per kernel (a kernel cut into chunks counted once, with all its parts' ops).
+    let mut counts: Vec<usize> = Vec::new();
+    for chunk in &doc.chunks {
+        for k in &file_items(db, chunk.source).kernels {
             let mut n = 0;
             for_each_op(&k.body, &mut |_| n += 1);
-            n
-        })
-        .collect();
+            match counts.last_mut() {
+                Some(last) if k.continues => *last += n,
+                _ => counts.push(n),
+            }
+        }
+    }
     let total: usize = counts.iter().sum();
     if total <= MAX_SHOWN_OPS {
         return file_bir(db, doc);
@@ -61,13 +80,11 @@ pub(crate) fn show_bir(db: &dyn Db, doc: &Document, offset: Option<TextSize>) ->
         "ops": format!("{shown} of {total}"),
     });
     if let Some(cut) = cut {
-        let mut ops = 0;
-        for_each_op(&cut.kernel.body, &mut |_| ops += 1);
         truncated["cut"] = json!({
             "kernel": cut.kernel.name,
-            "ops": format!("{} of {ops}", cut.shown),
-            "allocations": format!("{} of {}", cut.allocations(), cut.kernel.allocations.len()),
-            "before": {"op_id": cut.op.op_id, "line": cut.line(db)},
+            "ops": format!("{} of {}", cut.shown, cut.ops),
+            "allocations": format!("{} of {}", cut.allocations_shown(), cut.allocations),
+            "before": {"op_id": cut.op_id(), "line": cut.line(db)},
         });
     }
     truncated["whole"] = json!(
@@ -110,9 +127,9 @@ mod tests {
                 .map(|k| format!("kernel @k{k}() {{\n{}}}\n", "  NoOp {}\n".repeat(ops)))
                 .collect()
         };
-        let db = RootDatabase::default();
+        let mut db = RootDatabase::default();
         // The first kernels that fit whole, then the first ops of the next: 6 × 300 + 200.
-        let doc = Document::new(&db, &kernels(10, 300));
+        let doc = Document::new(&mut db, &kernels(10, 300));
         let bir = super::show_bir(&db, &doc, None);
         let functions = bir["functions"].as_array().map_or(0, Vec::len);
         assert_eq!(functions, 7, "{}", bir["truncated"]);
@@ -132,14 +149,14 @@ mod tests {
             })
         );
         // A page ending with a kernel: no cut.
-        let doc = Document::new(&db, &kernels(10, 250));
+        let doc = Document::new(&mut db, &kernels(10, 250));
         let bir = super::show_bir(&db, &doc, None);
         assert_eq!(
             bir["truncated"],
             json!({"kernels": "8 of 10", "ops": "2000 of 2500", "whole": WHOLE})
         );
         // A small file is whole, without the entry.
-        let small = Document::new(&db, &kernels(1, 300));
+        let small = Document::new(&mut db, &kernels(1, 300));
         assert!(
             super::show_bir(&db, &small, None)
                 .get("truncated")
@@ -177,8 +194,8 @@ mod tests {
             copies(200, "      ", "i_tile"),
             copies(401, "    ", "late"),
         );
-        let db = RootDatabase::default();
-        let doc = Document::new(&db, &text);
+        let mut db = RootDatabase::default();
+        let doc = Document::new(&mut db, &text);
         let diagnostics = doc.diagnostics(&db);
         assert!(diagnostics.is_empty(), "{diagnostics:?}");
         let bir = super::show_bir(&db, &doc, None);

@@ -63,7 +63,7 @@ pub fn document_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
                 })
                 .collect();
             let mut ordinal = 0;
-            children.extend(statements(text, &k.body, &mut ordinal));
+            children.extend(statements(text, &k.body, &mut ordinal, k.continues));
             let name_range = k.name.as_ref().map_or(k.range, |n| n.range);
             Symbol {
                 name: k
@@ -111,7 +111,10 @@ impl Symbol {
     }
 }
 
-fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32) -> Vec<Symbol> {
+/// The symbols of `stmts`; `continues`: they continue a kernel cut into chunks, and an op's
+/// implicit id (its place, counted from the chunk's first op) is marked for the document to
+/// make it the kernel's (`crate::diagnostic::OP_ID_MARK`).
+fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32, continues: bool) -> Vec<Symbol> {
     let mut out = Vec::new();
     for stmt in stmts {
         match stmt {
@@ -151,12 +154,19 @@ fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32) -> Vec<Symbol>
                     kind: SymbolKind::Loop,
                     range: l.range,
                     selection_range: l.var.as_ref().map_or(l.range, |v| v.range),
-                    children: statements(text, &l.body, ordinal),
+                    children: statements(text, &l.body, ordinal, continues),
                 });
             }
             ast::Stmt::Op(op) => {
                 *ordinal += 1;
-                let id = op.id.map_or(*ordinal, |(id, _)| id);
+                let id = match op.id {
+                    Some((id, _)) => id.to_string(),
+                    None if continues => {
+                        let mark = crate::diagnostic::OP_ID_MARK;
+                        format!("{mark}{ordinal}{mark}")
+                    }
+                    None => ordinal.to_string(),
+                };
                 out.push(Symbol {
                     name: format!("{} #{id}", op.class.text),
                     detail: lower::lookup(&op.class.text).map(|s| s.opcode.to_string()),
@@ -187,7 +197,16 @@ pub fn workspace_symbols(
     let query = query.to_lowercase();
     let mut out = Vec::new();
     for &file in files {
-        let mut stack = document_symbols(db, file).clone();
+        // The rest of a kernel cut into chunks is no kernel: its symbols, not it.
+        let kernels = &parse(db, file).file.kernels;
+        let mut stack: Vec<Symbol> = Vec::new();
+        for (symbol, kernel) in document_symbols(db, file).iter().zip(kernels) {
+            if kernel.continues {
+                stack.extend(symbol.children.iter().cloned());
+            } else {
+                stack.push(symbol.clone());
+            }
+        }
         while let Some(mut symbol) = stack.pop() {
             stack.append(&mut symbol.children);
             if matches!(symbol.kind, SymbolKind::Loop | SymbolKind::Op) {

@@ -374,6 +374,8 @@ pub const SNIPPETS: &[&str] = &[
     "}\n}\n",
     "\n  NoOp {\n",
     "$0",
+    "\r",
+    "\n\r  ",
 ];
 
 /// Corpus file number `file` (modulo their count) with the bytes from `at` (modulo its

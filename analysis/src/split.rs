@@ -1,0 +1,643 @@
+//! Kernels cut into chunks (issue 9, `docs/scale.md`): what a chunk that starts inside a
+//! kernel must know of the kernel's earlier chunks ([`Entry`]), made from small,
+//! position-free per-chunk queries ([`outline`], [`mentions`]) so that editing an op changes
+//! no other chunk's entry.
+//!
+//! A kernel of at least [`SPLIT_FACTOR`] chunk targets is cut at statement lines directly in
+//! its body (`syntax::cuts`): its first chunk holds the header and [`syntax::Kernel::goes_on`],
+//! the others [`syntax::Kernel::continues`]. Each chunk is resolved alone with its entry: the
+//! first definition, in the kernel before it, of each name its text mentions.
+
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
+
+use lower::model::OpSettings;
+use syntax::ast;
+
+use crate::db::{Db, SourceFile, parse};
+use crate::resolve::{self, Entry, PreludeDef};
+
+/// A kernel this many chunk targets long or longer is cut inside (at statement lines of its
+/// body); shorter kernels stay whole in their chunk.
+pub const SPLIT_FACTOR: usize = 8;
+
+/// What a chunk defines for the chunks after it that continue its last kernel: nothing
+/// unless that kernel goes on ([`syntax::Kernel::goes_on`]). Position-free: an edit that
+/// changes no declaration leaves it equal, and no entry after it changes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Outline {
+    /// The kernel's name, when this chunk holds its header (else empty).
+    pub kernel: String,
+    /// Its parameters and declarations in this chunk, in source order (every one, also
+    /// a name defined twice: the kernel's first definition is the first in chunk order).
+    pub defs: Vec<PreludeDef>,
+    /// Its loops in this chunk: each variable name with how many loops use it, by name.
+    pub loops: Vec<(String, u32)>,
+}
+
+/// The [`Outline`] of `file`'s last kernel, if it goes on into the next chunk.
+#[salsa::tracked(returns(ref))]
+pub fn outline(db: &dyn Db, file: SourceFile) -> Outline {
+    let parse = parse(db, file);
+    let Some(kernel) = parse.file.kernels.last().filter(|k| k.goes_on) else {
+        return Outline::default();
+    };
+    let mut out = Outline {
+        kernel: kernel
+            .name
+            .as_ref()
+            .map(|n| n.text.to_string())
+            .unwrap_or_default(),
+        defs: resolve::declarations(kernel, settings(db)),
+        loops: Vec::new(),
+    };
+    let mut loops: HashMap<String, u32> = HashMap::default();
+    count_loops(&kernel.body, &mut loops);
+    out.loops = loops.into_iter().collect();
+    out.loops.sort_unstable();
+    out
+}
+
+fn settings(db: &dyn Db) -> OpSettings {
+    OpSettings {
+        tkg_seqlen_threshold: db.settings().tkg_seqlen_threshold(db),
+    }
+}
+
+fn count_loops(body: &[ast::Stmt], out: &mut HashMap<String, u32>) {
+    for stmt in body {
+        if let ast::Stmt::Loop(lp) = stmt {
+            let name = lp
+                .var
+                .as_ref()
+                .map(|v| v.text.to_string())
+                .unwrap_or_default();
+            *out.entry(name).or_default() += 1;
+            count_loops(&lp.body, out);
+        }
+    }
+}
+
+/// The names (`%name`, without `%`) that `file`'s text mentions, sorted, each once.
+#[salsa::tracked(returns(ref))]
+pub fn mentions(db: &dyn Db, file: SourceFile) -> Arc<[String]> {
+    let text = file.text(db);
+    let (tokens, _) = syntax::lex(text);
+    let mut names: Vec<String> = tokens
+        .iter()
+        .filter(|(kind, _)| *kind == syntax::Token::Local)
+        .map(|(_, range)| text[*range].trim_start_matches('%').to_string())
+        .collect();
+    names.sort_unstable();
+    names.dedup();
+    names.into()
+}
+
+/// The definitions of a split kernel's chunks, joined: for each name, the chunk (index
+/// among the kernel's chunks) and the definition that defines it first; for each loop
+/// variable name, the running count of its loops after each chunk that has some.
+#[derive(Debug, Default)]
+pub struct KernelIndex {
+    /// The kernel's name.
+    pub kernel: String,
+    defs: HashMap<String, (usize, PreludeDef)>,
+    loops: HashMap<String, Vec<(usize, u32)>>,
+    /// The first definitions in scope after their chunk (see [`PreludeDef::visible`]), in
+    /// source order, each with its chunk (index among the kernel's).
+    visible: Vec<(String, usize)>,
+}
+
+impl KernelIndex {
+    /// The index of a kernel's chunks (their outlines, in order, the first with the
+    /// header).
+    pub fn new<'a>(outlines: impl IntoIterator<Item = &'a Outline>) -> KernelIndex {
+        let mut index = KernelIndex::default();
+        for (i, outline) in outlines.into_iter().enumerate() {
+            if i == 0 {
+                index.kernel = outline.kernel.clone();
+            }
+            for def in &outline.defs {
+                if let std::collections::hash_map::Entry::Vacant(slot) =
+                    index.defs.entry(def.name.clone())
+                {
+                    slot.insert((i, def.clone()));
+                    if def.visible {
+                        index.visible.push((def.name.clone(), i));
+                    }
+                }
+            }
+            for (name, count) in &outline.loops {
+                let counts = index.loops.entry(name.clone()).or_default();
+                let before = counts.last().map_or(0, |c| c.1);
+                counts.push((i, before + count));
+            }
+        }
+        index
+    }
+
+    /// The names in scope where the kernel's `i`-th chunk starts, in source order (the
+    /// candidates of its P200 "did you mean").
+    pub fn visible_before(&self, i: usize) -> impl Iterator<Item = &str> {
+        self.visible
+            .iter()
+            .take_while(move |(_, at)| *at < i)
+            .map(|(name, _)| name.as_str())
+    }
+
+    /// The chunk (index among the kernel's) that first defines `name`.
+    pub fn home(&self, name: &str) -> Option<usize> {
+        self.defs.get(name).map(|(at, _)| *at)
+    }
+
+    /// The entry of the kernel's `i`-th chunk (0-based; `i > 0`), which mentions `mentions`.
+    pub fn entry(&self, i: usize, mentions: &[String]) -> Entry {
+        let mut entry = Entry {
+            kernel: self.kernel.clone(),
+            ..Entry::default()
+        };
+        for name in mentions {
+            if let Some((at, def)) = self.defs.get(name)
+                && *at < i
+            {
+                entry.prelude.push(def.clone());
+            }
+            if let Some(counts) = self.loops.get(name) {
+                let before = counts.partition_point(|c| c.0 < i);
+                if before > 0 {
+                    entry.loops.push((name.clone(), counts[before - 1].1));
+                }
+            }
+        }
+        entry
+    }
+}
+
+/// What the kernel-wide checks (P501, P500, P208) read of one chunk's part of a split
+/// kernel, position-free: equal after an edit that changes no name an op reads or writes,
+/// no declaration's use and no op id, so that [`kernel_checks`] is not run again.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PartFlow {
+    /// The tensors the part allocates (parameters, for the first part; declarations).
+    pub tensors: Vec<String>,
+    /// The parameters that are inputs or outputs (written before any op): first part only.
+    pub params: Vec<String>,
+    /// Each name the part's ops read or write, by name: whether it is read, whether it is
+    /// written, and whether it is read before the part first writes it.
+    pub names: Vec<(String, bool, bool, bool)>,
+    /// The declarations of the part (first definitions in the kernel) that no op of the
+    /// part names: P500 unless a later part names them.
+    pub unused: Vec<String>,
+    /// The names the part uses that earlier parts define (its prelude's, used).
+    pub uses_before: Vec<String>,
+    /// Its ops.
+    pub ops: u32,
+    /// The ops with a written id (`#N`): `(the op's place in the part, 0-based, its id)`.
+    pub written: Vec<(u32, u32)>,
+}
+
+/// Where the findings of [`kernel_checks`] are in a part (UTF-8 bytes, relative to the
+/// chunk): what is not in [`PartFlow`] because it moves with every edit.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PartRanges {
+    /// Each name's first read (the P501 range), by name.
+    pub first_reads: Vec<(String, crate::TextRange)>,
+    /// Each unused declaration's name range, by name.
+    pub unused: Vec<(String, crate::TextRange, &'static str)>,
+    /// Each op's id range (its `#N`, else its class name), in source order.
+    pub ids: Vec<crate::TextRange>,
+    /// The part's range in the chunk.
+    pub range: crate::TextRange,
+}
+
+/// The parts of split kernels in `file`: for its first kernel when it continues one, and
+/// for its last when it goes on (the same kernel when the chunk is a middle part), the
+/// kernel's index in the chunk with its flow and ranges.
+#[salsa::tracked(returns(ref))]
+pub fn parts(db: &dyn Db, file: SourceFile) -> Vec<(usize, PartFlow, PartRanges)> {
+    let items = crate::db::file_items(db, file);
+    let parsed = &parse(db, file).file;
+    let mut out = Vec::new();
+    for (k, (kernel, syntax)) in items.kernels.iter().zip(&parsed.kernels).enumerate() {
+        if kernel.is_split() {
+            out.push(part(db, file, items, kernel, syntax, k));
+        }
+    }
+    out
+}
+
+/// The flow and ranges of one part (see [`parts`]).
+fn part(
+    db: &dyn Db,
+    file: SourceFile,
+    items: &resolve::FileItems,
+    kernel: &resolve::KernelItems,
+    syntax: &ast::Kernel,
+    k: usize,
+) -> (usize, PartFlow, PartRanges) {
+    use lower::model::TensorKind;
+    use resolve::{Allocation, DefKind};
+    let mut flow = PartFlow::default();
+    let mut ranges = PartRanges {
+        range: syntax.range,
+        ..PartRanges::default()
+    };
+    for allocation in &kernel.allocations {
+        if let Allocation::Tensor(t) = allocation {
+            flow.tensors.push(t.name.clone());
+            if t.kind != TensorKind::Internal {
+                flow.params.push(t.name.clone());
+            }
+        }
+    }
+    // Reads and writes, op by op: as `check::dataflow` walks them.
+    let mut names: HashMap<String, (bool, bool, bool)> = HashMap::default();
+    let mut first_reads: HashMap<String, crate::TextRange> = HashMap::default();
+    crate::check::for_each_op(&kernel.body, &mut |op| {
+        if let Some((id, _)) = op.syntax.id {
+            flow.written.push((flow.ops, id));
+        }
+        flow.ops += 1;
+        ranges
+            .ids
+            .push(op.syntax.id.map_or(op.syntax.class.range, |(_, r)| r));
+        let accesses = crate::check::accesses(op);
+        let lowered = crate::db::lowering(db, file, op);
+        let (reads, writes): (Vec<&str>, Vec<&str>) = if lower::lookup(&op.resolved.class).is_none()
+        {
+            // An unknown op (P202): every name it names counts as written.
+            (
+                Vec::new(),
+                accesses.iter().map(|(_, a)| a.name.as_str()).collect(),
+            )
+        } else {
+            (
+                lowered.reads.iter().map(String::as_str).collect(),
+                lowered.writes.iter().map(String::as_str).collect(),
+            )
+        };
+        for name in reads {
+            let entry = names.entry(name.to_string()).or_default();
+            if !entry.0 {
+                entry.0 = true;
+                entry.2 = !entry.1;
+                let first = accesses.iter().find(|(_, a)| a.name == name);
+                let anchor = first.map_or(lower::diag::Anchor::Class, |(path, _)| {
+                    lower::diag::Anchor::Value(path.clone())
+                });
+                first_reads.insert(
+                    name.to_string(),
+                    crate::diagnostic::anchor_range(op, &anchor),
+                );
+            }
+        }
+        for name in writes {
+            names.entry(name.to_string()).or_default().1 = true;
+        }
+    });
+    flow.names = names
+        .into_iter()
+        .map(|(name, (read, write, first))| (name, read, write, first))
+        .collect();
+    flow.names.sort_unstable();
+    ranges.first_reads = first_reads.into_iter().collect();
+    ranges.first_reads.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    // Declarations and uses: the part's definitions are those in its kernel's range.
+    let range = syntax.range;
+    let used: rustc_hash::FxHashSet<usize> = items.references.iter().map(|(_, d)| *d).collect();
+    let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    for (index, def) in items.definitions.iter().enumerate() {
+        if !matches!(
+            def.kind,
+            DefKind::Tensor | DefKind::Register | DefKind::Param
+        ) {
+            continue;
+        }
+        if def.prelude {
+            // Only a continuing part has a prelude, and it is the chunk's first kernel.
+            if k == 0 && syntax.continues && used.contains(&index) {
+                flow.uses_before.push(def.name.clone());
+            }
+            continue;
+        }
+        if !range.contains_range(def.range) || !seen.insert(def.name.as_str()) {
+            continue;
+        }
+        let prelude_name = items
+            .definitions
+            .iter()
+            .any(|d| d.prelude && d.name == def.name && k == 0 && syntax.continues);
+        if def.kind != DefKind::Param && !used.contains(&index) && !prelude_name {
+            flow.unused.push(def.name.clone());
+            let what = if def.kind == DefKind::Tensor {
+                "tensor"
+            } else {
+                "register"
+            };
+            ranges.unused.push((def.name.clone(), def.range, what));
+        }
+    }
+    flow.unused.sort_unstable();
+    flow.uses_before.sort_unstable();
+    flow.uses_before.dedup();
+    ranges.unused.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    (k, flow, ranges)
+}
+
+/// The position-free half of a chunk's [`parts`], in three: what each kernel-wide check
+/// depends on (each backdated when equal, so that an edit inside an op runs none of them
+/// again, and one that changes what an op reads reruns P501 only).
+#[salsa::tracked(returns(ref))]
+pub fn part_flows(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
+    parts(db, file)
+        .iter()
+        .map(|(_, flow, _)| flow.clone())
+        .collect()
+}
+
+/// Of each part's [`PartFlow`]: the tensors, parameters and names read and written (P501).
+#[salsa::tracked(returns(ref))]
+fn part_names(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
+    part_flows(db, file)
+        .iter()
+        .map(|f| PartFlow {
+            tensors: f.tensors.clone(),
+            params: f.params.clone(),
+            names: f.names.clone(),
+            ..PartFlow::default()
+        })
+        .collect()
+}
+
+/// Of each part's [`PartFlow`]: the declarations unused there and the earlier names used
+/// (P500).
+#[salsa::tracked(returns(ref))]
+fn part_decls(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
+    part_flows(db, file)
+        .iter()
+        .map(|f| PartFlow {
+            unused: f.unused.clone(),
+            uses_before: f.uses_before.clone(),
+            ..PartFlow::default()
+        })
+        .collect()
+}
+
+/// Of each part's [`PartFlow`]: its ops and their written ids (P208, and the implicit ids'
+/// offsets, [`crate::document::Document::op_base`]).
+#[salsa::tracked(returns(ref))]
+pub fn part_ids(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
+    part_flows(db, file)
+        .iter()
+        .map(|f| PartFlow {
+            ops: f.ops,
+            written: f.written.clone(),
+            ..PartFlow::default()
+        })
+        .collect()
+}
+
+pub use key::SplitKernel;
+
+mod key {
+    // salsa's macros generate constructors and getters without doc comments.
+    #![allow(missing_docs)]
+
+    use crate::db::SourceFile;
+
+    /// A kernel cut into chunks: its chunks in order, the first holding its header.
+    #[salsa::interned(debug)]
+    pub struct SplitKernel<'db> {
+        #[returns(ref)]
+        pub chunks: Vec<SourceFile>,
+    }
+}
+
+/// A finding of [`kernel_checks`], in the part (index among the kernel's chunks) it is
+/// reported in.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Finding {
+    /// P501 at the part's first read of the name.
+    ReadBeforeWrite {
+        /// The part (index among the kernel's chunks).
+        part: u32,
+        /// The tensor's name.
+        name: String,
+    },
+    /// P500 at the part's declaration of the name.
+    Unused {
+        /// The part.
+        part: u32,
+        /// The declared name.
+        name: String,
+    },
+    /// P208 at the part's `op`-th op, whose id `id` the kernel used first at `first`.
+    IdUsed {
+        /// The part.
+        part: u32,
+        /// The op's place in the part (0-based).
+        op: u32,
+        /// The id used twice.
+        id: u32,
+        /// Where it was used first: (part, op).
+        first: (u32, u32),
+    },
+}
+
+/// The kernel's part in the `i`-th of its `chunks`, as `query` summarizes it: the last
+/// kernel of its first chunk, the first kernel of the others.
+fn part_of<'a>(
+    db: &'a dyn Db,
+    chunks: &[SourceFile],
+    i: usize,
+    query: fn(&'a dyn Db, SourceFile) -> &'a Vec<PartFlow>,
+) -> Option<&'a PartFlow> {
+    let flows = query(db, chunks[i]);
+    if i == 0 { flows.last() } else { flows.first() }
+}
+
+/// The kernel-wide checks of a split kernel from its parts' [`PartFlow`]s, as
+/// `check::dataflow`, `check::unused_declarations` and `resolve` check a whole kernel:
+/// P501 at the first read of a tensor that neither a parameter nor an earlier op wrote,
+/// P500 on a declaration no op names, P208 on an op id used before in the kernel (an
+/// implicit id is the op's 1-based place in the kernel). Each memoized on what it reads.
+pub fn kernel_checks<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
+    let mut out = read_before_write(db, kernel).clone();
+    out.extend(unused(db, kernel).iter().cloned());
+    out.extend(ids_used(db, kernel).iter().cloned());
+    out
+}
+
+/// P501 of a split kernel (see [`kernel_checks`]).
+#[salsa::tracked(returns(ref))]
+fn read_before_write<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
+    let chunks = kernel.chunks(db);
+    let flows: Vec<&PartFlow> = (0..chunks.len())
+        .filter_map(|i| part_of(db, chunks, i, part_names))
+        .collect();
+    let mut out = Vec::new();
+    let tensors: rustc_hash::FxHashSet<&str> = flows
+        .iter()
+        .flat_map(|f| f.tensors.iter().map(String::as_str))
+        .collect();
+    let mut written: rustc_hash::FxHashSet<&str> = flows
+        .iter()
+        .flat_map(|f| f.params.iter().map(String::as_str))
+        .collect();
+    let mut warned: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
+    for (part, flow) in flows.iter().enumerate() {
+        for (name, read, _, read_first) in &flow.names {
+            let counted = tensors.contains(name.as_str());
+            if *read
+                && (*read_first || !counted)
+                && !written.contains(name.as_str())
+                && warned.insert(name)
+            {
+                out.push(Finding::ReadBeforeWrite {
+                    part: part as u32,
+                    name: name.clone(),
+                });
+            }
+        }
+        for (name, _, write, _) in &flow.names {
+            if *write && let Some(&name) = tensors.get(name.as_str()) {
+                written.insert(name);
+            }
+        }
+    }
+    out
+}
+
+/// P500 of a split kernel (see [`kernel_checks`]).
+#[salsa::tracked(returns(ref))]
+fn unused<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
+    let chunks = kernel.chunks(db);
+    let flows: Vec<&PartFlow> = (0..chunks.len())
+        .filter_map(|i| part_of(db, chunks, i, part_decls))
+        .collect();
+    let used_later: rustc_hash::FxHashSet<&str> = flows
+        .iter()
+        .flat_map(|f| f.uses_before.iter().map(String::as_str))
+        .collect();
+    let mut out = Vec::new();
+    for (part, flow) in flows.iter().enumerate() {
+        for name in &flow.unused {
+            if !used_later.contains(name.as_str()) {
+                out.push(Finding::Unused {
+                    part: part as u32,
+                    name: name.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// P208 of a split kernel (see [`kernel_checks`]): nothing to look at unless an op has a
+/// written id (implicit ids are all different).
+#[salsa::tracked(returns(ref))]
+fn ids_used<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
+    let chunks = kernel.chunks(db);
+    let flows: Vec<&PartFlow> = (0..chunks.len())
+        .filter_map(|i| part_of(db, chunks, i, part_ids))
+        .collect();
+    let mut out = Vec::new();
+    if flows.iter().all(|f| f.written.is_empty()) {
+        return out;
+    }
+    let mut first: HashMap<u32, (u32, u32)> = HashMap::default();
+    let mut ordinal = 0u32;
+    for (part, flow) in flows.iter().enumerate() {
+        let mut written = flow.written.iter().peekable();
+        for op in 0..flow.ops {
+            ordinal += 1;
+            let id = match written.next_if(|(at, _)| *at == op) {
+                Some(&(_, id)) => id,
+                None => ordinal,
+            };
+            let here = (part as u32, op);
+            match first.get(&id) {
+                Some(&first) => out.push(Finding::IdUsed {
+                    part: here.0,
+                    op,
+                    id,
+                    first,
+                }),
+                None => {
+                    first.insert(id, here);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The [`crate::resources::PartResources`] of each split kernel's part in `file`, as
+/// [`parts`] lists them.
+#[salsa::tracked(returns(ref))]
+pub fn part_resources(db: &dyn Db, file: SourceFile) -> Vec<crate::resources::PartResources> {
+    let items = crate::db::file_items(db, file);
+    items
+        .kernels
+        .iter()
+        .filter(|k| k.is_split())
+        .map(|kernel| {
+            let mut lowered = Vec::new();
+            crate::check::for_each_op(&kernel.body, &mut |op| {
+                lowered.push(crate::db::lowering(db, file, op));
+            });
+            crate::resources::part_resources(kernel, &lowered)
+        })
+        .collect()
+}
+
+/// The resources of a split kernel (SPEC §10.1), joined from its parts': the engine counts
+/// summed, the occupancy from [`split_occupancy`] (memoized apart: an edit that changes an
+/// op's instructions but no live range sums the counts again, nothing more).
+#[salsa::tracked(returns(ref))]
+pub fn split_resources<'db>(
+    db: &'db dyn Db,
+    kernel: SplitKernel<'db>,
+) -> crate::resources::Resources {
+    let chunks = kernel.chunks(db);
+    let engines =
+        crate::resources::join_engines(chunks.iter().enumerate().filter_map(|(i, &chunk)| {
+            let parts = part_resources(db, chunk);
+            let part = if i == 0 { parts.last() } else { parts.first() };
+            part.map(|p| p.engines.as_slice())
+        }));
+    let (sbuf, psum) = split_occupancy(db, kernel).clone();
+    crate::resources::Resources {
+        engines,
+        sbuf,
+        psum,
+    }
+}
+
+/// The parts' live-range summaries of `file` ([`crate::resources::PartLive`], as
+/// [`part_resources`] lists them): what [`split_occupancy`] depends on.
+#[salsa::tracked(returns(ref))]
+pub fn part_live(db: &dyn Db, file: SourceFile) -> Vec<crate::resources::PartLive> {
+    part_resources(db, file)
+        .iter()
+        .map(|p| p.live.clone())
+        .collect()
+}
+
+/// The SBUF and PSUM occupancy of a split kernel, from its parts' live ranges
+/// ([`crate::resources::join_parts`]).
+#[salsa::tracked(returns(ref))]
+pub fn split_occupancy<'db>(
+    db: &'db dyn Db,
+    kernel: SplitKernel<'db>,
+) -> (crate::resources::Occupancy, crate::resources::Occupancy) {
+    let chunks = kernel.chunks(db);
+    let parts: Vec<&crate::resources::PartLive> = chunks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &chunk)| {
+            let parts = part_live(db, chunk);
+            if i == 0 { parts.last() } else { parts.first() }
+        })
+        .collect();
+    crate::resources::join_parts(&parts)
+}
