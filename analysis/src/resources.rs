@@ -249,6 +249,30 @@ fn occupancy(tensors: &[Arc<Tensor>], live: &[Option<(u32, u32)>], memory: Memor
             events.push((hi + 1, -bytes));
         }
     }
+    let (peak, at) = sweep_events(&mut events);
+    let largest = match at {
+        Some(op) => largest_at(
+            tensors,
+            |_, (lo, hi)| lo as u32 <= op && op <= hi as u32,
+            &live
+                .iter()
+                .map(|r| r.map(|(lo, hi)| (lo as usize, hi as usize)))
+                .collect::<Vec<_>>(),
+            memory,
+        ),
+        None => Vec::new(),
+    };
+    Occupancy {
+        peak: u64::try_from(peak).unwrap_or(u64::MAX),
+        op: at,
+        largest,
+    }
+}
+
+/// The highest sum of `events` (`(op index, +bytes where a range starts or −bytes after it
+/// ends)`), applied in op order, and the first op where it is reached (`None` when no sum
+/// is above 0).
+fn sweep_events(events: &mut [(u32, i128)]) -> (i128, Option<u32>) {
     events.sort_unstable_by_key(|e| e.0);
     let (mut current, mut peak, mut at) = (0i128, 0i128, None);
     let mut i = 0;
@@ -263,26 +287,39 @@ fn occupancy(tensors: &[Arc<Tensor>], live: &[Option<(u32, u32)>], memory: Memor
             at = Some(index);
         }
     }
-    let mut largest: Vec<(String, u64)> = match at {
-        Some(op) => tensors
-            .iter()
-            .zip(live)
-            .filter(|(t, r)| t.memory == memory && r.is_some_and(|(lo, hi)| lo <= op && op <= hi))
-            .map(|(t, _)| (t.name.clone(), t.partition_bytes()))
-            .collect(),
-        None => Vec::new(),
-    };
+    (peak, at)
+}
+
+/// [`sweep_events`] of a part: the peak (0 when nothing is live) and its first op (0 when
+/// nothing is live).
+pub(crate) fn sweep(events: &mut [(u32, i128)]) -> (u64, u32) {
+    let (peak, at) = sweep_events(events);
+    (u64::try_from(peak).unwrap_or(u64::MAX), at.unwrap_or(0))
+}
+
+/// The (up to three) largest of `tensors` of `memory` that `live_at` says are live there
+/// (given each tensor's index and its `spans` entry, when it has one), largest first, ties
+/// in BIR order: `(name, bytes per partition)`.
+pub(crate) fn largest_at(
+    tensors: &[Arc<Tensor>],
+    live_at: impl Fn(usize, (usize, usize)) -> bool,
+    spans: &[Option<(usize, usize)>],
+    memory: Memory,
+) -> Vec<(String, u64)> {
+    let mut largest: Vec<(String, u64)> = tensors
+        .iter()
+        .zip(spans)
+        .enumerate()
+        .filter(|(i, (t, span))| t.memory == memory && span.is_some_and(|s| live_at(*i, s)))
+        .map(|(_, (t, _))| (t.name.clone(), t.partition_bytes()))
+        .collect();
     // Stable: ties stay in BIR order.
     largest.sort_by_key(|(_, bytes)| std::cmp::Reverse(*bytes));
     largest.truncate(3);
-    Occupancy {
-        peak: u64::try_from(peak).unwrap_or(u64::MAX),
-        op: at,
-        largest,
-    }
+    largest
 }
 
-/// A chunk's part of a split kernel as its resources are joined ([`join_parts`]):
+/// A chunk's part of a split kernel as its resources are joined (`split::split_resources`):
 /// position-free, its counts apart from what its live ranges are made of, so that an edit
 /// changing an op's instructions only joins the counts again.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -365,7 +402,7 @@ fn zero_counts() -> Vec<EngineCount> {
         .collect()
 }
 
-/// The engine counts of a split kernel from its parts' (see [`join_parts`]).
+/// The engine counts of a split kernel from its parts'.
 pub(crate) fn join_engines<'a>(
     parts: impl IntoIterator<Item = &'a [EngineCount]>,
 ) -> Vec<EngineCount> {
@@ -377,57 +414,6 @@ pub(crate) fn join_engines<'a>(
         }
     }
     engines
-}
-
-/// The SBUF and PSUM occupancy of a split kernel from its parts' (in order): what
-/// [`kernel_resources`] gives for the whole kernel. Costs the parts' tensors and touches,
-/// not their ops.
-pub(crate) fn join_parts(parts: &[&PartLive]) -> (Occupancy, Occupancy) {
-    let mut base = Vec::with_capacity(parts.len());
-    let mut n = 0u32;
-    for part in parts {
-        base.push(n);
-        n += part.ops;
-    }
-    let tensors: Vec<Arc<Tensor>> = parts
-        .iter()
-        .flat_map(|p| p.tensors.iter().cloned())
-        .collect();
-    // Each tensor's first part naming it, with its touch there, and its last.
-    type Named<'t> = ((usize, &'t Touch), (usize, &'t Touch));
-    let mut named: HashMap<&str, Named<'_>> = HashMap::default();
-    for (i, part) in parts.iter().enumerate() {
-        for touch in &part.touches {
-            named
-                .entry(touch.name.as_str())
-                .and_modify(|(_, last)| *last = (i, touch))
-                .or_insert(((i, touch), (i, touch)));
-        }
-    }
-    let live: Vec<Option<(u32, u32)>> = tensors
-        .iter()
-        .map(|tensor| {
-            if n == 0 {
-                return None;
-            }
-            if tensor.kind != TensorKind::Internal {
-                return Some((0, n - 1));
-            }
-            let &((first, touch), (last, last_touch)) = named.get(tensor.name.as_str())?;
-            Some(if first == last {
-                (base[first] + touch.alone.0, base[first] + touch.alone.1)
-            } else {
-                (
-                    base[first] + touch.shared.0,
-                    base[last] + last_touch.shared.1,
-                )
-            })
-        })
-        .collect();
-    (
-        occupancy(&tensors, &live, Memory::Sbuf),
-        occupancy(&tensors, &live, Memory::Psum),
-    )
 }
 
 /// The position-free key of `kernel`: its on-chip tensors, ops and loops.

@@ -623,21 +623,267 @@ pub fn part_live(db: &dyn Db, file: SourceFile) -> Vec<crate::resources::PartLiv
         .collect()
 }
 
-/// The SBUF and PSUM occupancy of a split kernel, from its parts' live ranges
-/// ([`crate::resources::join_parts`]).
+/// The SBUF and PSUM occupancy of a split kernel, from its parts': the peak of each part
+/// ([`part_peak`], with the bytes of the tensors live through it), the first of the
+/// highest; an edit in one part recomputes that part's peak and this O(parts) join (and
+/// the largest tensors at the peak, O(the kernel's tensors)), not the kernel's live ranges.
 #[salsa::tracked(returns(ref))]
 pub fn split_occupancy<'db>(
     db: &'db dyn Db,
     kernel: SplitKernel<'db>,
 ) -> (crate::resources::Occupancy, crate::resources::Occupancy) {
+    use lower::types::Memory;
     let chunks = kernel.chunks(db);
-    let parts: Vec<&crate::resources::PartLive> = chunks
-        .iter()
-        .enumerate()
-        .filter_map(|(i, &chunk)| {
-            let parts = part_live(db, chunk);
+    let live: Vec<&crate::resources::PartLive> = (0..chunks.len())
+        .filter_map(|i| part_of_live(db, chunks, i))
+        .collect();
+    let spans = tensor_spans(db, kernel);
+    let occupancy = |memory: Memory, m: usize| {
+        let mut base = 0u32;
+        let mut best: Option<(u64, u32, usize, u32)> = None; // (bytes, op, part, local op)
+        for (p, part) in live.iter().enumerate() {
+            let key = PartKey::new(db, kernel, p as u32);
+            let (local, at) = part_peak(db, key)[m];
+            if part.ops > 0 {
+                let bytes = spans.through[m].get(p).copied().unwrap_or(0) + local;
+                if bytes > best.map_or(0, |b| b.0) {
+                    best = Some((bytes, base + at, p, at));
+                }
+            }
+            base += part.ops;
+        }
+        let Some((peak, op, p, at)) = best else {
+            return crate::resources::Occupancy {
+                peak: 0,
+                op: None,
+                largest: Vec::new(),
+            };
+        };
+        let largest = crate::resources::largest_at(
+            &spans.tensors,
+            |t, (first, last)| {
+                let touch = || {
+                    live[p]
+                        .touches
+                        .iter()
+                        .find(|x| x.name == spans.tensors[t].name)
+                };
+                match (first, last) {
+                    _ if first == usize::MAX => true,
+                    (f, l) if f < p && p < l => true,
+                    (f, l) if f == p || l == p => touch().is_some_and(|x| {
+                        let (lo, hi) = local_range(x, f, l, p, live[p].ops);
+                        lo <= at && at <= hi
+                    }),
+                    _ => false,
+                }
+            },
+            &spans.spans,
+            memory,
+        );
+        crate::resources::Occupancy {
+            peak,
+            op: Some(op),
+            largest,
+        }
+    };
+    (occupancy(Memory::Sbuf, 0), occupancy(Memory::Psum, 1))
+}
+
+/// The kernel's part in the `i`-th of its `chunks`, as [`part_live`] summarizes it.
+fn part_of_live<'a>(
+    db: &'a dyn Db,
+    chunks: &[SourceFile],
+    i: usize,
+) -> Option<&'a crate::resources::PartLive> {
+    let parts = part_live(db, chunks[i]);
+    if i == 0 { parts.last() } else { parts.first() }
+}
+
+/// The range (0-based op indices of part `p`, inclusive) where `touch` is live in that
+/// part, the tensor being named from part `first` to part `last`: its range alone when no
+/// other part names it; else from the part's start when an earlier part names it, to its
+/// end when a later one does, widened as a tensor named elsewhere is.
+fn local_range(
+    touch: &crate::resources::Touch,
+    first: usize,
+    last: usize,
+    p: usize,
+    ops: u32,
+) -> (u32, u32) {
+    if first == last {
+        return touch.alone;
+    }
+    let lo = if first < p { 0 } else { touch.shared.0 };
+    let hi = if last > p {
+        ops.saturating_sub(1)
+    } else {
+        touch.shared.1
+    };
+    (lo, hi)
+}
+
+pub use part_key::PartKey;
+
+mod part_key {
+    // salsa's macros generate constructors and getters without doc comments.
+    #![allow(missing_docs)]
+
+    use super::SplitKernel;
+
+    /// One part of a split kernel: the kernel and the index of the chunk among its chunks.
+    #[salsa::interned(debug)]
+    pub struct PartKey<'db> {
+        pub kernel: SplitKernel<'db>,
+        pub part: u32,
+    }
+}
+
+/// Where a split kernel's on-chip tensors are named, position-free: a function of its
+/// parts' declarations and of the names their ops name, not of where ops stand.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Spans {
+    /// The kernel's on-chip tensors, in BIR order.
+    pub tensors: Vec<std::sync::Arc<lower::model::Tensor>>,
+    /// At each tensor's place: the first and last part that name it (`(usize::MAX, _)`
+    /// for a parameter, live everywhere; `None`: named nowhere).
+    pub spans: Vec<Option<(usize, usize)>>,
+    /// For SBUF then PSUM, at each part's place: the bytes per partition of the tensors
+    /// live through the whole part (parameters, and tensors named before and after it).
+    pub through: [Vec<u64>; 2],
+}
+
+/// The [`Spans`] of a split kernel.
+#[salsa::tracked(returns(ref))]
+pub fn tensor_spans<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Spans {
+    use lower::model::TensorKind;
+    use lower::types::Memory;
+    let chunks = kernel.chunks(db);
+    let names: Vec<&PartNames> = (0..chunks.len())
+        .filter_map(|i| {
+            let parts = part_touched(db, chunks[i]);
             if i == 0 { parts.last() } else { parts.first() }
         })
         .collect();
-    crate::resources::join_parts(&parts)
+    let tensors: Vec<std::sync::Arc<lower::model::Tensor>> = names
+        .iter()
+        .flat_map(|p| p.tensors.iter().cloned())
+        .collect();
+    let mut named: HashMap<&str, (usize, usize)> = HashMap::default();
+    for (p, part) in names.iter().enumerate() {
+        for name in &part.touched {
+            named
+                .entry(name.as_str())
+                .and_modify(|span| span.1 = p)
+                .or_insert((p, p));
+        }
+    }
+    let parts = names.len();
+    let spans: Vec<Option<(usize, usize)>> = tensors
+        .iter()
+        .map(|t| {
+            if t.kind != TensorKind::Internal {
+                Some((usize::MAX, usize::MAX))
+            } else {
+                named.get(t.name.as_str()).copied()
+            }
+        })
+        .collect();
+    let through = [Memory::Sbuf, Memory::Psum].map(|memory| {
+        // A difference array over the parts.
+        let mut delta = vec![0i128; parts + 1];
+        for (t, span) in tensors.iter().zip(&spans) {
+            if t.memory != memory {
+                continue;
+            }
+            let bytes = i128::from(t.partition_bytes());
+            match *span {
+                Some((usize::MAX, _)) => {
+                    delta[0] += bytes;
+                    delta[parts] -= bytes;
+                }
+                Some((first, last)) if last > first + 1 => {
+                    delta[first + 1] += bytes;
+                    delta[last] -= bytes;
+                }
+                _ => {}
+            }
+        }
+        let mut sum = 0i128;
+        delta[..parts]
+            .iter()
+            .map(|d| {
+                sum += d;
+                u64::try_from(sum).unwrap_or(0)
+            })
+            .collect()
+    });
+    Spans {
+        tensors,
+        spans,
+        through,
+    }
+}
+
+/// A part's on-chip tensors and the names its ops name: what [`tensor_spans`] reads.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PartNames {
+    /// The on-chip tensors it allocates, in BIR order.
+    pub tensors: Vec<std::sync::Arc<lower::model::Tensor>>,
+    /// The on-chip tensors its ops name, by name.
+    pub touched: Vec<String>,
+}
+
+/// The [`PartNames`] of each split kernel's part in `file`.
+#[salsa::tracked(returns(ref))]
+pub fn part_touched(db: &dyn Db, file: SourceFile) -> Vec<PartNames> {
+    part_live(db, file)
+        .iter()
+        .map(|p| PartNames {
+            tensors: p.tensors.clone(),
+            touched: p.touches.iter().map(|t| t.name.clone()).collect(),
+        })
+        .collect()
+}
+
+/// The peak of a part of a split kernel, for SBUF then PSUM, without the tensors live
+/// through it ([`Spans::through`]): the largest sum of the bytes of the tensors named in
+/// the part and live at one of its ops (ranges per [`local_range`]), and the first op
+/// (0-based in the part) where it is reached (0 when nothing is).
+#[salsa::tracked(returns(ref))]
+pub fn part_peak<'db>(db: &'db dyn Db, key: PartKey<'db>) -> [(u64, u32); 2] {
+    use lower::types::Memory;
+    let kernel = *key.kernel(db);
+    let p = *key.part(db) as usize;
+    let chunks = kernel.chunks(db);
+    let Some(live) = part_of_live(db, chunks, p) else {
+        return [(0, 0); 2];
+    };
+    let spans = tensor_spans(db, kernel);
+    let index: HashMap<&str, usize> = spans
+        .tensors
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.as_str(), i))
+        .collect();
+    [Memory::Sbuf, Memory::Psum].map(|memory| {
+        let mut events: Vec<(u32, i128)> = Vec::new();
+        for touch in &live.touches {
+            let Some(&t) = index.get(touch.name.as_str()) else {
+                continue;
+            };
+            let tensor = &spans.tensors[t];
+            let Some((first, last)) = spans.spans[t] else {
+                continue;
+            };
+            if tensor.memory != memory || first == usize::MAX || (first < p && p < last) {
+                continue;
+            }
+            let (lo, hi) = local_range(touch, first, last, p, live.ops);
+            let bytes = i128::from(tensor.partition_bytes());
+            events.push((lo, bytes));
+            events.push((hi + 1, -bytes));
+        }
+        crate::resources::sweep(&mut events)
+    })
 }
