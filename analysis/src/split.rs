@@ -741,7 +741,7 @@ mod part_key {
 
 /// Where a split kernel's on-chip tensors are named, position-free: a function of its
 /// parts' declarations and of the names their ops name, not of where ops stand.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Spans {
     /// The kernel's on-chip tensors, in BIR order.
     pub tensors: Vec<std::sync::Arc<lower::model::Tensor>>,
@@ -751,6 +751,8 @@ pub struct Spans {
     /// For SBUF then PSUM, at each part's place: the bytes per partition of the tensors
     /// live through the whole part (parameters, and tensors named before and after it).
     pub through: [Vec<u64>; 2],
+    /// Each tensor's place in `tensors`, by name.
+    pub index: HashMap<String, usize>,
 }
 
 /// The [`Spans`] of a split kernel.
@@ -818,10 +820,16 @@ pub fn tensor_spans<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Spans {
             })
             .collect()
     });
+    let index = tensors
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.name.clone(), i))
+        .collect();
     Spans {
         tensors,
         spans,
         through,
+        index,
     }
 }
 
@@ -855,35 +863,53 @@ pub fn part_peak<'db>(db: &'db dyn Db, key: PartKey<'db>) -> [(u64, u32); 2] {
     use lower::types::Memory;
     let kernel = *key.kernel(db);
     let p = *key.part(db) as usize;
-    let chunks = kernel.chunks(db);
-    let Some(live) = part_of_live(db, chunks, p) else {
+    let Some(live) = part_of_live(db, kernel.chunks(db), p) else {
         return [(0, 0); 2];
     };
-    let spans = tensor_spans(db, kernel);
-    let index: HashMap<&str, usize> = spans
-        .tensors
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.name.as_str(), i))
-        .collect();
+    let sides = touch_sides(db, key);
     [Memory::Sbuf, Memory::Psum].map(|memory| {
         let mut events: Vec<(u32, i128)> = Vec::new();
-        for touch in &live.touches {
-            let Some(&t) = index.get(touch.name.as_str()) else {
+        for (touch, side) in live.touches.iter().zip(sides) {
+            let Some((tensor, before, after)) = side else {
                 continue;
             };
-            let tensor = &spans.tensors[t];
-            let Some((first, last)) = spans.spans[t] else {
-                continue;
-            };
-            if tensor.memory != memory || first == usize::MAX || (first < p && p < last) {
+            if tensor.memory != memory || (*before && *after) {
                 continue;
             }
-            let (lo, hi) = local_range(touch, first, last, p, live.ops);
+            // As `local_range` reads them: this part is 1, an earlier 0, a later 2.
+            let (first, last) = (usize::from(!*before), 1 + usize::from(*after));
+            let (lo, hi) = local_range(touch, first, last, 1, live.ops);
             let bytes = i128::from(tensor.partition_bytes());
             events.push((lo, bytes));
             events.push((hi + 1, -bytes));
         }
         crate::resources::sweep(&mut events)
     })
+}
+
+/// Of each tensor a part's ops name ([`crate::resources::PartLive::touches`], in order):
+/// the tensor, and whether an earlier part and a later part of the kernel name it too
+/// (`None`: not an on-chip tensor of the kernel, or a parameter, live everywhere). What
+/// [`part_peak`] reads of the whole kernel's [`Spans`]: it changes for few parts when a
+/// tensor's first or last part changes.
+#[salsa::tracked(returns(ref))]
+#[allow(clippy::type_complexity)]
+fn touch_sides<'db>(
+    db: &'db dyn Db,
+    key: PartKey<'db>,
+) -> Vec<Option<(std::sync::Arc<lower::model::Tensor>, bool, bool)>> {
+    let kernel = *key.kernel(db);
+    let p = *key.part(db) as usize;
+    let Some(live) = part_of_live(db, kernel.chunks(db), p) else {
+        return Vec::new();
+    };
+    let spans = tensor_spans(db, kernel);
+    live.touches
+        .iter()
+        .map(|touch| {
+            let t = *spans.index.get(touch.name.as_str())?;
+            let (first, last) = spans.spans[t]?;
+            (first != usize::MAX).then(|| (spans.tensors[t].clone(), first < p, last > p))
+        })
+        .collect()
 }

@@ -9,7 +9,8 @@
 //! flushes the caches as an editor idle between keystrokes (or a client reading a big text)
 //! does: what a keystroke costs then grows with what it touches, not with what it computes.
 //! `--kernel-ops K`: ops per generated kernel (default 250; `--kernel-ops 100000` with
-//! 100,000 ops makes one fully unrolled kernel).
+//! 100,000 ops makes one fully unrolled kernel). `--edit KIND`: another edit of the
+//! benchmark's (`type-in-value`, `insert-op`, `delete-op`, `unclosed-brace`).
 
 use std::time::{Duration, Instant};
 
@@ -18,9 +19,16 @@ use analysis::{AnalysisHost, TextRange, TextSize};
 fn main() {
     let mut numbers = Vec::new();
     let mut kernel_ops = pir_gen::pir::DEFAULT_KERNEL_OPS;
+    let mut kind = pir_gen::EditKind::MisspellField;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        if arg == "--kernel-ops" {
+        if arg == "--edit" {
+            let name = args.next().unwrap_or_default();
+            kind = pir_gen::EditKind::ALL
+                .into_iter()
+                .find(|k| k.name() == name)
+                .unwrap_or_else(|| panic!("no edit kind `{name}`"));
+        } else if arg == "--kernel-ops" {
             kernel_ops = args
                 .next()
                 .and_then(|a| a.parse().ok())
@@ -36,8 +44,8 @@ fn main() {
     let edit = generated
         .edits
         .iter()
-        .find(|e| e.kind == pir_gen::EditKind::MisspellField)
-        .expect("a misspelt field edit");
+        .find(|e| e.kind == kind)
+        .expect("an edit of that kind");
     let deleted = generated.text[edit.offset..edit.offset + edit.delete].to_string();
     let mut host = AnalysisHost::new();
     let file = host.add_file(&generated.text);
