@@ -640,20 +640,34 @@ impl Analysis {
     ) -> Cancellable<Vec<(FileId, ide::Symbol)>> {
         let mut chunks = HashMap::new();
         for &file in files {
-            for chunk in &self.doc(file).chunks {
-                chunks.insert(chunk.source, (file, chunk.start));
+            for (index, chunk) in self.doc(file).chunks.iter().enumerate() {
+                chunks.insert(chunk.source, (file, chunk.start, index));
             }
         }
         let sources: Vec<SourceFile> = chunks.keys().copied().collect();
-        let found = self.with_db(|db| ide::workspace_symbols(db, &sources, query))?;
-        let mut out: Vec<(FileId, ide::Symbol)> = found
-            .into_iter()
-            .filter_map(|(source, mut symbol)| {
-                let &(file, start) = chunks.get(&source)?;
-                symbol.shift(start);
-                Some((file, symbol))
-            })
-            .collect();
+        let out = self.with_db(|db| {
+            ide::workspace_symbols(db, &sources, query)
+                .into_iter()
+                .filter_map(|(source, mut symbol)| {
+                    let &(file, start, index) = chunks.get(&source)?;
+                    symbol.shift(start);
+                    // A kernel cut into chunks: all of it, from its first chunk.
+                    let doc = self.doc(file);
+                    if symbol.kind == ide::SymbolKind::Kernel
+                        && doc.chunks[index].context.goes_on
+                        && let Some(whole) = doc.split_kernel_range(db, index)
+                        && whole.start() == symbol.range.start()
+                    {
+                        if symbol.selection_range == symbol.range {
+                            symbol.selection_range = whole;
+                        }
+                        symbol.range = whole;
+                    }
+                    Some((file, symbol))
+                })
+                .collect::<Vec<_>>()
+        })?;
+        let mut out: Vec<(FileId, ide::Symbol)> = out;
         out.sort_by_key(|(file, s)| (file.0, s.range.start()));
         Ok(out)
     }

@@ -16,11 +16,12 @@ fn host(target: usize) -> AnalysisHost {
 /// answers that cover the whole document, then the answers at every `step`-th offset.
 fn answers(analysis: &Analysis, file: FileId, text: &str, step: usize) -> String {
     let mut out = format!(
-        "diagnostics {:#?}\nbir {}\nsymbols {:?}\nfolds {:?}\ntokens {:?}\ninlay {:?}\n\
-         lenses {:?}\nstats {:?}\n",
+        "diagnostics {:#?}\nbir {}\nsymbols {:?}\nworkspace symbols {:?}\nfolds {:?}\n\
+         tokens {:?}\ninlay {:?}\nlenses {:?}\nstats {:?}\n",
         analysis.diagnostics(file).unwrap(),
         analysis.bir_text(file).unwrap(),
         analysis.document_symbols(file).unwrap(),
+        analysis.workspace_symbols(&[file], "").unwrap(),
         analysis.folding_ranges(file).unwrap(),
         analysis.semantic_tokens(file, None).unwrap(),
         analysis.inlay_hints(file, None).unwrap(),
