@@ -166,10 +166,14 @@ pub fn analysis(data: &[u8]) {
         return;
     }
     let text = input_text(data);
-    let mut host = AnalysisHost::new();
-    let file = host.add_file(&text);
-    let analysis = host.snapshot();
-    check_analysis(&text, &analysis, file);
+    // As the server keeps it, and cut as small as it goes: every kernel cut inside at each
+    // statement directly in its body (the joins across chunks).
+    for target in [0, 1] {
+        let mut host = AnalysisHost::new().with_chunk_target(target);
+        let file = host.add_file(&text);
+        let analysis = host.snapshot();
+        check_analysis(&text, &analysis, file);
+    }
     if let Some(formatted) = analysis::ide::format(&text) {
         check_format(&text, &formatted);
     }
