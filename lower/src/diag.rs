@@ -278,10 +278,16 @@ pub fn did_you_mean<'a>(
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
     let lower = name.to_ascii_lowercase();
+    let chars = name.chars().count();
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
-        let distance = osa_distance(&lower, &candidate.to_ascii_lowercase());
         let limit = (name.len().max(candidate.len()) / 3).max(1);
+        // The distance is at least the difference in length: most candidates of a big
+        // scope (thousands of names) are passed over without computing it.
+        if chars.abs_diff(candidate.chars().count()) > limit {
+            continue;
+        }
+        let distance = osa_distance(&lower, &candidate.to_ascii_lowercase());
         if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
             best = Some((distance, candidate));
         }
