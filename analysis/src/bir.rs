@@ -172,11 +172,7 @@ pub(crate) fn kernel_parts<'db>(
     let (mut ops, mut allocations) = (0, 0);
     for (k, chunk) in doc.chunks[head..=doc.tail(head)].iter().enumerate() {
         let kernels = &file_items(db, chunk.source).kernels;
-        let kernel = if k == 0 {
-            kernels.last()
-        } else {
-            kernels.first()
-        };
+        let kernel = crate::split::kernel_part(kernels, k == 0);
         let Some(kernel) = kernel else { continue };
         parts.push(Part::new(chunk, kernel, ops, allocations));
         for_each_op(&kernel.body, &mut |_| ops += 1);

@@ -24,7 +24,7 @@ use salsa::{Durability, Setter};
 
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::diagnostic::Diagnostic;
-use crate::split::KernelIndex;
+use crate::split::{KernelIndex, Part};
 use crate::{LineCol, TextRange, TextSize};
 
 /// The smallest chunk a document is cut into, in bytes (a chunk holds whole kernels, so it
@@ -500,11 +500,7 @@ impl Document {
         (head..index)
             .map(|k| {
                 let flows = crate::split::part_ids(db, self.chunks[k].source);
-                let flow = if k == head {
-                    flows.last()
-                } else {
-                    flows.first()
-                };
+                let flow = crate::split::kernel_part(flows, k == head);
                 flow.map_or(0, |f| f.ops)
             })
             .sum()
@@ -630,11 +626,11 @@ impl Document {
         let in_first = continuing
             && parts
                 .first()
-                .is_some_and(|p| def.prelude || p.2.range.contains_range(def.range));
+                .is_some_and(|p| def.prelude || p.ranges.range.contains_range(def.range));
         let in_last = chunk.context.goes_on
             && parts
                 .last()
-                .is_some_and(|p| p.2.range.contains_range(def.range));
+                .is_some_and(|p| p.ranges.range.contains_range(def.range));
         let (home, home_def) = if def.prelude {
             let head = self.head(index);
             let cached = self.indexes.get(&self.chunks[head].source)?;
@@ -754,7 +750,7 @@ impl Document {
                             !d.prelude
                                 && d.name == new_name
                                 && d.kind != DefKind::Kernel
-                                && part.2.range.contains_range(d.range)
+                                && part.ranges.range.contains_range(d.range)
                         })
                         .map(|d| (d.name.clone(), d.kind)),
                 );
@@ -798,12 +794,8 @@ impl Document {
             let kernel = crate::split::SplitKernel::new(db, chunks);
             let part = (index - head) as u32;
             let parts = crate::split::parts(db, chunk.source);
-            let ranges = if index == head {
-                parts.last()
-            } else {
-                parts.first()
-            };
-            let Some((_, _, ranges)) = ranges else {
+            let ranges = crate::split::kernel_part(parts, index == head);
+            let Some(Part { ranges, .. }) = ranges else {
                 continue;
             };
             for finding in &crate::split::kernel_checks(db, kernel) {
@@ -1223,7 +1215,7 @@ impl Document {
         let Some(part) = crate::split::parts(db, chunk.source).first() else {
             return;
         };
-        if !part.2.range.contains_range(d.range) {
+        if !part.ranges.range.contains_range(d.range) {
             return;
         }
         let head = self.head(index);
@@ -1266,7 +1258,7 @@ impl Document {
         let Some(part) = crate::split::parts(db, chunk.source).first() else {
             return;
         };
-        let prelude = TextRange::empty(part.2.range.start() + chunk.start);
+        let prelude = TextRange::empty(part.ranges.range.start() + chunk.start);
         let head = self.head(index);
         let Some(cached) = self.indexes.get(&self.chunks[head].source) else {
             return;
@@ -1301,15 +1293,11 @@ impl Document {
         let home = head + index.home(name)?;
         let chunk = &self.chunks[home];
         let parts = crate::split::parts(db, chunk.source);
-        let part = if home == head {
-            parts.last()
-        } else {
-            parts.first()
-        }?;
+        let part = crate::split::kernel_part(parts, home == head)?;
         crate::db::file_items(db, chunk.source)
             .definitions
             .iter()
-            .find(|d| !d.prelude && d.name == name && part.2.range.contains_range(d.range))
+            .find(|d| !d.prelude && d.name == name && part.ranges.range.contains_range(d.range))
             .map(|d| d.range + chunk.start)
     }
 
@@ -1333,12 +1321,8 @@ impl Document {
             let ranges = |part: u32| {
                 let chunk = &self.chunks[head + part as usize];
                 let parts = crate::split::parts(db, chunk.source);
-                let found = if part == 0 {
-                    parts.last()
-                } else {
-                    parts.first()
-                };
-                (found.map(|(_, _, ranges)| ranges), chunk.start)
+                let found = crate::split::kernel_part(parts, part == 0);
+                (found.map(|part| &part.ranges), chunk.start)
             };
             for finding in &findings {
                 match finding {
@@ -1457,7 +1441,7 @@ impl Document {
         let counts: Vec<u32> = (0..=tail - head)
             .map(|k| {
                 let parts = crate::split::part_resources(db, self.chunks[head + k].source);
-                let found = if k == 0 { parts.last() } else { parts.first() };
+                let found = crate::split::kernel_part(parts, k == 0);
                 found.map_or(0, |p| p.live.ops)
             })
             .collect();

@@ -17,6 +17,14 @@ use syntax::ast;
 use crate::db::{Db, SourceFile, parse};
 use crate::resolve::{self, Entry, PreludeDef};
 
+/// The item of a split kernel's part among a chunk's per-kernel `items` (one per kernel of
+/// the chunk, or per split part, in order): the last of the kernel's first chunk (`head`:
+/// the kernel starts there and goes on), the first of the others (the kernel continues
+/// there).
+pub fn kernel_part<T>(items: &[T], head: bool) -> Option<&T> {
+    if head { items.last() } else { items.first() }
+}
+
 /// A kernel this many chunk targets long or longer is cut inside (at statement lines of its
 /// body); shorter kernels stay whole in their chunk.
 pub const SPLIT_FACTOR: usize = 8;
@@ -209,11 +217,20 @@ pub struct PartRanges {
     pub range: crate::TextRange,
 }
 
+/// A chunk's part of a split kernel, as [`parts`] gives it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Part {
+    /// What the kernel-wide checks read of it (position-free).
+    pub flow: PartFlow,
+    /// Where their findings are in it.
+    pub ranges: PartRanges,
+}
+
 /// The parts of split kernels in `file`: for its first kernel when it continues one, and
-/// for its last when it goes on (the same kernel when the chunk is a middle part), the
-/// kernel's index in the chunk with its flow and ranges.
+/// for its last when it goes on (the same kernel when the chunk is a middle part);
+/// each with its flow and ranges ([`Part`]).
 #[salsa::tracked(returns(ref))]
-pub fn parts(db: &dyn Db, file: SourceFile) -> Vec<(usize, PartFlow, PartRanges)> {
+pub fn parts(db: &dyn Db, file: SourceFile) -> Vec<Part> {
     let items = crate::db::file_items(db, file);
     let parsed = &parse(db, file).file;
     let mut out = Vec::new();
@@ -233,7 +250,7 @@ fn part(
     kernel: &resolve::KernelItems,
     syntax: &ast::Kernel,
     k: usize,
-) -> (usize, PartFlow, PartRanges) {
+) -> Part {
     use lower::model::TensorKind;
     use resolve::{Allocation, DefKind};
     let mut flow = PartFlow::default();
@@ -340,7 +357,7 @@ fn part(
     flow.uses_before.sort_unstable();
     flow.uses_before.dedup();
     ranges.unused.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    (k, flow, ranges)
+    Part { flow, ranges }
 }
 
 /// The position-free half of a chunk's [`parts`], in three: what each kernel-wide check
@@ -350,7 +367,7 @@ fn part(
 pub fn part_flows(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
     parts(db, file)
         .iter()
-        .map(|(_, flow, _)| flow.clone())
+        .map(|part| part.flow.clone())
         .collect()
 }
 
@@ -452,7 +469,7 @@ fn part_of<'a>(
     query: fn(&'a dyn Db, SourceFile) -> &'a Vec<PartFlow>,
 ) -> Option<&'a PartFlow> {
     let flows = query(db, chunks[i]);
-    if i == 0 { flows.last() } else { flows.first() }
+    crate::split::kernel_part(flows, i == 0)
 }
 
 /// The kernel-wide checks of a split kernel from its parts' [`PartFlow`]s, as
@@ -602,7 +619,7 @@ pub fn split_resources<'db>(
     let engines =
         crate::resources::join_engines(chunks.iter().enumerate().filter_map(|(i, &chunk)| {
             let parts = part_resources(db, chunk);
-            let part = if i == 0 { parts.last() } else { parts.first() };
+            let part = crate::split::kernel_part(parts, i == 0);
             part.map(|p| p.engines.as_slice())
         }));
     let (sbuf, psum) = split_occupancy(db, kernel).clone();
@@ -697,7 +714,7 @@ fn part_of_live<'a>(
     i: usize,
 ) -> Option<&'a crate::resources::PartLive> {
     let parts = part_live(db, chunks[i]);
-    if i == 0 { parts.last() } else { parts.first() }
+    crate::split::kernel_part(parts, i == 0)
 }
 
 /// The range (0-based op indices of part `p`, inclusive) where `touch` is live in that
@@ -764,7 +781,7 @@ pub fn tensor_spans<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Spans {
     let names: Vec<&PartNames> = (0..chunks.len())
         .filter_map(|i| {
             let parts = part_touched(db, chunks[i]);
-            if i == 0 { parts.last() } else { parts.first() }
+            crate::split::kernel_part(parts, i == 0)
         })
         .collect();
     let tensors: Vec<std::sync::Arc<lower::model::Tensor>> = names
