@@ -17,13 +17,15 @@
 
 use rustc_hash::{FxBuildHasher, FxHashMap as HashMap, FxHashSet as HashSet};
 use std::hash::BuildHasher;
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use lower::diag::Code;
 use salsa::{Durability, Setter};
 
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::diagnostic::Diagnostic;
+use crate::read_index::ReadIndex;
 use crate::split::{KernelIndex, Part};
 use crate::{LineCol, TextRange, TextSize};
 
@@ -130,6 +132,20 @@ pub(crate) struct Document {
     /// The index of each kernel cut into chunks, by the kernel's first chunk, with the
     /// chunks it was made from and the hashes of their outlines ([`Document::refresh_run`]).
     indexes: HashMap<SourceFile, CachedIndex>,
+    /// Each chunk's stamp, at the chunk's index: new whenever one of its inputs is set
+    /// (where its digest is emptied), so that what is kept of a chunk outside the database
+    /// knows when it is stale ([`Document::reads_before_writes`]).
+    stamps: Vec<u64>,
+    /// The P501 index of each kernel cut into chunks, by the kernel's first chunk: shared
+    /// by the document's copies (each brings it up to date from its own chunks and stamps
+    /// when it gathers diagnostics).
+    read_indexes: Arc<Mutex<HashMap<SourceFile, ReadIndex>>>,
+}
+
+/// A stamp never given before ([`Document::stamps`]).
+fn new_stamp() -> u64 {
+    static STAMPS: AtomicU64 = AtomicU64::new(0);
+    STAMPS.fetch_add(1, Ordering::Relaxed)
 }
 
 /// A split kernel's [`KernelIndex`] and what it was made from.
@@ -238,6 +254,8 @@ impl Document {
             warmed: false,
             target,
             indexes: HashMap::default(),
+            stamps: Vec::new(),
+            read_indexes: Arc::default(),
         };
         let (pieces, _) = cut_parts(text, "", syntax::Context::default(), target);
         for (i, piece) in pieces.iter().enumerate() {
@@ -259,10 +277,11 @@ impl Document {
                 through,
             });
             doc.digests.push(OnceLock::new());
+            doc.stamps.push(new_stamp());
         }
         doc.renumber(0);
         if enter {
-            doc.refresh_entries(db, 0, doc.chunks.len());
+            doc.refresh_entries(db, 0, doc.chunks.len(), Durability::MEDIUM);
         }
         doc
     }
@@ -296,6 +315,8 @@ impl Document {
             }],
             digests: vec![OnceLock::new()],
             indexes: HashMap::default(),
+            stamps: vec![new_stamp()],
+            read_indexes: Arc::default(),
         }
     }
 
@@ -364,6 +385,7 @@ impl Document {
         let (pieces, _) = cut_parts(text, "", syntax::Context::default(), self.target);
         self.replace_chunks(db, all, &pieces, false);
         self.indexes.clear();
+        self.read_indexes = Arc::default();
     }
 
     /// Replaces the bytes `range` of the document with `insert` (`range` is clamped to the
@@ -460,7 +482,7 @@ impl Document {
             })
             .collect();
         self.replace_chunks(db, first..last + 1, &pieces, true);
-        self.refresh_entries(db, first, first + pieces.len().max(1));
+        self.refresh_entries(db, first, first + pieces.len().max(1), Durability::LOW);
     }
 
     /// The first chunk of the kernel chunk `i` starts inside (`i` itself when it starts
@@ -822,8 +844,16 @@ impl Document {
 
     /// Sets the [`Entry`] of every chunk that continues a split kernel whose chunks
     /// overlap `from..to` (chunk indices): the kernels starting there and the one chunk
-    /// `from` continues (see [`Document::refresh_run`]).
-    pub(crate) fn refresh_entries(&mut self, db: &mut RootDatabase, from: usize, to: usize) {
+    /// `from` continues (see [`Document::refresh_run`]). `durability`: of the entries set,
+    /// low for an edit's, medium for a new text's (as [`new_source`]'s inputs: a low one
+    /// makes salsa walk the dependencies of every query of its chunk after any keystroke).
+    pub(crate) fn refresh_entries(
+        &mut self,
+        db: &mut RootDatabase,
+        from: usize,
+        to: usize,
+        durability: Durability,
+    ) {
         let mut i = if self.chunks.get(from).is_some_and(|c| c.context.inside) {
             self.head(from)
         } else {
@@ -831,7 +861,7 @@ impl Document {
         };
         while i < to.min(self.chunks.len()) {
             if self.chunks[i].context.goes_on {
-                i = self.refresh_run(db, i, from..to).max(i + 1);
+                i = self.refresh_run(db, i, from..to, durability).max(i + 1);
             } else {
                 i += 1;
             }
@@ -848,6 +878,7 @@ impl Document {
         db: &mut RootDatabase,
         head: usize,
         edited: std::ops::Range<usize>,
+        durability: Durability,
     ) -> usize {
         let tail = self.tail(head);
         let chunks: Vec<SourceFile> = self.chunks[head..=tail].iter().map(|c| c.source).collect();
@@ -888,9 +919,9 @@ impl Document {
             if source.entry(db).as_deref() != Some(&entry) {
                 source
                     .set_entry(db)
-                    .with_durability(Durability::LOW)
+                    .with_durability(durability)
                     .to(Some(Arc::new(entry)));
-                self.digests[at] = OnceLock::new();
+                self.forget(at);
             }
         }
         tail
@@ -1013,7 +1044,7 @@ impl Document {
                     .set_look_ahead(db)
                     .with_durability(Durability::LOW)
                     .to(line);
-                self.digests[i] = OnceLock::new();
+                self.forget(i);
             }
             let context = syntax::Context {
                 goes_on: inside,
@@ -1025,12 +1056,14 @@ impl Document {
                     .with_durability(Durability::LOW)
                     .to(context);
                 self.chunks[i].context = context;
-                self.digests[i] = OnceLock::new();
+                self.forget(i);
             }
         }
         let start = old.start;
         let fresh = std::iter::repeat_with(OnceLock::new).take(new.len());
         self.digests.splice(old.clone(), fresh);
+        let stamps = std::iter::repeat_with(new_stamp).take(new.len());
+        self.stamps.splice(old.clone(), stamps);
         self.chunks.splice(old, new);
         if self.chunks.is_empty() {
             let context = syntax::Context::default();
@@ -1044,6 +1077,7 @@ impl Document {
                 through: false,
             });
             self.digests.push(OnceLock::new());
+            self.stamps.push(new_stamp());
         }
         self.renumber(start);
     }
@@ -1052,6 +1086,13 @@ impl Document {
     /// have).
     pub fn forget_digests(&mut self) {
         self.digests.fill_with(OnceLock::new);
+        self.stamps.fill_with(new_stamp);
+    }
+
+    /// Empties the digest of chunk `i` and gives it a new stamp (one of its inputs was set).
+    fn forget(&mut self, i: usize) {
+        self.digests[i] = OnceLock::new();
+        self.stamps[i] = new_stamp();
     }
 
     /// Whether its chunks were never analysed together since its text was set (see
@@ -1307,6 +1348,8 @@ impl Document {
     fn split_kernel_checks(&self, db: &dyn Db, out: &mut Vec<Diagnostic>) {
         use crate::split::Finding;
         let mut head = 0;
+        // The split kernels' first chunks: the P501 indexes of the others are let go of.
+        let mut seen = Vec::new();
         while head < self.chunks.len() {
             if !self.chunks[head].context.goes_on {
                 head += 1;
@@ -1315,8 +1358,10 @@ impl Document {
             let tail = self.tail(head);
             let chunks: Vec<SourceFile> =
                 self.chunks[head..=tail].iter().map(|c| c.source).collect();
+            let mut findings = self.reads_before_writes(db, head, &chunks);
+            seen.push(chunks[0]);
             let kernel = crate::split::SplitKernel::new(db, chunks);
-            let findings = crate::split::kernel_checks(db, kernel);
+            findings.extend(crate::split::kernel_checks(db, kernel));
             // The ranges of the kernel's part in its `part`-th chunk, and the chunk's start.
             let ranges = |part: u32| {
                 let chunk = &self.chunks[head + part as usize];
@@ -1380,17 +1425,69 @@ impl Document {
                 }
             }
             // P416, placed only when a peak is over its memory's capacity.
-            let resources = crate::split::split_resources(db, kernel);
-            let over = |o: &crate::resources::Occupancy, memory: lower::types::Memory| {
-                o.peak > memory.partition_capacity().unwrap_or(u64::MAX)
+            let [sbuf, psum] = crate::split::split_peaks(db, kernel);
+            let over = |peak: &crate::split::SplitPeak, memory: lower::types::Memory| {
+                peak.bytes > memory.partition_capacity().unwrap_or(u64::MAX)
             };
-            if over(&resources.sbuf, lower::types::Memory::Sbuf)
-                || over(&resources.psum, lower::types::Memory::Psum)
-            {
+            if over(sbuf, lower::types::Memory::Sbuf) || over(psum, lower::types::Memory::Psum) {
                 out.extend(crate::resources::p416(&self.split_stats(db, head)));
             }
             head = tail.max(head + 1);
         }
+        let mut indexes = self
+            .read_indexes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if indexes.len() > seen.len() {
+            indexes.retain(|head, _| seen.contains(head));
+        }
+    }
+
+    /// P501 of the split kernel whose chunks are `chunks` (from `head`), from its
+    /// [`ReadIndex`], brought up to date first: the parts of the chunks stamped anew since
+    /// it was (O(their names)); a new index when the kernel's chunks changed (O(its
+    /// names)). The database is read before the index changes: a cancelled gathering
+    /// leaves it as it was.
+    fn reads_before_writes(
+        &self,
+        db: &dyn Db,
+        head: usize,
+        chunks: &[SourceFile],
+    ) -> Vec<crate::split::Finding> {
+        let stamps = &self.stamps[head..head + chunks.len()];
+        let reads = |i: usize| {
+            let parts = crate::split::part_reads(db, chunks[i]);
+            crate::split::kernel_part(parts, i == 0)
+                .cloned()
+                .unwrap_or_default()
+        };
+        let mut indexes = self
+            .read_indexes
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let index = match indexes.get_mut(&chunks[0]) {
+            Some(index) if index.is_of(chunks) => {
+                let stale: Vec<usize> = index.stale(stamps).collect();
+                let fresh: Vec<_> = stale.iter().map(|&i| reads(i)).collect();
+                for (i, part) in stale.into_iter().zip(fresh) {
+                    index.update(i, stamps[i], part);
+                }
+                index
+            }
+            _ => {
+                let parts = (0..chunks.len()).map(reads).collect();
+                let index = ReadIndex::new(chunks.to_vec(), stamps.to_vec(), parts);
+                indexes.insert(chunks[0], index);
+                &indexes[&chunks[0]]
+            }
+        };
+        index
+            .findings()
+            .map(|(part, name)| crate::split::Finding::ReadBeforeWrite {
+                part,
+                name: name.to_string(),
+            })
+            .collect()
     }
 
     /// Each kernel's resources in source order (SPEC §10.1), in the document's offsets: a

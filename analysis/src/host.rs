@@ -131,7 +131,7 @@ impl AnalysisHost {
         drop(doc);
         let doc = Arc::make_mut(&mut self.documents[file.0 as usize]);
         let len = doc.chunks.len();
-        doc.refresh_entries(&mut self.db, 0, len);
+        doc.refresh_entries(&mut self.db, 0, len, salsa::Durability::MEDIUM);
     }
 
     /// Replaces the text of `file` (only the chunks whose text changed are set). Waits for

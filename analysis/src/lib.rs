@@ -14,6 +14,7 @@ pub mod diagnostic;
 mod document;
 mod host;
 pub mod ide;
+mod read_index;
 pub mod resolve;
 pub mod resources;
 mod split;

@@ -15,6 +15,7 @@ use lower::model::OpSettings;
 use syntax::ast;
 
 use crate::db::{Db, SourceFile, parse};
+use crate::read_index::PartReads;
 use crate::resolve::{self, Entry, PreludeDef};
 
 /// The item of a split kernel's part among a chunk's per-kernel `items` (one per kernel of
@@ -181,22 +182,32 @@ impl KernelIndex {
 }
 
 /// What the kernel-wide checks (P501, P500, P208) read of one chunk's part of a split
-/// kernel, position-free: equal after an edit that changes no name an op reads or writes,
-/// no declaration's use and no op id, so that [`kernel_checks`] is not run again.
+/// kernel, position-free, in three (each check reads one, each backdated when equal): an
+/// edit inside an op runs none of the checks again, one that changes what an op reads
+/// updates P501's index ([`crate::read_index`]) only.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PartFlow {
-    /// The tensors the part allocates (parameters, for the first part; declarations).
-    pub tensors: Vec<String>,
-    /// The parameters that are inputs or outputs (written before any op): first part only.
-    pub params: Vec<String>,
-    /// Each name the part's ops read or write, by name: whether it is read, whether it is
-    /// written, and whether it is read before the part first writes it.
-    pub names: Vec<(String, bool, bool, bool)>,
+    /// The names read and written, the tensors and parameters (P501).
+    pub reads: Arc<PartReads>,
+    /// The declarations unused there and the earlier names used (P500).
+    pub decls: PartDecls,
+    /// Its ops and their written ids (P208, and the implicit ids' offsets).
+    pub ids: PartIds,
+}
+
+/// What P500 reads of a part.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PartDecls {
     /// The declarations of the part (first definitions in the kernel) that no op of the
     /// part names: P500 unless a later part names them.
     pub unused: Vec<String>,
     /// The names the part uses that earlier parts define (its prelude's, used).
     pub uses_before: Vec<String>,
+}
+
+/// What P208 (and the implicit op ids) read of a part.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PartIds {
     /// Its ops.
     pub ops: u32,
     /// The ops with a written id (`#N`): `(the op's place in the part, 0-based, its id)`.
@@ -253,16 +264,18 @@ fn part(
 ) -> Part {
     use lower::model::TensorKind;
     use resolve::{Allocation, DefKind};
-    let mut flow = PartFlow::default();
+    let mut reads = PartReads::default();
+    let mut decls = PartDecls::default();
+    let mut ids = PartIds::default();
     let mut ranges = PartRanges {
         range: syntax.range,
         ..PartRanges::default()
     };
     for allocation in &kernel.allocations {
         if let Allocation::Tensor(t) = allocation {
-            flow.tensors.push(t.name.clone());
+            reads.tensors.push(t.name.clone());
             if t.kind != TensorKind::Internal {
-                flow.params.push(t.name.clone());
+                reads.params.push(t.name.clone());
             }
         }
     }
@@ -271,9 +284,9 @@ fn part(
     let mut first_reads: HashMap<String, crate::TextRange> = HashMap::default();
     crate::check::for_each_op(&kernel.body, &mut |op| {
         if let Some((id, _)) = op.syntax.id {
-            flow.written.push((flow.ops, id));
+            ids.written.push((ids.ops, id));
         }
-        flow.ops += 1;
+        ids.ops += 1;
         ranges
             .ids
             .push(op.syntax.id.map_or(op.syntax.class.range, |(_, r)| r));
@@ -311,11 +324,11 @@ fn part(
             names.entry(name.to_string()).or_default().1 = true;
         }
     });
-    flow.names = names
+    reads.names = names
         .into_iter()
         .map(|(name, (read, write, first))| (name, read, write, first))
         .collect();
-    flow.names.sort_unstable();
+    reads.names.sort_unstable();
     ranges.first_reads = first_reads.into_iter().collect();
     ranges.first_reads.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     // Declarations and uses: the part's definitions are those in its kernel's range.
@@ -332,7 +345,7 @@ fn part(
         if def.prelude {
             // Only a continuing part has a prelude, and it is the chunk's first kernel.
             if k == 0 && syntax.continues && used.contains(&index) {
-                flow.uses_before.push(def.name.clone());
+                decls.uses_before.push(def.name.clone());
             }
             continue;
         }
@@ -344,7 +357,7 @@ fn part(
             .iter()
             .any(|d| d.prelude && d.name == def.name && k == 0 && syntax.continues);
         if def.kind != DefKind::Param && !used.contains(&index) && !prelude_name {
-            flow.unused.push(def.name.clone());
+            decls.unused.push(def.name.clone());
             let what = if def.kind == DefKind::Tensor {
                 "tensor"
             } else {
@@ -353,16 +366,20 @@ fn part(
             ranges.unused.push((def.name.clone(), def.range, what));
         }
     }
-    flow.unused.sort_unstable();
-    flow.uses_before.sort_unstable();
-    flow.uses_before.dedup();
+    decls.unused.sort_unstable();
+    decls.uses_before.sort_unstable();
+    decls.uses_before.dedup();
     ranges.unused.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let flow = PartFlow {
+        reads: Arc::new(reads),
+        decls,
+        ids,
+    };
     Part { flow, ranges }
 }
 
-/// The position-free half of a chunk's [`parts`], in three: what each kernel-wide check
-/// depends on (each backdated when equal, so that an edit inside an op runs none of them
-/// again, and one that changes what an op reads reruns P501 only).
+/// The position-free half of a chunk's [`parts`] ([`PartFlow`]): what the kernel-wide checks
+/// read, each through its own query below.
 #[salsa::tracked(returns(ref))]
 pub fn part_flows(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
     parts(db, file)
@@ -371,46 +388,29 @@ pub fn part_flows(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
         .collect()
 }
 
-/// Of each part's [`PartFlow`]: the tensors, parameters and names read and written (P501).
+/// Each part's [`PartReads`] (P501, kept by [`crate::read_index::ReadIndex`]).
 #[salsa::tracked(returns(ref))]
-fn part_names(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
+pub fn part_reads(db: &dyn Db, file: SourceFile) -> Vec<Arc<PartReads>> {
     part_flows(db, file)
         .iter()
-        .map(|f| PartFlow {
-            tensors: f.tensors.clone(),
-            params: f.params.clone(),
-            names: f.names.clone(),
-            ..PartFlow::default()
-        })
+        .map(|f| f.reads.clone())
         .collect()
 }
 
-/// Of each part's [`PartFlow`]: the declarations unused there and the earlier names used
-/// (P500).
+/// Each part's [`PartDecls`] (P500).
 #[salsa::tracked(returns(ref))]
-fn part_decls(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
+fn part_decls(db: &dyn Db, file: SourceFile) -> Vec<PartDecls> {
     part_flows(db, file)
         .iter()
-        .map(|f| PartFlow {
-            unused: f.unused.clone(),
-            uses_before: f.uses_before.clone(),
-            ..PartFlow::default()
-        })
+        .map(|f| f.decls.clone())
         .collect()
 }
 
-/// Of each part's [`PartFlow`]: its ops and their written ids (P208, and the implicit ids'
-/// offsets, [`crate::document::Document::op_base`]).
+/// Each part's [`PartIds`] (P208, and the implicit ids' offsets,
+/// [`crate::document::Document::op_base`]).
 #[salsa::tracked(returns(ref))]
-pub fn part_ids(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
-    part_flows(db, file)
-        .iter()
-        .map(|f| PartFlow {
-            ops: f.ops,
-            written: f.written.clone(),
-            ..PartFlow::default()
-        })
-        .collect()
+pub fn part_ids(db: &dyn Db, file: SourceFile) -> Vec<PartIds> {
+    part_flows(db, file).iter().map(|f| f.ids.clone()).collect()
 }
 
 pub use key::SplitKernel;
@@ -433,7 +433,7 @@ mod key {
 /// reported in.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Finding {
-    /// P501 at the part's first read of the name.
+    /// P501 at the part's first read of the name ([`crate::read_index::ReadIndex`]).
     ReadBeforeWrite {
         /// The part (index among the kernel's chunks).
         part: u32,
@@ -462,65 +462,24 @@ pub enum Finding {
 
 /// The kernel's part in the `i`-th of its `chunks`, as `query` summarizes it: the last
 /// kernel of its first chunk, the first kernel of the others.
-fn part_of<'a>(
+fn part_of<'a, T>(
     db: &'a dyn Db,
     chunks: &[SourceFile],
     i: usize,
-    query: fn(&'a dyn Db, SourceFile) -> &'a Vec<PartFlow>,
-) -> Option<&'a PartFlow> {
+    query: fn(&'a dyn Db, SourceFile) -> &'a Vec<T>,
+) -> Option<&'a T> {
     let flows = query(db, chunks[i]);
     crate::split::kernel_part(flows, i == 0)
 }
 
-/// The kernel-wide checks of a split kernel from its parts' [`PartFlow`]s, as
-/// `check::dataflow`, `check::unused_declarations` and `resolve` check a whole kernel:
-/// P501 at the first read of a tensor that neither a parameter nor an earlier op wrote,
-/// P500 on a declaration no op names, P208 on an op id used before in the kernel (an
-/// implicit id is the op's 1-based place in the kernel). Each memoized on what it reads.
+/// The kernel-wide checks of a split kernel from its parts' [`PartFlow`]s but P501 (kept
+/// by [`crate::read_index::ReadIndex`]), as `check::unused_declarations` and `resolve`
+/// check a whole kernel: P500 on a declaration no op names, P208 on an op id used before
+/// in the kernel (an implicit id is the op's 1-based place in the kernel). Each memoized
+/// on what it reads.
 pub fn kernel_checks<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
-    let mut out = read_before_write(db, kernel).clone();
-    out.extend(unused(db, kernel).iter().cloned());
+    let mut out = unused(db, kernel).clone();
     out.extend(ids_used(db, kernel).iter().cloned());
-    out
-}
-
-/// P501 of a split kernel (see [`kernel_checks`]).
-#[salsa::tracked(returns(ref))]
-fn read_before_write<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
-    let chunks = kernel.chunks(db);
-    let flows: Vec<&PartFlow> = (0..chunks.len())
-        .filter_map(|i| part_of(db, chunks, i, part_names))
-        .collect();
-    let mut out = Vec::new();
-    let tensors: rustc_hash::FxHashSet<&str> = flows
-        .iter()
-        .flat_map(|f| f.tensors.iter().map(String::as_str))
-        .collect();
-    let mut written: rustc_hash::FxHashSet<&str> = flows
-        .iter()
-        .flat_map(|f| f.params.iter().map(String::as_str))
-        .collect();
-    let mut warned: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
-    for (part, flow) in flows.iter().enumerate() {
-        for (name, read, _, read_first) in &flow.names {
-            let counted = tensors.contains(name.as_str());
-            if *read
-                && (*read_first || !counted)
-                && !written.contains(name.as_str())
-                && warned.insert(name)
-            {
-                out.push(Finding::ReadBeforeWrite {
-                    part: part as u32,
-                    name: name.clone(),
-                });
-            }
-        }
-        for (name, _, write, _) in &flow.names {
-            if *write && let Some(&name) = tensors.get(name.as_str()) {
-                written.insert(name);
-            }
-        }
-    }
     out
 }
 
@@ -528,7 +487,7 @@ fn read_before_write<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Find
 #[salsa::tracked(returns(ref))]
 fn unused<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
     let chunks = kernel.chunks(db);
-    let flows: Vec<&PartFlow> = (0..chunks.len())
+    let flows: Vec<&PartDecls> = (0..chunks.len())
         .filter_map(|i| part_of(db, chunks, i, part_decls))
         .collect();
     let used_later: rustc_hash::FxHashSet<&str> = flows
@@ -554,7 +513,7 @@ fn unused<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
 #[salsa::tracked(returns(ref))]
 fn ids_used<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
     let chunks = kernel.chunks(db);
-    let flows: Vec<&PartFlow> = (0..chunks.len())
+    let flows: Vec<&PartIds> = (0..chunks.len())
         .filter_map(|i| part_of(db, chunks, i, part_ids))
         .collect();
     let mut out = Vec::new();
@@ -640,10 +599,52 @@ pub fn part_live(db: &dyn Db, file: SourceFile) -> Vec<crate::resources::PartLiv
         .collect()
 }
 
-/// The SBUF and PSUM occupancy of a split kernel, from its parts': the peak of each part
+/// Where a split kernel's occupancy of one memory peaks ([`split_peaks`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SplitPeak {
+    /// The peak, in bytes per partition (0: nothing is ever live).
+    pub bytes: u64,
+    /// The first op (0-based in the kernel) where it is reached, with the part (index
+    /// among the kernel's chunks) and the op's place in it; `None` when `bytes` is 0.
+    pub at: Option<(u32, usize, u32)>,
+}
+
+/// The SBUF and PSUM peaks of a split kernel, from its parts': the peak of each part
 /// ([`part_peak`], with the bytes of the tensors live through it), the first of the
-/// highest; an edit in one part recomputes that part's peak and this O(parts) join (and
-/// the largest tensors at the peak, O(the kernel's tensors)), not the kernel's live ranges.
+/// highest. An edit in one part recomputes that part's peak and this O(parts) join, not
+/// the kernel's live ranges; what P416 reads (the tensors live at the peak,
+/// [`split_occupancy`], only when a peak is over its memory's capacity).
+#[salsa::tracked(returns(ref))]
+pub fn split_peaks<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> [SplitPeak; 2] {
+    let chunks = kernel.chunks(db);
+    let ops: Vec<u32> = (0..chunks.len())
+        .filter_map(|i| part_of_live(db, chunks, i).map(|live| live.ops))
+        .collect();
+    let through = &tensor_spans(db, kernel).through;
+    let peak = |m: usize| {
+        let mut base = 0u32;
+        let mut best = SplitPeak::default();
+        for (p, &ops) in ops.iter().enumerate() {
+            let key = PartKey::new(db, kernel, p as u32);
+            let (local, at) = part_peak(db, key)[m];
+            if ops > 0 {
+                let bytes = through[m].get(p).copied().unwrap_or(0) + local;
+                if bytes > best.bytes {
+                    best = SplitPeak {
+                        bytes,
+                        at: Some((base + at, p, at)),
+                    };
+                }
+            }
+            base += ops;
+        }
+        best
+    };
+    [peak(0), peak(1)]
+}
+
+/// The SBUF and PSUM occupancy of a split kernel: its [`split_peaks`], and the largest
+/// tensors live at each (O(the kernel's tensors)).
 #[salsa::tracked(returns(ref))]
 pub fn split_occupancy<'db>(
     db: &'db dyn Db,
@@ -651,49 +652,41 @@ pub fn split_occupancy<'db>(
 ) -> (crate::resources::Occupancy, crate::resources::Occupancy) {
     use lower::types::Memory;
     let chunks = kernel.chunks(db);
-    let live: Vec<&crate::resources::PartLive> = (0..chunks.len())
-        .filter_map(|i| part_of_live(db, chunks, i))
-        .collect();
     let spans = tensor_spans(db, kernel);
+    let peaks = split_peaks(db, kernel);
     let occupancy = |memory: Memory, m: usize| {
-        let mut base = 0u32;
-        let mut best: Option<(u64, u32, usize, u32)> = None; // (bytes, op, part, local op)
-        for (p, part) in live.iter().enumerate() {
-            let key = PartKey::new(db, kernel, p as u32);
-            let (local, at) = part_peak(db, key)[m];
-            if part.ops > 0 {
-                let bytes = spans.through[m].get(p).copied().unwrap_or(0) + local;
-                if bytes > best.map_or(0, |b| b.0) {
-                    best = Some((bytes, base + at, p, at));
-                }
-            }
-            base += part.ops;
-        }
-        let Some((peak, op, p, at)) = best else {
+        let SplitPeak {
+            bytes: peak,
+            at: Some((op, p, at)),
+        } = peaks[m]
+        else {
             return crate::resources::Occupancy {
                 peak: 0,
                 op: None,
                 largest: Vec::new(),
             };
         };
+        let Some(live) = part_of_live(db, chunks, p) else {
+            return crate::resources::Occupancy {
+                peak,
+                op: Some(op),
+                largest: Vec::new(),
+            };
+        };
+        let touches: HashMap<&str, &crate::resources::Touch> =
+            live.touches.iter().map(|t| (t.name.as_str(), t)).collect();
         let largest = crate::resources::largest_at(
             &spans.tensors,
-            |t, (first, last)| {
-                let touch = || {
-                    live[p]
-                        .touches
-                        .iter()
-                        .find(|x| x.name == spans.tensors[t].name)
-                };
-                match (first, last) {
-                    _ if first == usize::MAX => true,
-                    (f, l) if f < p && p < l => true,
-                    (f, l) if f == p || l == p => touch().is_some_and(|x| {
-                        let (lo, hi) = local_range(x, f, l, p, live[p].ops);
+            |t, (first, last)| match (first, last) {
+                _ if first == usize::MAX => true,
+                (f, l) if f < p && p < l => true,
+                (f, l) if f == p || l == p => touches
+                    .get(spans.tensors[t].name.as_str())
+                    .is_some_and(|x| {
+                        let (lo, hi) = local_range(x, f, l, p, live.ops);
                         lo <= at && at <= hi
                     }),
-                    _ => false,
-                }
+                _ => false,
             },
             &spans.spans,
             memory,
