@@ -453,7 +453,8 @@ impl Analysis {
         let doc = self.doc(file);
         let index = doc.chunk_index(offset);
         self.at(file, offset, |db, source, at| {
-            ide::completions_in(db, source, at, &doc.earlier_names(db, index))
+            let earlier = || doc.earlier_names(db, index);
+            ide::completions_in(db, source, at, &ide::Earlier::new(&earlier))
         })
     }
 
@@ -465,7 +466,8 @@ impl Analysis {
             let index = doc.chunk_index(chunk.start);
             let mut fixes = self.with_db(|db| {
                 let diagnostics = doc.chunk_diagnostics(db, index);
-                let earlier = doc.earlier_names(db, index);
+                let earlier = || doc.earlier_names(db, index);
+                let earlier = ide::Earlier::new(&earlier);
                 ide::fixes_in(db, chunk.source, part, &diagnostics, &earlier)
             })?;
             fixes.shift(chunk.start);

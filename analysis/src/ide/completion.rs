@@ -122,16 +122,48 @@ fn open_bodies(file: &syntax::ast::SourceFile, at: TextSize) -> usize {
 
 /// The completions at `offset`.
 pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<CompletionItem> {
-    completions_in(db, file, offset, &[])
+    completions_in(db, file, offset, &Earlier::none())
 }
 
-/// The names in scope from a kernel's earlier chunks where a chunk that continues it starts
-/// (`(name, kind, its tensor)`, in source order; see `Document::earlier_names`).
-pub type Earlier = [(
+/// A name in scope from a kernel's earlier chunks: `(name, kind, its tensor)`.
+pub type EarlierName = (
     String,
     DefKind,
     Option<std::sync::Arc<lower::model::Tensor>>,
-)];
+);
+
+/// The names in scope from a kernel's earlier chunks where a chunk that continues it starts
+/// ([`EarlierName`]s in source order; see `Document::earlier_names`), gathered when first
+/// asked for: completing a field or an op name, or fixing what needs no name, does not
+/// gather them (tens of thousands in the middle of an unrolled kernel).
+pub struct Earlier<'a> {
+    names: std::cell::OnceCell<Vec<EarlierName>>,
+    gather: Option<&'a dyn Fn() -> Vec<EarlierName>>,
+}
+
+impl<'a> Earlier<'a> {
+    /// No earlier names (a chunk that does not continue a kernel).
+    pub fn none() -> Earlier<'static> {
+        Earlier {
+            names: std::cell::OnceCell::new(),
+            gather: None,
+        }
+    }
+
+    /// The names `gather` gives, once asked for.
+    pub fn new(gather: &'a dyn Fn() -> Vec<EarlierName>) -> Earlier<'a> {
+        Earlier {
+            names: std::cell::OnceCell::new(),
+            gather: Some(gather),
+        }
+    }
+
+    /// The names (gathered now, the first time).
+    pub fn names(&self) -> &[EarlierName] {
+        self.names
+            .get_or_init(|| self.gather.map_or_else(Vec::new, |gather| gather()))
+    }
+}
 
 /// [`completions`] in a chunk of a document, with the names in scope from the earlier
 /// chunks of the kernel it continues.
@@ -139,7 +171,7 @@ pub fn completions_in(
     db: &dyn Db,
     file: SourceFile,
     offset: TextSize,
-    earlier: &Earlier,
+    earlier: &Earlier<'_>,
 ) -> Vec<CompletionItem> {
     completions_from(db, file, offset, &tokens_before(db, file, offset), earlier)
 }
@@ -150,7 +182,7 @@ fn completions_from(
     file: SourceFile,
     offset: TextSize,
     tokens: &[(Token, TextRange)],
-    earlier: &Earlier,
+    earlier: &Earlier<'_>,
 ) -> Vec<CompletionItem> {
     let text = file.text(db);
     // Nothing to complete inside a comment.
@@ -316,7 +348,7 @@ fn value_completions(
     db: &dyn Db,
     file: SourceFile,
     offset: TextSize,
-    earlier: &Earlier,
+    earlier: &Earlier<'_>,
     kind: Kind,
     item: &impl Fn(
         String,
@@ -372,7 +404,7 @@ fn value_completions(
 fn names_of_kind(
     db: &dyn Db,
     file: SourceFile,
-    (offset, earlier): (TextSize, &Earlier),
+    (offset, earlier): (TextSize, &Earlier<'_>),
     def: DefKind,
     kind: CompletionKind,
     detail: &str,
@@ -404,7 +436,7 @@ fn tensors(
     db: &dyn Db,
     file: SourceFile,
     offset: TextSize,
-    earlier: &Earlier,
+    earlier: &Earlier<'_>,
     mems: Option<Mems>,
     item: &impl Fn(
         String,
@@ -450,7 +482,7 @@ pub(crate) fn names_in_scope(
     db: &dyn Db,
     file: SourceFile,
     offset: TextSize,
-    earlier: &Earlier,
+    earlier: &Earlier<'_>,
 ) -> Vec<(
     String,
     DefKind,
@@ -460,10 +492,16 @@ pub(crate) fn names_in_scope(
     let kernels = &parse(db, file).file.kernels;
     let kernel = kernels.iter().position(|k| k.range.contains(offset));
     let earlier = if kernel.is_some_and(|k| kernels[k].continues) {
-        earlier
+        earlier.names()
     } else {
         &[]
     };
+    // The kernel's first allocation of each earlier name, for the chunk's own definitions.
+    let first: rustc_hash::FxHashMap<&str, &Option<std::sync::Arc<lower::model::Tensor>>> = earlier
+        .iter()
+        .rev()
+        .map(|(name, _, tensor)| (name.as_str(), tensor))
+        .collect();
     let mut out: Vec<_> = earlier.to_vec();
     out.extend(
         items
@@ -477,8 +515,8 @@ pub(crate) fn names_in_scope(
             })
             .map(|d| {
                 // The kernel's first allocation of the name (an earlier chunk's, if any).
-                let tensor = match earlier.iter().find(|(name, ..)| *name == d.name) {
-                    Some((.., tensor)) => tensor.clone(),
+                let tensor = match first.get(d.name.as_str()) {
+                    Some(&tensor) => tensor.clone(),
                     None => kernel.and_then(|k| items.kernels.get(k)).and_then(|k| {
                         k.allocations.iter().find_map(|a| match a {
                             Allocation::Tensor(t) if t.name == d.name => Some(t.clone()),
@@ -821,7 +859,13 @@ mod window_tests {
             let (whole, _) = syntax::lex(&text);
             for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
                 let offset = TextSize::from(offset as u32);
-                let want = labels(super::completions_from(&db, file, offset, &whole, &[]));
+                let want = labels(super::completions_from(
+                    &db,
+                    file,
+                    offset,
+                    &whole,
+                    &super::Earlier::none(),
+                ));
                 let got = labels(super::completions(&db, file, offset));
                 assert_eq!(got, want, "{name} at {offset:?}");
             }

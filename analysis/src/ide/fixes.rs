@@ -23,7 +23,13 @@ pub struct Fix {
 
 /// The fixes for the diagnostics that overlap `range`.
 pub fn fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<Fix> {
-    fixes_in(db, file, range, crate::diagnostics(db, file), &[])
+    fixes_in(
+        db,
+        file,
+        range,
+        crate::diagnostics(db, file),
+        &super::completion::Earlier::none(),
+    )
 }
 
 /// [`fixes`] for `diagnostics`, `file`'s as its document reports them (relative to it),
@@ -34,7 +40,7 @@ pub(crate) fn fixes_in(
     file: SourceFile,
     range: TextRange,
     diagnostics: &[crate::Diagnostic],
-    earlier: &super::completion::Earlier,
+    earlier: &super::completion::Earlier<'_>,
 ) -> Vec<Fix> {
     let text = file.text(db);
     let mut out = Vec::new();
@@ -145,7 +151,7 @@ fn inner_placeholder(
 fn tensor_in_scope(
     db: &dyn Db,
     file: SourceFile,
-    (offset, earlier): (TextSize, &super::completion::Earlier),
+    (offset, earlier): (TextSize, &super::completion::Earlier<'_>),
     mems: Option<catalog::Mems>,
 ) -> Option<String> {
     super::completion::names_in_scope(db, file, offset, earlier)
