@@ -1101,6 +1101,67 @@ impl Document {
         !self.warmed
     }
 
+    /// Sets the entries of the chunks `range` of a new text (a batch, after the batches
+    /// before it; their outlines and mentions computed, [`outline_chunk`]): each from the
+    /// outlines of its kernel's chunks before it, then indexes the outlines of those whose
+    /// last kernel goes on. At medium durability, as a new text's inputs.
+    pub(crate) fn enter_batch(
+        &self,
+        db: &mut RootDatabase,
+        range: std::ops::Range<usize>,
+        entering: &mut Entering,
+    ) {
+        for i in range {
+            let chunk = &self.chunks[i];
+            // The first chunk of the kernel it continues (as `Document::head`).
+            let head = entering.head;
+            if chunk.context.inside
+                && let Some((index, _)) = entering.kernels.get(&head)
+            {
+                let entry = index.entry(i - head, crate::split::mentions(db, chunk.source));
+                if chunk.source.entry(db).as_deref() != Some(&entry) {
+                    chunk
+                        .source
+                        .set_entry(db)
+                        .with_durability(Durability::MEDIUM)
+                        .to(Some(Arc::new(entry)));
+                }
+            }
+            if chunk.context.goes_on {
+                // A middle part goes on with the kernel it continues; else its last kernel
+                // starts here.
+                let head = if chunk.context.inside && chunk.through {
+                    head
+                } else {
+                    i
+                };
+                entering.head = head;
+                let outline = crate::split::outline(db, chunk.source);
+                let hash = FxBuildHasher.hash_one(outline);
+                let (index, hashes) = entering.kernels.entry(head).or_default();
+                index.push(outline);
+                hashes.push(hash);
+            }
+        }
+    }
+
+    /// Keeps the indexes [`Document::enter_batch`] made, each with the kernel's chunks (as
+    /// [`Document::refresh_run`] keeps its own).
+    pub(crate) fn entered(&mut self, entering: Entering) {
+        for (head, (index, outlines)) in entering.kernels {
+            let tail = self.tail(head);
+            let chunks = self.chunks[head..=tail].iter().map(|c| c.source).collect();
+            self.indexes.insert(
+                self.chunks[head].source,
+                CachedIndex {
+                    chunks,
+                    outlines,
+                    index: Arc::new(index),
+                },
+            );
+        }
+    }
+
     /// Marks the document analysed (its chunks' diagnostics are memoized).
     pub fn mark_warm(&mut self) {
         self.warmed = true;
@@ -1646,6 +1707,27 @@ impl Document {
                 related.0 = first;
             }
         }
+    }
+}
+
+/// The kernels cut into chunks of a new text as [`Document::enter_batch`] reaches them, by
+/// their first chunk (index): the index of their chunks' outlines so far, and the outlines'
+/// hashes.
+#[derive(Debug, Default)]
+pub(crate) struct Entering {
+    kernels: HashMap<usize, (KernelIndex, Vec<u64>)>,
+    /// The first chunk of the kernel that goes on past the last chunk reached.
+    head: usize,
+}
+
+/// What [`Document::enter_batch`] reads of `chunk`, computed beforehand (on every core):
+/// its outline when its last kernel goes on, its mentions when it starts inside one.
+pub(crate) fn outline_chunk(db: &dyn Db, chunk: &Chunk) {
+    if chunk.context.goes_on {
+        crate::split::outline(db, chunk.source);
+    }
+    if chunk.context.inside {
+        crate::split::mentions(db, chunk.source);
     }
 }
 

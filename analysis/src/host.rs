@@ -24,8 +24,8 @@ use crate::{Diagnostic, LineCol, TextRange, TextSize};
 /// as the database keeps trees for (`lru = 16` on [`crate::db::parse`]).
 pub const WARM_BATCH: usize = 16;
 
-/// A batch's chunks in order, each with its answer ([`AnalysisHost::in_batches`]).
-type Answers<'c, T> = Vec<(&'c Chunk, Option<T>)>;
+/// What [`AnalysisHost::in_batches`] runs on each chunk of a batch, on every core.
+type Phase<'p> = &'p (dyn Fn(&RootDatabase, &Chunk) + Sync);
 
 /// A change made the snapshot's answers stale: ask again on a new snapshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,24 +114,37 @@ impl AnalysisHost {
     }
 
     /// Sets the entries of the chunks of `file` that continue a kernel cut into chunks
-    /// (a new text's): the outlines they are made from first computed on every core.
+    /// (a new text's), and analyses the text as [`AnalysisHost::warm`] does: a batch at a
+    /// time, each on every core, its chunks' outlines ([`crate::split::outline`]) and
+    /// mentions first, then (the entries of its chunks set from the outlines of the chunks
+    /// before them) each chunk, each parsed once. A text without such a kernel is left
+    /// cold (its chunks need no entry).
     fn enter_kernels(&mut self, file: FileId) {
         let doc = Arc::clone(&self.documents[file.0 as usize]);
-        let outlined = doc.outlined_chunks();
-        if outlined.is_empty() {
+        if doc.outlined_chunks().is_empty() {
             return;
         }
+        let mut entering = crate::document::Entering::default();
+        let mut start = 0;
         self.in_batches(
-            &outlined,
-            &|db, chunk| {
-                crate::split::outline(db, chunk.source);
+            &doc.chunks,
+            &[
+                &|db, chunk| crate::document::outline_chunk(db, chunk),
+                &|db, chunk| crate::document::analyse_chunk(db, chunk.source),
+            ],
+            &mut |db, phase, batch| {
+                if phase == 0 {
+                    doc.enter_batch(db, start..start + batch.len(), &mut entering);
+                    start += batch.len();
+                } else {
+                    db.trigger_lru_eviction();
+                }
             },
-            &mut |db, _| db.trigger_lru_eviction(),
         );
         drop(doc);
         let doc = Arc::make_mut(&mut self.documents[file.0 as usize]);
-        let len = doc.chunks.len();
-        doc.refresh_entries(&mut self.db, 0, len, salsa::Durability::MEDIUM);
+        doc.entered(entering);
+        doc.mark_warm();
     }
 
     /// Replaces the text of `file` (only the chunks whose text changed are set). Waits for
@@ -172,8 +185,8 @@ impl AnalysisHost {
         }
         self.in_batches(
             &doc.chunks,
-            &|db, chunk| crate::document::analyse_chunk(db, chunk.source),
-            &mut |db, _| db.trigger_lru_eviction(),
+            &[&|db, chunk| crate::document::analyse_chunk(db, chunk.source)],
+            &mut |db, _, _| db.trigger_lru_eviction(),
         );
         Arc::make_mut(&mut self.documents[file.0 as usize]).mark_warm();
     }
@@ -193,8 +206,8 @@ impl AnalysisHost {
         let mut index = 0;
         self.in_batches(
             &doc.chunks,
-            &|db, chunk| crate::document::analyse_chunk(db, chunk.source),
-            &mut |db, batch| {
+            &[&|db, chunk| crate::document::analyse_chunk(db, chunk.source)],
+            &mut |db, _, batch| {
                 for _ in batch {
                     if written.is_ok() {
                         written = bir.chunk(db, &doc, index);
@@ -209,50 +222,48 @@ impl AnalysisHost {
         bir.finish()
     }
 
-    /// Runs `each` on every chunk of `chunks` on every core, a batch of [`WARM_BATCH`]
-    /// chunks at a time, then `after` on this thread with the database alone (it may evict)
-    /// and the batch's chunks in order, each with its answer (`None` where `each`
-    /// panicked or was cancelled). The helper threads live for the whole run, each given
-    /// a fresh handle of the database per batch (dropped before `after`): a thread per
-    /// batch left the allocator tens of megabytes of pages abandoned by threads that had
-    /// ended.
-    fn in_batches<'c, T: Send>(
+    /// Runs each of `phases` in turn on every chunk of `chunks` on every core, a batch of
+    /// [`WARM_BATCH`] chunks at a time, each phase followed by `after` on this thread with
+    /// the database alone (it may set inputs, or evict), the phase's index and the
+    /// batch's chunks. A chunk whose phase panicked or was cancelled is left (its next
+    /// analysis meets it again, on a request, which reports it). The helper threads live
+    /// for the whole run, each given a fresh handle of the database per phase (dropped
+    /// before `after`): a thread per batch left the allocator tens of megabytes of pages
+    /// abandoned by threads that had ended.
+    fn in_batches<'c>(
         &mut self,
         chunks: &'c [Chunk],
-        each: &(dyn Fn(&RootDatabase, &Chunk) -> T + Sync),
-        after: &mut dyn FnMut(&mut RootDatabase, Answers<'c, T>),
+        phases: &[Phase<'_>],
+        after: &mut dyn FnMut(&mut RootDatabase, usize, &'c [Chunk]),
     ) {
         let helpers = std::thread::available_parallelism()
             .map_or(1, std::num::NonZeroUsize::get)
             .min(chunks.len())
             .saturating_sub(1);
         let threads = helpers + 1;
-        // The answers of this thread's share of `batch` (every `threads`-th chunk from
-        // `first`), with their places in the batch.
-        let share = |db: &RootDatabase, batch: &[Chunk], first: usize| {
-            let mut out = Vec::new();
+        // This thread's share of `batch` (every `threads`-th chunk from `first`).
+        let share = |db: &RootDatabase, batch: &[Chunk], first: usize, phase: usize| {
             let _ = salsa::Cancelled::catch(AssertUnwindSafe(|| {
-                for (i, chunk) in batch.iter().enumerate().skip(first).step_by(threads) {
-                    out.push((i, each(db, chunk)));
+                for chunk in batch.iter().skip(first).step_by(threads) {
+                    phases[phase](db, chunk);
                 }
             }));
-            out
         };
         std::thread::scope(|scope| {
-            let (done, finished) = std::sync::mpsc::channel::<Vec<(usize, T)>>();
+            let (done, finished) = std::sync::mpsc::channel::<()>();
             let jobs: Vec<_> = (1..=helpers)
                 .map(|first| {
-                    let (job, next) = std::sync::mpsc::channel::<(RootDatabase, &[Chunk])>();
+                    let (job, next) = std::sync::mpsc::channel::<(RootDatabase, &[Chunk], usize)>();
                     let done = done.clone();
                     scope.spawn(move || {
-                        for (db, batch) in next {
+                        for (db, batch, phase) in next {
                             // A panic here is a bug the chunk's next analysis meets again
                             // (on a request, which reports it); the batch must end anyway.
-                            let answers = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                                share(&db, batch, first)
+                            let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                                share(&db, batch, first, phase);
                             }));
                             drop(db);
-                            let _ = done.send(answers.unwrap_or_default());
+                            let _ = done.send(());
                         }
                     });
                     job
@@ -260,20 +271,17 @@ impl AnalysisHost {
                 .collect();
             drop(done);
             for batch in chunks.chunks(WARM_BATCH) {
-                let sent = jobs
-                    .iter()
-                    .filter(|job| job.send((self.db.clone(), batch)).is_ok())
-                    .count();
-                let mut answers: Vec<Option<T>> = batch.iter().map(|_| None).collect();
-                for (i, answer) in share(&self.db, batch, 0) {
-                    answers[i] = Some(answer);
-                }
-                for _ in 0..sent {
-                    for (i, answer) in finished.recv().unwrap_or_default() {
-                        answers[i] = Some(answer);
+                for phase in 0..phases.len() {
+                    let sent = jobs
+                        .iter()
+                        .filter(|job| job.send((self.db.clone(), batch, phase)).is_ok())
+                        .count();
+                    share(&self.db, batch, 0, phase);
+                    for _ in 0..sent {
+                        let _ = finished.recv();
                     }
+                    after(&mut self.db, phase, batch);
                 }
-                after(&mut self.db, batch.iter().zip(answers).collect());
             }
         });
     }

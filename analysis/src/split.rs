@@ -114,6 +114,8 @@ pub struct KernelIndex {
     /// The first definitions in scope after their chunk (see [`PreludeDef::visible`]), in
     /// source order, each with its chunk (index among the kernel's).
     visible: Vec<(String, usize)>,
+    /// The outlines pushed.
+    chunks: usize,
 }
 
 impl KernelIndex {
@@ -121,27 +123,36 @@ impl KernelIndex {
     /// header).
     pub fn new<'a>(outlines: impl IntoIterator<Item = &'a Outline>) -> KernelIndex {
         let mut index = KernelIndex::default();
-        for (i, outline) in outlines.into_iter().enumerate() {
-            if i == 0 {
-                index.kernel = outline.kernel.clone();
-            }
-            for def in &outline.defs {
-                if let std::collections::hash_map::Entry::Vacant(slot) =
-                    index.defs.entry(def.name.clone())
-                {
-                    slot.insert((i, def.clone()));
-                    if def.visible {
-                        index.visible.push((def.name.clone(), i));
-                    }
-                }
-            }
-            for (name, count) in &outline.loops {
-                let counts = index.loops.entry(name.clone()).or_default();
-                let before = counts.last().map_or(0, |c| c.1);
-                counts.push((i, before + count));
-            }
+        for outline in outlines {
+            index.push(outline);
         }
         index
+    }
+
+    /// Adds the outline of the kernel's next chunk (the first: the one with the header).
+    /// The entry of a chunk reads the outlines before it only: an index of the first `n`
+    /// chunks gives the entries of the first `n + 1`.
+    pub fn push(&mut self, outline: &Outline) {
+        let i = self.chunks;
+        self.chunks += 1;
+        if i == 0 {
+            self.kernel = outline.kernel.clone();
+        }
+        for def in &outline.defs {
+            if let std::collections::hash_map::Entry::Vacant(slot) =
+                self.defs.entry(def.name.clone())
+            {
+                slot.insert((i, def.clone()));
+                if def.visible {
+                    self.visible.push((def.name.clone(), i));
+                }
+            }
+        }
+        for (name, count) in &outline.loops {
+            let counts = self.loops.entry(name.clone()).or_default();
+            let before = counts.last().map_or(0, |c| c.1);
+            counts.push((i, before + count));
+        }
     }
 
     /// The names in scope where the kernel's `i`-th chunk starts, in source order (the

@@ -162,6 +162,20 @@ pub struct Cuts {
 /// starts inside), the parts give the parse of the whole ([`crate::parse_part`]). Texts
 /// without a kernel of `split` bytes are cut at kernel lines only, without being read.
 pub fn cuts(text: &str, end: usize, context: Context, target: usize, split: usize) -> Cuts {
+    cuts_reading_pieces(text, end, context, target, split, MARK_PIECE)
+}
+
+/// [`cuts`], a text too big to read at once read in pieces of about `piece` bytes (for
+/// tests: the cuts do not depend on it).
+#[doc(hidden)]
+pub fn cuts_reading_pieces(
+    text: &str,
+    end: usize,
+    context: Context,
+    target: usize,
+    split: usize,
+    piece: usize,
+) -> Cuts {
     let target = target.max(1);
     let end = end.min(text.len());
     let kernel_lines = kernel_lines(&text[..end]);
@@ -185,7 +199,7 @@ pub fn cuts(text: &str, end: usize, context: Context, target: usize, split: usiz
             entry_kept: true,
         };
     }
-    cut_in_kernels(text, end, context, target, split)
+    cut_in_kernels(text, end, context, target, split, piece)
 }
 
 /// The starts of the lines of `text` that start a kernel ([`starts_kernel_line`]).
@@ -208,9 +222,15 @@ fn kernel_lines(text: &str) -> Vec<usize> {
 /// [`cuts`] when a kernel may be cut: the flat statements read and nested as the parser
 /// nests them ([`crate::assemble`]), a body-level statement line a candidate cut of its
 /// kernel, kept when the kernel ends as it must.
-fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split: usize) -> Cuts {
-    use crate::ast::FlatStmt;
-    let read = read_on_every_core(text, end);
+fn cut_in_kernels(
+    text: &str,
+    end: usize,
+    context: Context,
+    target: usize,
+    split: usize,
+    piece: usize,
+) -> Cuts {
+    let read = marks_on_every_core(text, end, piece.max(1));
     let mut statements = read.iter().peekable();
     let mut parts = vec![(0, context.inside)];
     // The open bodies: true for a kernel. A kernel's start, its candidate cuts, and
@@ -236,7 +256,7 @@ fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split
     let mut lines = statement_lines(&text[..end]).into_iter().peekable();
     loop {
         let next_line = lines.peek().copied();
-        let next_statement = statements.peek().map(|s| usize::from(statement_start(s)));
+        let next_statement = statements.peek().map(|s| s.start());
         match (next_line, next_statement) {
             (None, None) => break,
             (Some(line), statement) if statement.is_none_or(|s| s >= line) => {
@@ -256,30 +276,30 @@ fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split
                 let Some(statement) = statements.next() else {
                     break;
                 };
-                match statement {
-                    FlatStmt::Kernel(header) => {
+                match *statement {
+                    Mark::Kernel { start, opens } => {
                         if !open.is_empty() {
                             // Cut short: left unclosed.
-                            kernel_ends.push(usize::from(header.range.start()));
+                            kernel_ends.push(start);
                             candidates.clear();
                             entry_kept &= !entry;
                             entry = false;
                             open.clear();
                         }
-                        if header.open.is_some() {
+                        if opens {
                             open.push(true);
-                            kernel_start = usize::from(header.range.start());
+                            kernel_start = start;
                         }
                     }
-                    FlatStmt::Loop(header) => {
-                        if header.open.is_some() && !open.is_empty() {
+                    Mark::Loop { opens, .. } => {
+                        if opens && !open.is_empty() {
                             open.push(false);
                         }
                     }
-                    FlatStmt::Close(close) => {
+                    Mark::Close { start, end } => {
                         if open.pop() == Some(true) {
-                            kernel_ends.push(usize::from(close.start()));
-                            let long = usize::from(close.end()) - kernel_start >= split;
+                            kernel_ends.push(start);
+                            let long = end - kernel_start >= split;
                             if entry || long {
                                 parts.extend(candidates.drain(..).map(|c| (c, true)));
                             }
@@ -287,7 +307,7 @@ fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split
                             entry = false;
                         }
                     }
-                    FlatStmt::Stmt(_) => {}
+                    Mark::Stmt { .. } => {}
                 }
             }
         }
@@ -317,63 +337,131 @@ fn cut_in_kernels(text: &str, end: usize, context: Context, target: usize, split
     }
 }
 
-/// The flat statements of `text[..end]` (`text[end..]` is look-ahead), read on every core
-/// for a big text: cut at statement lines into one piece per core, each read alone with its
-/// look-ahead and shifted into place, which reads the same as the whole
-/// ([`crate::read_in_pieces`], `syntax/tests/statements.rs`).
-fn read_on_every_core(text: &str, end: usize) -> Vec<crate::ast::FlatStmt> {
-    use crate::Shift;
-    const ALONE: usize = 1 << 20;
+/// What [`cut_in_kernels`] reads of a flat statement ([`crate::ast::FlatStmt`]): where it
+/// starts (UTF-8 bytes) and how it nests.
+#[derive(Clone, Copy, Debug)]
+enum Mark {
+    /// A kernel header, and whether it opens a body.
+    Kernel { start: usize, opens: bool },
+    /// A loop header, and whether it opens a body.
+    Loop { start: usize, opens: bool },
+    /// A `}`: its start and end.
+    Close { start: usize, end: usize },
+    /// Any other statement.
+    Stmt { start: usize },
+}
+
+impl Mark {
+    /// The mark of `statement`.
+    fn of(statement: &crate::ast::FlatStmt) -> Mark {
+        use crate::ast::FlatStmt;
+        match statement {
+            FlatStmt::Kernel(k) => Mark::Kernel {
+                start: usize::from(k.range.start()),
+                opens: k.open.is_some(),
+            },
+            FlatStmt::Loop(l) => Mark::Loop {
+                start: usize::from(l.range.start()),
+                opens: l.open.is_some(),
+            },
+            FlatStmt::Close(r) => Mark::Close {
+                start: usize::from(r.start()),
+                end: usize::from(r.end()),
+            },
+            FlatStmt::Stmt(s) => Mark::Stmt {
+                start: usize::from(s.range().start()),
+            },
+        }
+    }
+
+    /// Where its statement starts.
+    fn start(self) -> usize {
+        match self {
+            Mark::Kernel { start, .. }
+            | Mark::Loop { start, .. }
+            | Mark::Close { start, .. }
+            | Mark::Stmt { start } => start,
+        }
+    }
+}
+
+/// The [`Mark`]s of the flat statements of `text[..end]` (`text[end..]` is look-ahead),
+/// read on every core for a big text: cut at statement lines into pieces of about
+/// `piece` bytes ([`MARK_PIECE`]), each read alone with its look-ahead (which reads the same as the
+/// whole, [`crate::read_in_pieces`], `syntax/tests/statements.rs`) and kept as marks only,
+/// so that no more than a piece per core of statements is ever held.
+fn marks_on_every_core(text: &str, end: usize, piece: usize) -> Vec<Mark> {
     let cores = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(8);
-    if end < ALONE || cores < 2 {
-        return crate::parser::statements(text, &[], end, &|| ()).statements;
+    let marks_of = |from: usize, to: usize| -> Vec<Mark> {
+        let until = if to == end {
+            text.len()
+        } else {
+            crate::look_ahead_end(text, to)
+        };
+        let read = crate::read_statements(&text[from..until], to - from, &|| ());
+        read.statements
+            .iter()
+            .map(|s| match Mark::of(s) {
+                Mark::Kernel { start, opens } => Mark::Kernel {
+                    start: start + from,
+                    opens,
+                },
+                Mark::Loop { start, opens } => Mark::Loop {
+                    start: start + from,
+                    opens,
+                },
+                Mark::Close { start, end } => Mark::Close {
+                    start: start + from,
+                    end: end + from,
+                },
+                Mark::Stmt { start } => Mark::Stmt {
+                    start: start + from,
+                },
+            })
+            .collect()
+    };
+    if end < piece.saturating_mul(2) {
+        return marks_of(0, end);
     }
-    // Piece boundaries: the first statement line at or after each share of the text.
+    // Piece boundaries: the first statement line at or after each piece's share.
     let mut bounds = vec![0];
-    for k in 1..cores {
-        let mut line = line_end(text, (k * end / cores).min(end));
+    let mut at = piece;
+    while at < end {
+        let mut line = line_end(text, at.min(end));
         while line < end && !starts_statement_line(text, line) {
             line = line_end(text, line);
         }
         if line < end && line > *bounds.last().unwrap_or(&0) {
             bounds.push(line);
         }
+        at = line.max(at) + piece;
     }
     bounds.push(end);
-    let pieces: Vec<Vec<crate::ast::FlatStmt>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = bounds
-            .windows(2)
-            .map(|w| {
-                let (from, to) = (w[0], w[1]);
+    let pieces = bounds.len() - 1;
+    let threads = cores.min(pieces);
+    let mut marks: Vec<Vec<Mark>> = vec![Vec::new(); pieces];
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let bounds = &bounds;
                 scope.spawn(move || {
-                    let until = if to == end {
-                        text.len()
-                    } else {
-                        crate::look_ahead_end(text, to)
-                    };
-                    let mut read = crate::read_statements(&text[from..until], to - from, &|| ());
-                    read.shift(text_size::TextSize::try_from(from).unwrap_or_default());
-                    read.statements
+                    (t..pieces)
+                        .step_by(threads)
+                        .map(|i| (i, marks_of(bounds[i], bounds[i + 1])))
+                        .collect::<Vec<_>>()
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_default())
-            .collect()
+        for handle in handles {
+            for (i, piece) in handle.join().unwrap_or_default() {
+                marks[i] = piece;
+            }
+        }
     });
-    pieces.into_iter().flatten().collect()
+    marks.concat()
 }
 
-/// Where a flat statement starts.
-fn statement_start(statement: &crate::ast::FlatStmt) -> text_size::TextSize {
-    use crate::ast::FlatStmt;
-    match statement {
-        FlatStmt::Kernel(k) => k.range.start(),
-        FlatStmt::Loop(l) => l.range.start(),
-        FlatStmt::Close(r) => r.start(),
-        FlatStmt::Stmt(s) => s.range().start(),
-    }
-}
+/// The size of a piece of text [`marks_on_every_core`] reads at once, in bytes.
+const MARK_PIECE: usize = 256 * 1024;

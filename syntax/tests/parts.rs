@@ -76,6 +76,18 @@ fn check_parts(name: &str, text: &str) {
     for (target, split) in [(1, 1), (1, 64), (40, 200), (200, 400)] {
         let cut = cuts(text, text.len(), Context::default(), target, split);
         assert!(cut.entry_kept, "{name}: a whole text has no kernel to keep");
+        // A big text's statements are read in pieces: the cuts are the same.
+        for piece in [1, 60, 700] {
+            let in_pieces = syntax::cuts_reading_pieces(
+                text,
+                text.len(),
+                Context::default(),
+                target,
+                split,
+                piece,
+            );
+            assert_eq!(cut, in_pieces, "{name}: read in pieces of {piece} bytes");
+        }
         // A middle part holds one kernel's body, neither starting nor ending it.
         for (i, &(start, inside)) in cut.parts.iter().enumerate() {
             let (end, goes_on) = cut
