@@ -140,7 +140,21 @@ pub(crate) struct Document {
     /// by the document's copies (each brings it up to date from its own chunks and stamps
     /// when it gathers diagnostics).
     read_indexes: Arc<Mutex<HashMap<SourceFile, ReadIndex>>>,
+    /// P200's "did you mean" among a split kernel's earlier names, by the kernel index's
+    /// stamp, the chunk (index among the kernel's) and the name: each gathering patches
+    /// the diagnostics of the chunks that continue a kernel ([`Document::patch`]), and a
+    /// suggestion compares the name with every earlier name (tens of thousands in an
+    /// unrolled kernel). Shared by the document's copies; emptied when it grows past
+    /// [`SUGGESTIONS_KEPT`].
+    suggestions: Arc<Mutex<Suggestions>>,
 }
+
+/// [`Document::suggestions`]: by (the kernel index's stamp, the chunk among the kernel's,
+/// the name), the earlier name suggested, if any.
+type Suggestions = HashMap<(u64, usize, String), Option<String>>;
+
+/// How many suggestions [`Document::suggestions`] keeps at most.
+const SUGGESTIONS_KEPT: usize = 4096;
 
 /// A stamp never given before ([`Document::stamps`]).
 fn new_stamp() -> u64 {
@@ -156,6 +170,8 @@ struct CachedIndex {
     /// The hash of each chunk's outline but the last's.
     outlines: Vec<u64>,
     index: Arc<KernelIndex>,
+    /// A stamp of its own ([`new_stamp`]): what [`Document::suggestions`] are keyed by.
+    stamp: u64,
 }
 
 /// The parts of `text` (a document, or a run of its chunks read in `context`, with
@@ -256,6 +272,7 @@ impl Document {
             indexes: HashMap::default(),
             stamps: Vec::new(),
             read_indexes: Arc::default(),
+            suggestions: Arc::default(),
         };
         let (pieces, _) = cut_parts(text, "", syntax::Context::default(), target);
         for (i, piece) in pieces.iter().enumerate() {
@@ -317,6 +334,7 @@ impl Document {
             indexes: HashMap::default(),
             stamps: vec![new_stamp()],
             read_indexes: Arc::default(),
+            suggestions: Arc::default(),
         }
     }
 
@@ -386,6 +404,7 @@ impl Document {
         self.replace_chunks(db, all, &pieces, false);
         self.indexes.clear();
         self.read_indexes = Arc::default();
+        self.suggestions = Arc::default();
     }
 
     /// Replaces the bytes `range` of the document with `insert` (`range` is clamped to the
@@ -905,6 +924,7 @@ impl Document {
                         chunks: chunks.clone(),
                         outlines: hashes,
                         index: index.clone(),
+                        stamp: new_stamp(),
                     },
                 );
                 (index, true)
@@ -1157,6 +1177,7 @@ impl Document {
                     chunks,
                     outlines,
                     index: Arc::new(index),
+                    stamp: new_stamp(),
                 },
             );
         }
@@ -1338,8 +1359,27 @@ impl Document {
             }
             _ => None,
         };
-        let before = lower::diag::did_you_mean(name, cached.index.visible_before(index - head));
-        let candidates = before.into_iter().chain(local.as_deref());
+        let key = (cached.stamp, index - head, name.to_string());
+        let kept = self
+            .suggestions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        let before = kept.unwrap_or_else(|| {
+            let before = lower::diag::did_you_mean(name, cached.index.visible_before(index - head))
+                .map(str::to_string);
+            let mut kept = self
+                .suggestions
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            if kept.len() >= SUGGESTIONS_KEPT {
+                kept.clear();
+            }
+            kept.insert(key, before.clone());
+            before
+        });
+        let candidates = before.iter().map(String::as_str).chain(local.as_deref());
         let best = lower::diag::did_you_mean(name, candidates).map(str::to_string);
         if best != local {
             d.message = match &best {

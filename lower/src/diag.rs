@@ -277,18 +277,20 @@ pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let lower = name.to_ascii_lowercase();
-    let chars = name.chars().count();
+    let lower: Vec<char> = name.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let mut rows = OsaRows::default();
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
         let limit = (name.len().max(candidate.len()) / 3).max(1);
-        // The distance is at least the difference in length: most candidates of a big
-        // scope (thousands of names) are passed over without computing it.
-        if chars.abs_diff(candidate.chars().count()) > limit {
-            continue;
-        }
-        let distance = osa_distance(&lower, &candidate.to_ascii_lowercase());
-        if distance <= limit && best.is_none_or(|(d, _)| distance < d) {
+        // Only a closer candidate counts: the distance must be at most `bound`, and its
+        // computation stops as soon as it cannot be (most candidates of a big scope,
+        // thousands of names, are passed over after a row or two, or on their length).
+        let bound = match best {
+            Some((0, _)) => break,
+            Some((d, _)) => limit.min(d - 1),
+            None => limit,
+        };
+        if let Some(distance) = rows.distance_within(&lower, candidate, bound) {
             best = Some((distance, candidate));
         }
     }
@@ -362,31 +364,125 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 
 fn osa_distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
+    OsaRows::default()
+        .distance_within(&a, b, usize::MAX)
+        .unwrap_or(usize::MAX)
+}
+
+/// The rows of an optimal string alignment distance, kept between computations (no
+/// allocation per candidate of a did-you-mean).
+#[derive(Default)]
+struct OsaRows {
+    b: Vec<char>,
+    rows: [Vec<usize>; 3],
+}
+
+impl OsaRows {
+    /// The optimal string alignment (Damerau–Levenshtein without repeated edits) distance
+    /// between `a` (chars, ASCII-lowercased) and `b` (ASCII-lowercased here), if it is at
+    /// most `bound`; `None` as soon as it cannot be: the lengths differ by more, or two
+    /// rows in a row exceed it (a row's least entry is at least the least of the row before
+    /// it and one more than the least of the row before that).
+    fn distance_within(&mut self, a: &[char], b: &str, bound: usize) -> Option<usize> {
+        self.b.clear();
+        self.b.extend(b.chars().map(|c| c.to_ascii_lowercase()));
+        let (a, b) = (a, &self.b);
+        let (n, m) = (a.len(), b.len());
+        if n.abs_diff(m) > bound {
+            return None;
         }
+        let [before, last, row] = &mut self.rows;
+        for r in [&mut *before, &mut *last, &mut *row] {
+            r.clear();
+            r.resize(m + 1, 0);
+        }
+        for (j, cell) in last.iter_mut().enumerate() {
+            *cell = j;
+        }
+        let mut over_before = false;
+        for i in 1..=n {
+            row[0] = i;
+            let mut least = i;
+            for j in 1..=m {
+                let cost = usize::from(a[i - 1] != b[j - 1]);
+                let mut d = (last[j] + 1).min(row[j - 1] + 1).min(last[j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    d = d.min(before[j - 2] + 1);
+                }
+                row[j] = d;
+                least = least.min(d);
+            }
+            let over = least > bound;
+            if over && over_before {
+                return None;
+            }
+            over_before = over;
+            std::mem::swap(before, last);
+            std::mem::swap(last, row);
+        }
+        let distance = last[m];
+        (distance <= bound).then_some(distance)
     }
-    d[a.len()][b.len()]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bounded distance is the distance when within the bound, on pseudo-random names
+    /// over a small alphabet (many near misses, transpositions, case).
+    #[test]
+    fn bounded_distance_agrees() {
+        fn plain(a: &[char], b: &[char]) -> usize {
+            let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+            for (i, row) in d.iter_mut().enumerate() {
+                row[0] = i;
+            }
+            for (j, cell) in d[0].iter_mut().enumerate() {
+                *cell = j;
+            }
+            for i in 1..=a.len() {
+                for j in 1..=b.len() {
+                    let cost = usize::from(a[i - 1] != b[j - 1]);
+                    d[i][j] = (d[i - 1][j] + 1)
+                        .min(d[i][j - 1] + 1)
+                        .min(d[i - 1][j - 1] + cost);
+                    if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                        d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                    }
+                }
+            }
+            d[a.len()][b.len()]
+        }
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let alphabet: Vec<char> = "abAB_1é".chars().collect();
+        let mut rows = OsaRows::default();
+        for _ in 0..20_000 {
+            let (la, lb) = (next() % 9, next() % 9);
+            let mut word = |len: u64| -> String {
+                (0..len)
+                    .map(|_| alphabet[(next() % alphabet.len() as u64) as usize])
+                    .collect()
+            };
+            let (a, b) = (word(la), word(lb));
+            let fa: Vec<char> = a.chars().map(|c| c.to_ascii_lowercase()).collect();
+            let fb: Vec<char> = b.chars().map(|c| c.to_ascii_lowercase()).collect();
+            let want = plain(&fa, &fb);
+            let bound = (next() % 6) as usize;
+            let got = rows.distance_within(&fa, &b, bound);
+            assert_eq!(
+                got,
+                (want <= bound).then_some(want),
+                "{a:?} {b:?} within {bound}"
+            );
+        }
+    }
 
     #[test]
     fn suggestions() {
