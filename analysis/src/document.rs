@@ -174,21 +174,44 @@ struct CachedIndex {
     stamp: u64,
 }
 
+/// The longest run of chunks [`cut_parts`] reads through the database's memoized pieces
+/// (bytes); a longer one (a whole kernel re-cut) is read on every core.
+const MEMOIZED_CUT: usize = 1 << 20;
+
 /// The parts of `text` (a document, or a run of its chunks read in `context`, with
 /// `look_ahead` the first line of the chunk after them): each piece with whether it starts
-/// inside a kernel, and the cut's verdict on the ends ([`syntax::cuts`]).
+/// inside a kernel, and the cut's verdict on the ends ([`syntax::cuts`]). `db`: the
+/// database an edit's run is read through (its chunks' memoized pieces), if any.
 fn cut_parts<'t>(
     text: &'t str,
     look_ahead: &str,
     context: syntax::Context,
     target: usize,
+    db: Option<&dyn Db>,
 ) -> (Vec<Piece<'t>>, syntax::Cuts) {
     let split = target.saturating_mul(crate::split::SPLIT_FACTOR);
-    let cuts = if look_ahead.is_empty() {
-        syntax::cuts(text, text.len(), context, target, split)
+    let whole;
+    let all = if look_ahead.is_empty() {
+        text
     } else {
-        let whole = format!("{text}{look_ahead}");
-        syntax::cuts(&whole, text.len(), context, target, split)
+        whole = format!("{text}{look_ahead}");
+        whole.as_str()
+    };
+    // An edit's run of chunks (not a whole kernel re-cut) is read in the pieces its chunk's
+    // parse memoizes ([`crate::db::parse`]): only the piece the edit touched is read, and
+    // the parse after it reads none.
+    let cuts = match db {
+        Some(db) if text.len() < MEMOIZED_CUT => {
+            let mut read = |piece: &str, end: usize| {
+                crate::db::piece_statements(
+                    db,
+                    crate::db::Piece::new(db, piece.to_string(), end as u32),
+                )
+            };
+            let mut reader = syntax::StatementReader::Pieces(&mut read);
+            syntax::cuts_read(all, text.len(), context, target, split, &mut reader)
+        }
+        _ => syntax::cuts(all, text.len(), context, target, split),
     };
     let parts = cuts
         .parts
@@ -274,7 +297,7 @@ impl Document {
             read_indexes: Arc::default(),
             suggestions: Arc::default(),
         };
-        let (pieces, _) = cut_parts(text, "", syntax::Context::default(), target);
+        let (pieces, _) = cut_parts(text, "", syntax::Context::default(), target, None);
         for (i, piece) in pieces.iter().enumerate() {
             let next = pieces.get(i + 1);
             let look_ahead = next.map_or(String::new(), |next| first_line(next.text));
@@ -400,7 +423,7 @@ impl Document {
     pub fn set_text(&mut self, db: &mut RootDatabase, text: &str) {
         self.warmed = false;
         let all = 0..self.chunks.len();
-        let (pieces, _) = cut_parts(text, "", syntax::Context::default(), self.target);
+        let (pieces, _) = cut_parts(text, "", syntax::Context::default(), self.target, None);
         self.replace_chunks(db, all, &pieces, false);
         self.indexes.clear();
         self.read_indexes = Arc::default();
@@ -477,7 +500,7 @@ impl Document {
                 .get(last + 1)
                 .map_or(String::new(), |c| first_line(c.source.text(db)));
             let context = syntax::Context { inside, goes_on };
-            let (parts, cuts) = cut_parts(&merged, &look_ahead, context, self.target);
+            let (parts, cuts) = cut_parts(&merged, &look_ahead, context, self.target, Some(db));
             if (inside && !cuts.entry_kept) || (goes_on && !cuts.ends_inside) {
                 // The run's ends no longer fit: re-cut the whole kernels it touches.
                 let (head, tail) = (self.head(first), self.tail(last));

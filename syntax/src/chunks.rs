@@ -162,7 +162,25 @@ pub struct Cuts {
 /// starts inside), the parts give the parse of the whole ([`crate::parse_part`]). Texts
 /// without a kernel of `split` bytes are cut at kernel lines only, without being read.
 pub fn cuts(text: &str, end: usize, context: Context, target: usize, split: usize) -> Cuts {
-    cuts_reading_pieces(text, end, context, target, split, MARK_PIECE)
+    cuts_read(
+        text,
+        end,
+        context,
+        target,
+        split,
+        &mut StatementReader::OnEveryCore(MARK_PIECE),
+    )
+}
+
+/// How [`cuts_read`] reads the statements of a text it may cut inside a kernel.
+pub enum StatementReader<'a, 'r> {
+    /// On every core, in pieces of about this many bytes, each read alone (see [`cuts`]).
+    OnEveryCore(usize),
+    /// In the pieces [`piece_starts`] picks, each given by the caller (its text with its
+    /// look-ahead, and where the piece proper ends, as [`crate::read_in_pieces`] asks):
+    /// an editor's analysis hands its memoized pieces, so that cutting an edited chunk
+    /// re-reads only the piece the edit touched, and parsing it afterwards re-reads none.
+    Pieces(&'a mut dyn FnMut(&str, usize) -> &'r crate::Statements),
 }
 
 /// [`cuts`], a text too big to read at once read in pieces of about `piece` bytes (for
@@ -175,6 +193,25 @@ pub fn cuts_reading_pieces(
     target: usize,
     split: usize,
     piece: usize,
+) -> Cuts {
+    cuts_read(
+        text,
+        end,
+        context,
+        target,
+        split,
+        &mut StatementReader::OnEveryCore(piece),
+    )
+}
+
+/// [`cuts`], the statements read by `reader` (the cuts do not depend on how).
+pub fn cuts_read(
+    text: &str,
+    end: usize,
+    context: Context,
+    target: usize,
+    split: usize,
+    reader: &mut StatementReader<'_, '_>,
 ) -> Cuts {
     let target = target.max(1);
     let end = end.min(text.len());
@@ -199,7 +236,33 @@ pub fn cuts_reading_pieces(
             entry_kept: true,
         };
     }
-    cut_in_kernels(text, end, context, target, split, piece)
+    let marks = match reader {
+        StatementReader::OnEveryCore(piece) => marks_on_every_core(text, end, (*piece).max(1)),
+        StatementReader::Pieces(read) => {
+            let mut marks = Vec::new();
+            let mut from = 0;
+            let starts = piece_starts(text, end);
+            for to in starts
+                .into_iter()
+                .filter(|&s| s > 0 && s < end)
+                .chain([end])
+            {
+                if to <= from {
+                    continue;
+                }
+                let piece = if to == end {
+                    &text[from..]
+                } else {
+                    &text[from..crate::look_ahead_end(text, to)]
+                };
+                let read = read(piece, to - from);
+                marks.extend(read.statements.iter().map(|s| Mark::of(s).shifted(from)));
+                from = to;
+            }
+            marks
+        }
+    };
+    cut_in_kernels(text, end, context, target, split, &marks)
 }
 
 /// The starts of the lines of `text` that start a kernel ([`starts_kernel_line`]).
@@ -228,10 +291,9 @@ fn cut_in_kernels(
     context: Context,
     target: usize,
     split: usize,
-    piece: usize,
+    marks: &[Mark],
 ) -> Cuts {
-    let read = marks_on_every_core(text, end, piece.max(1));
-    let mut statements = read.iter().peekable();
+    let mut statements = marks.iter().peekable();
     let mut parts = vec![(0, context.inside)];
     // The open bodies: true for a kernel. A kernel's start, its candidate cuts, and
     // whether it is the one the text starts inside.
@@ -374,6 +436,25 @@ impl Mark {
         }
     }
 
+    /// The mark `by` bytes further on.
+    fn shifted(self, by: usize) -> Mark {
+        match self {
+            Mark::Kernel { start, opens } => Mark::Kernel {
+                start: start + by,
+                opens,
+            },
+            Mark::Loop { start, opens } => Mark::Loop {
+                start: start + by,
+                opens,
+            },
+            Mark::Close { start, end } => Mark::Close {
+                start: start + by,
+                end: end + by,
+            },
+            Mark::Stmt { start } => Mark::Stmt { start: start + by },
+        }
+    }
+
     /// Where its statement starts.
     fn start(self) -> usize {
         match self {
@@ -403,23 +484,7 @@ fn marks_on_every_core(text: &str, end: usize, piece: usize) -> Vec<Mark> {
         let read = crate::read_statements(&text[from..until], to - from, &|| ());
         read.statements
             .iter()
-            .map(|s| match Mark::of(s) {
-                Mark::Kernel { start, opens } => Mark::Kernel {
-                    start: start + from,
-                    opens,
-                },
-                Mark::Loop { start, opens } => Mark::Loop {
-                    start: start + from,
-                    opens,
-                },
-                Mark::Close { start, end } => Mark::Close {
-                    start: start + from,
-                    end: end + from,
-                },
-                Mark::Stmt { start } => Mark::Stmt {
-                    start: start + from,
-                },
-            })
+            .map(|s| Mark::of(s).shifted(from))
             .collect()
     };
     if end < piece.saturating_mul(2) {

@@ -26,8 +26,8 @@ mod value;
 
 pub use ast::*;
 pub use chunks::{
-    Cuts, chunk_starts, cuts, cuts_reading_pieces, line_end, piece_starts, starts_kernel_line,
-    starts_statement_line, statement_lines,
+    Cuts, StatementReader, chunk_starts, cuts, cuts_read, cuts_reading_pieces, line_end,
+    piece_starts, starts_kernel_line, starts_statement_line, statement_lines,
 };
 pub use lexer::{Token, lex, lone_carriage_return_error, lone_carriage_returns};
 pub use parser::Statements;

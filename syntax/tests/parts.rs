@@ -88,6 +88,19 @@ fn check_parts(name: &str, text: &str) {
             );
             assert_eq!(cut, in_pieces, "{name}: read in pieces of {piece} bytes");
         }
+        // And in the pieces an editor's analysis memoizes, handed to it.
+        let mut read = |piece: &str, end: usize| -> &'static syntax::Statements {
+            Box::leak(Box::new(syntax::read_statements(piece, end, &|| ())))
+        };
+        let handed = syntax::cuts_read(
+            text,
+            text.len(),
+            Context::default(),
+            target,
+            split,
+            &mut syntax::StatementReader::Pieces(&mut read),
+        );
+        assert_eq!(cut, handed, "{name}: read in handed pieces");
         // A middle part holds one kernel's body, neither starting nor ending it.
         for (i, &(start, inside)) in cut.parts.iter().enumerate() {
             let (end, goes_on) = cut
