@@ -174,34 +174,15 @@ pub fn cuts(text: &str, end: usize, context: Context, target: usize, split: usiz
 
 /// How [`cuts_read`] reads the statements of a text it may cut inside a kernel.
 pub enum StatementReader<'a, 'r> {
-    /// On every core, in pieces of about this many bytes, each read alone (see [`cuts`]).
+    /// On every core, in pieces of about this many bytes (`cuts` reads 256 KB), each read
+    /// alone, kept as where each statement starts and how it nests: the cuts do not depend
+    /// on the size.
     OnEveryCore(usize),
     /// In the pieces [`piece_starts`] picks, each given by the caller (its text with its
     /// look-ahead, and where the piece proper ends, as [`crate::read_in_pieces`] asks):
     /// an editor's analysis hands its memoized pieces, so that cutting an edited chunk
     /// re-reads only the piece the edit touched, and parsing it afterwards re-reads none.
     Pieces(&'a mut dyn FnMut(&str, usize) -> &'r crate::Statements),
-}
-
-/// [`cuts`], a text too big to read at once read in pieces of about `piece` bytes (for
-/// tests: the cuts do not depend on it).
-#[doc(hidden)]
-pub fn cuts_reading_pieces(
-    text: &str,
-    end: usize,
-    context: Context,
-    target: usize,
-    split: usize,
-    piece: usize,
-) -> Cuts {
-    cuts_read(
-        text,
-        end,
-        context,
-        target,
-        split,
-        &mut StatementReader::OnEveryCore(piece),
-    )
 }
 
 /// [`cuts`], the statements read by `reader` (the cuts do not depend on how).
@@ -240,24 +221,9 @@ pub fn cuts_read(
         StatementReader::OnEveryCore(piece) => marks_on_every_core(text, end, (*piece).max(1)),
         StatementReader::Pieces(read) => {
             let mut marks = Vec::new();
-            let mut from = 0;
-            let starts = piece_starts(text, end);
-            for to in starts
-                .into_iter()
-                .filter(|&s| s > 0 && s < end)
-                .chain([end])
-            {
-                if to <= from {
-                    continue;
-                }
-                let piece = if to == end {
-                    &text[from..]
-                } else {
-                    &text[from..crate::look_ahead_end(text, to)]
-                };
-                let read = read(piece, to - from);
+            for (from, piece, len) in crate::pieces(text, end, &piece_starts(text, end)) {
+                let read = read(piece, len);
                 marks.extend(read.statements.iter().map(|s| Mark::of(s).shifted(from)));
-                from = to;
             }
             marks
         }

@@ -26,8 +26,8 @@ mod value;
 
 pub use ast::*;
 pub use chunks::{
-    Cuts, StatementReader, chunk_starts, cuts, cuts_read, cuts_reading_pieces, line_end,
-    piece_starts, starts_kernel_line, starts_statement_line, statement_lines,
+    Cuts, StatementReader, chunk_starts, cuts, cuts_read, line_end, piece_starts,
+    starts_kernel_line, starts_statement_line, statement_lines,
 };
 pub use lexer::{Token, lex, lone_carriage_return_error, lone_carriage_returns};
 pub use parser::Statements;
@@ -232,33 +232,48 @@ pub fn read_in_pieces(
     starts: &[usize],
     read: &mut dyn FnMut(&str, usize) -> Statements,
 ) -> Statements {
-    let end = end.min(text.len());
     let mut out = Statements::default();
-    let mut from = 0;
-    for to in starts
-        .iter()
-        .copied()
-        .filter(|&s| s > 0 && s < end)
-        .chain([end])
-    {
-        if to <= from {
-            continue;
-        }
-        let piece_text = if to == end {
-            &text[from..]
-        } else {
-            &text[from..look_ahead_end(text, to)]
-        };
-        let mut piece = read(piece_text, to - from);
+    for (from, piece_text, len) in pieces(text, end, starts) {
+        let mut piece = read(piece_text, len);
         if from > 0 {
             piece.shift(TextSize::try_from(from).unwrap_or_default());
         }
         out.statements.append(&mut piece.statements);
         out.lexical_errors.append(&mut piece.lexical_errors);
         out.reader_errors.append(&mut piece.reader_errors);
-        from = to;
     }
     out
+}
+
+/// The pieces of `text[..end]` cut at `starts` (those in `1..end`), as
+/// [`read_in_pieces`] reads them: each piece's start, its text with its look-ahead (the
+/// last runs to the end of `text`), and its length proper (bytes).
+pub(crate) fn pieces<'t>(
+    text: &'t str,
+    end: usize,
+    starts: &[usize],
+) -> impl Iterator<Item = (usize, &'t str, usize)> {
+    let end = end.min(text.len());
+    let cuts: Vec<usize> = starts
+        .iter()
+        .copied()
+        .filter(|&s| s > 0 && s < end)
+        .chain([end])
+        .collect();
+    let mut from = 0;
+    cuts.into_iter().filter_map(move |to| {
+        if to <= from {
+            return None;
+        }
+        let piece = if to == end {
+            &text[from..]
+        } else {
+            &text[from..look_ahead_end(text, to)]
+        };
+        let at = from;
+        from = to;
+        Some((at, piece, to - at))
+    })
 }
 
 /// Decodes file bytes with [`decode`] and parses them: every run of invalid UTF-8 is one

@@ -78,13 +78,13 @@ fn check_parts(name: &str, text: &str) {
         assert!(cut.entry_kept, "{name}: a whole text has no kernel to keep");
         // A big text's statements are read in pieces: the cuts are the same.
         for piece in [1, 60, 700] {
-            let in_pieces = syntax::cuts_reading_pieces(
+            let in_pieces = syntax::cuts_read(
                 text,
                 text.len(),
                 Context::default(),
                 target,
                 split,
-                piece,
+                &mut syntax::StatementReader::OnEveryCore(piece),
             );
             assert_eq!(cut, in_pieces, "{name}: read in pieces of {piece} bytes");
         }
