@@ -78,10 +78,14 @@ fn only_indent(prefix: &str) -> bool {
     prefix.bytes().all(|b| b == b' ' || b == b'\t')
 }
 
-/// The byte offset just past the line of `text` that starts at byte `line` (after its
-/// `\n`, or the end of the text).
+/// The byte offset just past the line of `text` that holds byte `line` (after its `\n`,
+/// or the end of the text). Any offset will do, also one inside a character: a `\n` byte
+/// is never part of another character, so the answer is a character boundary.
 pub fn line_end(text: &str, line: usize) -> usize {
-    text[line..].find('\n').map_or(text.len(), |i| line + i + 1)
+    text.as_bytes()
+        .get(line..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'\n'))
+        .map_or(text.len(), |i| line + i + 1)
 }
 
 /// Chunk starts for `text`: 0, then statement lines (see [`statement_lines`]) at least

@@ -77,7 +77,7 @@ fn check_parts(name: &str, text: &str) {
         let cut = cuts(text, text.len(), Context::default(), target, split);
         assert!(cut.entry_kept, "{name}: a whole text has no kernel to keep");
         // A big text's statements are read in pieces: the cuts are the same.
-        for piece in [1, 60, 700] {
+        for piece in [1, 5, 60, 700] {
             let in_pieces = syntax::cuts_read(
                 text,
                 text.len(),
@@ -230,6 +230,31 @@ fn files_with_errors_parse_the_same_part_by_part() {
         ),
     ] {
         check_parts(name, text);
+    }
+}
+
+/// A text read in pieces cut at any byte, also inside a character, cuts the same (the
+/// piece boundaries move to the next statement line).
+#[test]
+fn pieces_cut_inside_characters() {
+    let mut text = String::from("kernel @k(%a: sbuf f32[128, 128]) {\n");
+    for i in 0..60 {
+        text.push_str(&format!(
+            "  // § é — {i}\n  TensorCopyOp {{ // §§§§§§§§§§ ünï\n    dst = %a, src = %a }}\n"
+        ));
+    }
+    text.push_str("}\n");
+    let whole = cuts(&text, text.len(), Context::default(), 40, 200);
+    for piece in 1..40 {
+        let read = syntax::cuts_read(
+            &text,
+            text.len(),
+            Context::default(),
+            40,
+            200,
+            &mut syntax::StatementReader::OnEveryCore(piece),
+        );
+        assert_eq!(whole, read, "pieces of {piece} bytes");
     }
 }
 
