@@ -240,11 +240,15 @@ impl AnalysisHost {
             .map_or(1, std::num::NonZeroUsize::get)
             .min(chunks.len())
             .saturating_sub(1);
-        let threads = helpers + 1;
         // This thread's share of `batch` (every `threads`-th chunk from `first`).
-        let share = |db: &RootDatabase, batch: &[Chunk], first: usize, phase: usize| {
+        // The next chunk of the batch to take: each thread takes the next one left (chunks
+        // differ in cost; a fixed share left a core idle at the end of each batch).
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let share = |db: &RootDatabase, batch: &[Chunk], phase: usize| {
             let _ = salsa::Cancelled::catch(AssertUnwindSafe(|| {
-                for chunk in batch.iter().skip(first).step_by(threads) {
+                while let Some(chunk) =
+                    batch.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+                {
                     phases[phase](db, chunk);
                 }
             }));
@@ -252,7 +256,7 @@ impl AnalysisHost {
         std::thread::scope(|scope| {
             let (done, finished) = std::sync::mpsc::channel::<()>();
             let jobs: Vec<_> = (1..=helpers)
-                .map(|first| {
+                .map(|_| {
                     let (job, next) = std::sync::mpsc::channel::<(RootDatabase, &[Chunk], usize)>();
                     let done = done.clone();
                     scope.spawn(move || {
@@ -260,7 +264,7 @@ impl AnalysisHost {
                             // A panic here is a bug the chunk's next analysis meets again
                             // (on a request, which reports it); the batch must end anyway.
                             let _ = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                                share(&db, batch, first, phase);
+                                share(&db, batch, phase);
                             }));
                             drop(db);
                             let _ = done.send(());
@@ -272,11 +276,12 @@ impl AnalysisHost {
             drop(done);
             for batch in chunks.chunks(WARM_BATCH) {
                 for phase in 0..phases.len() {
+                    next.store(0, std::sync::atomic::Ordering::Relaxed);
                     let sent = jobs
                         .iter()
                         .filter(|job| job.send((self.db.clone(), batch, phase)).is_ok())
                         .count();
-                    share(&self.db, batch, 0, phase);
+                    share(&self.db, batch, phase);
                     for _ in 0..sent {
                         let _ = finished.recv();
                     }
