@@ -180,8 +180,9 @@ const MEMOIZED_CUT: usize = 1 << 20;
 
 /// The parts of `text` (a document, or a run of its chunks read in `context`, with
 /// `look_ahead` the first line of the chunk after them): each piece with whether it starts
-/// inside a kernel, and the cut's verdict on the ends ([`syntax::cuts`]). `db`: the
-/// database an edit's run is read through (its chunks' memoized pieces), if any.
+/// inside a kernel, and the cut's verdict on the ends ([`syntax::cuts`]). `db`: for an
+/// edit's run, the database it is read through (its chunks' memoized pieces); such a run
+/// is cut into parts of at least twice `target`.
 fn cut_parts<'t>(
     text: &'t str,
     look_ahead: &str,
@@ -190,6 +191,15 @@ fn cut_parts<'t>(
     db: Option<&dyn Db>,
 ) -> (Vec<Piece<'t>>, syntax::Cuts) {
     let split = target.saturating_mul(crate::split::SPLIT_FACTOR);
+    // An edit's run is cut into parts of twice the target: a chunk an edit grew is cut
+    // again when it has doubled, not as soon as its last statement passes the target (an
+    // op line typed in a chunk cut there would split off a chunk of one line, and a new
+    // list of chunks makes a cut kernel's indexes anew).
+    let target = if db.is_some() {
+        target.saturating_mul(2)
+    } else {
+        target
+    };
     let whole;
     let all = if look_ahead.is_empty() {
         text
