@@ -50,6 +50,22 @@ const KERNEL_LINE = 10;
 const WORKSPACE_FILES = [FILE, 'topk.pir', 'rmsnorm.pir', 'tensor_add.pir'];
 /** tests/rules/rule_P416_psum_peak.pir: P416 on its kernel name, line 9, column 8. */
 const OVER_FILE = 'rule_P416_psum_peak.pir';
+/** One kernel of 2,000 copies (about 160 KB, which the server cuts into chunks), each
+ *  reading the tensor the copy before it wrote, the writer of `%t1500` left out: P501 at
+ *  its read, line 3004, column 38, chunks after the kernel's header. */
+const BIG_FILE = 'big_kernel.pir';
+
+function bigKernel() {
+  const lines = ['kernel @big(%x: sbuf f32[128, 128]) -> (%y: sbuf f32[128, 128]) {'];
+  let previous = '%x';
+  for (let i = 0; i < 2000; i++) {
+    lines.push(`  tensor %t${i} : sbuf f32[128, 128]`);
+    if (i !== 1500) lines.push(`  TensorCopyOp { dst = %t${i}, src = ${previous} }`);
+    previous = `%t${i}`;
+  }
+  lines.push(`  TensorCopyOp { dst = %y, src = ${previous} }`, '}', '');
+  return lines.join('\n');
+}
 
 const started = Date.now();
 const log = (msg) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}`);
@@ -109,6 +125,7 @@ function prepare() {
   // A kernel over PSUM capacity, worked out in its header (tests/rules/).
   const over = fs.readFileSync(path.join(HERE, '../rules', OVER_FILE), 'utf8').replace(/[ \t]*\/\/[>!].*$/gm, '');
   fs.writeFileSync(path.join(WORKSPACE, OVER_FILE), over);
+  fs.writeFileSync(path.join(WORKSPACE, BIG_FILE), bigKernel());
   // A remote window (code-server is one) reads the machine-overridable `pir.server.path`
   // from the Machine settings (or the workspace's), never from User settings.
   writeJson(path.join(DATA, 'Machine/settings.json'), { 'pir.server.path': PIR_BIN });
@@ -685,6 +702,30 @@ const CHECKS = [
         );
         return lenses.includes(want) || notYet(lenses);
       });
+    },
+  ],
+  [
+    'a big kernel cut into chunks is checked as a whole (P501 chunks after its header)',
+    async (page) => {
+      const input = await openQuickInput(page, 'Control+P');
+      await input.fill(BIG_FILE);
+      await waitFor(`Quick Open to offer ${BIG_FILE}`, async () => {
+        const label = await page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first().textContent({ timeout: 1000 });
+        return plain(label).trim() === BIG_FILE || notYet(label);
+      });
+      await page.keyboard.press('Enter');
+      const editor = `.monaco-editor[data-uri$="/${BIG_FILE}"]`;
+      await page.locator(editor).first().waitFor({ state: 'visible', timeout: STEP_MS });
+      const row = await waitFor('a P501 row at the read of %t1500', async () => {
+        const rows = markerRows(await problems(page));
+        const hit = rows.find((r) => r.includes('P501') && r.includes('[Ln 3004, Col 38]'));
+        return hit ?? notYet(rows);
+      });
+      if (!row.includes('%t1500')) throw new Error(`the P501 row: ${row}`);
+      // Every name an earlier chunk defines is known in the later ones: no P200.
+      const unknown = markerRows(await problems(page)).filter((r) => r.includes('P200') && r.includes('%t'));
+      if (unknown.length > 0) throw new Error(`names of earlier chunks unknown: ${unknown.slice(0, 3)}`);
+      log(`P501: ${row}`);
     },
   ],
   [

@@ -7,7 +7,8 @@
 -- timeout: filetype and syntax groups, the server attaching, diagnostics, hover, inlay hints,
 -- the code lens and the kernel-name hover (SPEC §10.1), P416 and its lens, :PirShowBir (op and
 -- file), an edit that introduces a P200 error and its quick fix, semantic tokens following
--- them (as deltas), related locations in a message, `gq` formatting with the server,
+-- them (as deltas), related locations in a message, `gq` formatting with the server, a
+-- big kernel cut into chunks (P501 across them, hover in a later chunk),
 -- indentation, completion options and the warning about a missing binary. Prints one line
 -- per check and exits 0 when all pass, 1 on the first failure (with the reason), 3 on a
 -- global timeout.
@@ -556,6 +557,57 @@ local checks = {
       local answer = client:request_sync('textDocument/completion', params, 5000, buf)
       local items = answer and answer.result and (answer.result.items or answer.result) or {}
       expect(#items > 1, 'completion after `%%q:` offers %d items', #items)
+    end,
+  },
+  {
+    'a big kernel cut into chunks is checked as a whole',
+    function()
+      -- One kernel of 2,000 copies (about 160 KB): the server cuts it into chunks at its
+      -- body's statement lines (docs/scale.md). Each copy reads the tensor the one before
+      -- it wrote, so deleting a writer far down is a P501 across chunks, and its undo
+      -- clears it.
+      local lines = { 'kernel @big(%x: sbuf f32[128, 128]) -> (%y: sbuf f32[128, 128]) {' }
+      local previous = '%x'
+      for i = 0, 1999 do
+        lines[#lines + 1] = ('  tensor %%t%d : sbuf f32[128, 128]'):format(i)
+        lines[#lines + 1] = ('  TensorCopyOp { dst = %%t%d, src = %s }'):format(i, previous)
+        previous = '%t' .. i
+      end
+      lines[#lines + 1] = ('  TensorCopyOp { dst = %%y, src = %s }'):format(previous)
+      lines[#lines + 1] = '}'
+      local path = ctx.dir .. '/big.pir'
+      vim.fn.writefile(lines, path)
+      vim.cmd.edit(vim.fn.fnameescape(path))
+      local buf = vim.api.nvim_get_current_buf()
+      local uri = vim.uri_from_fname(path)
+      pir_client(buf)
+      wait_for('publishDiagnostics for ' .. uri, function()
+        return (published[uri] or 0) > 0
+      end)
+      local all = vim.diagnostic.get(buf)
+      expect(#all == 0, 'diagnostics in the big clean kernel: %s', describe(all))
+      local writer = find(buf, 'dst = %t1500,')
+      local reader_line = find(buf, 'dst = %t1501,')
+      vim.api.nvim_buf_set_lines(buf, writer, writer + 1, false, {})
+      local d = wait_for('a P501 diagnostic', function()
+        for _, x in ipairs(vim.diagnostic.get(buf)) do
+          if x.code == 'P501' then
+            return x
+          end
+        end
+      end)
+      expect(d.lnum == reader_line - 1, 'P501 is on line %d, not %d (the read of %%t1500)', d.lnum + 1,
+        reader_line)
+      expect(d.message:find('%t1500', 1, true), 'P501 names another tensor: %s', d.message)
+      local l, c = find(buf, 'dst = %y', 'TensorCopyOp')
+      vim.api.nvim_win_set_cursor(0, { l + 1, c })
+      local src_win = vim.api.nvim_get_current_win()
+      hover_text('"opcode"')
+      vim.api.nvim_set_current_win(src_win)
+      vim.cmd('silent undo')
+      wait_for('the P501 to go with the undo', function()
+        return #vim.diagnostic.get(buf) == 0 and (published[uri] or 0) > 1
+      end)
     end,
   },
   {
