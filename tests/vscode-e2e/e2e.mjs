@@ -342,6 +342,21 @@ async function problems(page) {
 /** The Problems panel's rows for a diagnostic (not the file rows). */
 const markerRows = (rows) => rows.filter((r) => /\[Ln \d+, Col \d+\]/.test(r));
 
+/** Opens the workspace file `name` with Quick Open (Ctrl+P) and waits for its editor;
+ *  returns the editor's selector. */
+async function quickOpen(page, name) {
+  const input = await openQuickInput(page, 'Control+P');
+  await input.fill(name);
+  await waitFor(`Quick Open to offer ${name}`, async () => {
+    const label = await page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first().textContent({ timeout: 1000 });
+    return plain(label).trim() === name || notYet(label);
+  });
+  await page.keyboard.press('Enter');
+  const editor = `.monaco-editor[data-uri$="/${name}"]`;
+  await page.locator(editor).first().waitFor({ state: 'visible', timeout: STEP_MS });
+  return editor;
+}
+
 /** Gives the editor of the tab labelled `name` the keyboard focus (a click on its tab). */
 async function focusTab(page, name) {
   await page.locator(`.tabs-container .tab[data-resource-name="${name}"]`).first().click({ timeout: STEP_MS });
@@ -421,14 +436,7 @@ const CHECKS = [
   [
     'the .pir file opens in language mode Penguin IR',
     async (page) => {
-      const input = await openQuickInput(page, 'Control+P');
-      await input.fill(FILE);
-      await waitFor(`Quick Open to offer ${FILE}`, async () => {
-        const label = await page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first().textContent({ timeout: 1000 });
-        return plain(label).trim() === FILE;
-      });
-      await page.keyboard.press('Enter');
-      await page.locator(SOURCE).first().waitFor({ state: 'visible', timeout: STEP_MS });
+      await quickOpen(page, FILE);
       const mode = await waitFor('the status bar language "Penguin IR"', async () => {
         const t = plain(await page.locator('[id="status.editor.mode"]').first().textContent({ timeout: 1000 })).trim();
         return t === 'Penguin IR' ? t : notYet(t);
@@ -672,15 +680,7 @@ const CHECKS = [
   [
     'a kernel over PSUM capacity gets P416 in the Problems panel, and its lens says so',
     async (page) => {
-      const input = await openQuickInput(page, 'Control+P');
-      await input.fill(OVER_FILE);
-      await waitFor(`Quick Open to offer ${OVER_FILE}`, async () => {
-        const label = await page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first().textContent({ timeout: 1000 });
-        return plain(label).trim() === OVER_FILE || notYet(label);
-      });
-      await page.keyboard.press('Enter');
-      const editor = `.monaco-editor[data-uri$="/${OVER_FILE}"]`;
-      await page.locator(editor).first().waitFor({ state: 'visible', timeout: STEP_MS });
+      const editor = await quickOpen(page, OVER_FILE);
       // Nine PSUM results live together at op #11: 16,388 bytes per partition > 16,384.
       const row = await waitFor('a P416 row at the kernel name', async () => {
         const rows = markerRows(await problems(page));
@@ -707,15 +707,7 @@ const CHECKS = [
   [
     'a big kernel cut into chunks is checked as a whole (P501 chunks after its header)',
     async (page) => {
-      const input = await openQuickInput(page, 'Control+P');
-      await input.fill(BIG_FILE);
-      await waitFor(`Quick Open to offer ${BIG_FILE}`, async () => {
-        const label = await page.locator('.quick-input-widget .monaco-list-row.focused .label-name').first().textContent({ timeout: 1000 });
-        return plain(label).trim() === BIG_FILE || notYet(label);
-      });
-      await page.keyboard.press('Enter');
-      const editor = `.monaco-editor[data-uri$="/${BIG_FILE}"]`;
-      await page.locator(editor).first().waitFor({ state: 'visible', timeout: STEP_MS });
+      await quickOpen(page, BIG_FILE);
       const row = await waitFor('a P501 row at the read of %t1500', async () => {
         const rows = markerRows(await problems(page));
         const hit = rows.find((r) => r.includes('P501') && r.includes('[Ln 3004, Col 38]'));

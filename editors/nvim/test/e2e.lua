@@ -134,6 +134,17 @@ local function errors(buf)
   return vim.diagnostic.get(buf, { severity = vim.diagnostic.severity.ERROR })
 end
 
+--- Waits for a diagnostic with `code` in `buf` and returns the first.
+local function diagnostic_with(buf, code)
+  return wait_for(('a %s diagnostic'):format(code), function()
+    for _, x in ipairs(vim.diagnostic.get(buf)) do
+      if x.code == code then
+        return x
+      end
+    end
+  end)
+end
+
 local function describe(diags)
   local s = {}
   for _, d in ipairs(diags) do
@@ -360,13 +371,7 @@ local checks = {
     function()
       local l, c = find(ctx.buf, 'moving = %rhs_tile', '%rhs_tile')
       vim.api.nvim_buf_set_text(ctx.buf, l, c, l, c + #'%rhs_tile', { '%rhs_tyle' })
-      local d = wait_for('a P200 diagnostic', function()
-        for _, x in ipairs(vim.diagnostic.get(ctx.buf)) do
-          if x.code == 'P200' then
-            return x
-          end
-        end
-      end)
+      local d = diagnostic_with(ctx.buf, 'P200')
       expect(d.lnum == l, 'P200 is on line %d, not %d (the edited use)', d.lnum + 1, l + 1)
       expect(d.col == c, 'P200 starts at column %d, not %d', d.col + 1, c + 1)
       expect(d.severity == vim.diagnostic.severity.ERROR, 'P200 has severity %s', tostring(d.severity))
@@ -465,13 +470,7 @@ local checks = {
       vim.cmd.edit(vim.fn.fnameescape(dst))
       local buf = vim.api.nvim_get_current_buf()
       pir_client(buf)
-      local d = wait_for('a P416 warning', function()
-        for _, x in ipairs(vim.diagnostic.get(buf)) do
-          if x.code == 'P416' then
-            return x
-          end
-        end
-      end)
+      local d = diagnostic_with(buf, 'P416')
       local l, c = find(buf, 'kernel @rule_p416_psum', '@rule_p416_psum')
       expect(d.lnum == l and d.col == c, 'P416 is at %d:%d, not on the kernel name at %d:%d',
         d.lnum + 1, d.col + 1, l + 1, c + 1)
@@ -589,13 +588,7 @@ local checks = {
       local writer = find(buf, 'dst = %t1500,')
       local reader_line = find(buf, 'dst = %t1501,')
       vim.api.nvim_buf_set_lines(buf, writer, writer + 1, false, {})
-      local d = wait_for('a P501 diagnostic', function()
-        for _, x in ipairs(vim.diagnostic.get(buf)) do
-          if x.code == 'P501' then
-            return x
-          end
-        end
-      end)
+      local d = diagnostic_with(buf, 'P501')
       expect(d.lnum == reader_line - 1, 'P501 is on line %d, not %d (the read of %%t1500)', d.lnum + 1,
         reader_line)
       expect(d.message:find('%t1500', 1, true), 'P501 names another tensor: %s', d.message)
