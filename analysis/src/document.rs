@@ -969,11 +969,7 @@ impl Document {
                 continue;
             }
             let entry = index.entry(k, crate::split::mentions(db, source));
-            if source.entry(db).as_deref() != Some(&entry) {
-                source
-                    .set_entry(db)
-                    .with_durability(durability)
-                    .to(Some(Arc::new(entry)));
+            if set_entry(db, source, Some(entry), durability) {
                 self.forget(at);
             }
         }
@@ -1006,12 +1002,7 @@ impl Document {
                     .with_durability(Durability::LOW)
                     .to(String::new());
             }
-            if source.entry(db).is_some() {
-                source
-                    .set_entry(db)
-                    .with_durability(Durability::LOW)
-                    .to(None);
-            }
+            set_entry(db, source, None, Durability::LOW);
         }
         let after = self
             .chunks
@@ -1064,11 +1055,8 @@ impl Document {
                             .with_durability(Durability::LOW)
                             .to(context);
                     }
-                    if !inside && source.entry(db).is_some() {
-                        source
-                            .set_entry(db)
-                            .with_durability(Durability::LOW)
-                            .to(None);
+                    if !inside {
+                        set_entry(db, source, None, Durability::LOW);
                     }
                     source
                 }
@@ -1172,13 +1160,7 @@ impl Document {
                 && let Some((index, _)) = entering.kernels.get(&head)
             {
                 let entry = index.entry(i - head, crate::split::mentions(db, chunk.source));
-                if chunk.source.entry(db).as_deref() != Some(&entry) {
-                    chunk
-                        .source
-                        .set_entry(db)
-                        .with_durability(Durability::MEDIUM)
-                        .to(Some(Arc::new(entry)));
-                }
+                set_entry(db, chunk.source, Some(entry), Durability::MEDIUM);
             }
             if chunk.context.goes_on {
                 // A middle part goes on with the kernel it continues; else its last kernel
@@ -1811,7 +1793,7 @@ pub(crate) fn analyse_chunk(db: &dyn Db, source: SourceFile) {
     summary(db, source);
     let context = *source.context(db);
     if context.inside || context.goes_on {
-        crate::split::part_flows(db, source);
+        crate::split::parts(db, source);
         crate::split::part_resources(db, source);
     }
 }
@@ -1873,6 +1855,24 @@ fn new_source(
         .context_durability(Durability::MEDIUM)
         .entry_durability(Durability::MEDIUM)
         .new(db)
+}
+
+/// Sets the entry of `source` to `entry` at `durability`, unless it is that already (an
+/// input set to its own value still starts a revision). Returns whether it was set.
+fn set_entry(
+    db: &mut RootDatabase,
+    source: SourceFile,
+    entry: Option<crate::resolve::Entry>,
+    durability: Durability,
+) -> bool {
+    if source.entry(db).as_deref() == entry.as_ref() {
+        return false;
+    }
+    source
+        .set_entry(db)
+        .with_durability(durability)
+        .to(entry.map(Arc::new));
+    true
 }
 
 /// The pieces of a run of chunks as [`Document::edit`] keeps them while it grows the run.

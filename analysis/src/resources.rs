@@ -357,16 +357,9 @@ pub struct Touch {
 /// The [`PartResources`] of `kernel`, a part of a split kernel, whose ops are lowered to
 /// `lowered` (in source order).
 pub(crate) fn part_resources(kernel: &KernelItems, lowered: &[&Lowered]) -> PartResources {
-    let Shape {
-        tensors,
-        ops,
-        loops,
-    } = shape(kernel);
-    let ops: Vec<(&ResolvedOp, &Lowered)> = ops
-        .iter()
-        .zip(lowered)
-        .map(|(op, lowered)| (&*op.resolved, *lowered))
-        .collect();
+    let shape = shape(kernel);
+    let ops = shape.lowered(|i, _| lowered.get(i).copied());
+    let Shape { tensors, loops, .. } = shape;
     let (engines, accesses) = counts_and_accesses(&ops);
     let tree = LoopTree::new(&loops, ops.len());
     let mut touches: Vec<Touch> = accesses
@@ -438,6 +431,21 @@ struct Shape<'a> {
     ops: Vec<&'a OpItem>,
     /// The loops holding ops, as spans of op indices (see [`KernelKey::loops`]).
     loops: Vec<(u32, u32)>,
+}
+
+impl<'a> Shape<'a> {
+    /// Each op with its lowering, `lowering` given the op's place and item; the first op
+    /// it has none for ends the list.
+    fn lowered<'l>(
+        &self,
+        mut lowering: impl FnMut(usize, &'a OpItem) -> Option<&'l Lowered>,
+    ) -> Vec<(&'a ResolvedOp, &'l Lowered)> {
+        self.ops
+            .iter()
+            .enumerate()
+            .map_while(|(i, op)| Some((&*op.resolved, lowering(i, op)?)))
+            .collect()
+    }
 }
 
 fn shape(kernel: &KernelItems) -> Shape<'_> {
@@ -566,16 +574,9 @@ fn place(db: &dyn Db, file: SourceFile, kernel: &KernelItems, syntax: &ast::Kern
     // lowerings (see `SourceFile::coarse`); an edited one's come from their interned keys.
     let computed;
     let resources = if *file.coarse(db) {
-        let Shape {
-            tensors,
-            ops,
-            loops,
-        } = shape(kernel);
-        let ops: Vec<(&ResolvedOp, &Lowered)> = ops
-            .iter()
-            .map(|op| (&*op.resolved, lowering(db, file, op)))
-            .collect();
-        computed = resources(&tensors, &ops, &loops);
+        let shape = shape(kernel);
+        let ops = shape.lowered(|_, op| Some(lowering(db, file, op)));
+        computed = resources(&shape.tensors, &ops, &shape.loops);
         &computed
     } else {
         kernel_resources(db, kernel_key(db, kernel))

@@ -389,31 +389,21 @@ fn part(
     Part { flow, ranges }
 }
 
-/// The position-free half of a chunk's [`parts`] ([`PartFlow`]): what the kernel-wide checks
-/// read, each through its own query below.
-#[salsa::tracked(returns(ref))]
-pub fn part_flows(db: &dyn Db, file: SourceFile) -> Vec<PartFlow> {
-    parts(db, file)
-        .iter()
-        .map(|part| part.flow.clone())
-        .collect()
-}
-
 /// Each part's [`PartReads`] (P501, kept by [`crate::read_index::ReadIndex`]).
 #[salsa::tracked(returns(ref))]
 pub fn part_reads(db: &dyn Db, file: SourceFile) -> Vec<Arc<PartReads>> {
-    part_flows(db, file)
+    parts(db, file)
         .iter()
-        .map(|f| f.reads.clone())
+        .map(|p| p.flow.reads.clone())
         .collect()
 }
 
 /// Each part's [`PartDecls`] (P500).
 #[salsa::tracked(returns(ref))]
 fn part_decls(db: &dyn Db, file: SourceFile) -> Vec<PartDecls> {
-    part_flows(db, file)
+    parts(db, file)
         .iter()
-        .map(|f| f.decls.clone())
+        .map(|p| p.flow.decls.clone())
         .collect()
 }
 
@@ -421,7 +411,7 @@ fn part_decls(db: &dyn Db, file: SourceFile) -> Vec<PartDecls> {
 /// [`crate::document::Document::op_base`]).
 #[salsa::tracked(returns(ref))]
 pub fn part_ids(db: &dyn Db, file: SourceFile) -> Vec<PartIds> {
-    part_flows(db, file).iter().map(|f| f.ids.clone()).collect()
+    parts(db, file).iter().map(|p| p.flow.ids.clone()).collect()
 }
 
 pub use key::SplitKernel;
@@ -483,6 +473,19 @@ fn part_of<'a, T>(
     crate::split::kernel_part(flows, i == 0)
 }
 
+/// The kernel's parts, one per chunk (first to last), as `query` summarizes them
+/// ([`part_of`]).
+fn kernel_parts<'a, T>(
+    db: &'a dyn Db,
+    kernel: SplitKernel<'a>,
+    query: fn(&'a dyn Db, SourceFile) -> &'a Vec<T>,
+) -> Vec<&'a T> {
+    let chunks = kernel.chunks(db);
+    (0..chunks.len())
+        .filter_map(|i| part_of(db, chunks, i, query))
+        .collect()
+}
+
 /// The kernel-wide checks of a split kernel from its parts' [`PartFlow`]s but P501 (kept
 /// by [`crate::read_index::ReadIndex`]), as `check::unused_declarations` and `resolve`
 /// check a whole kernel: P500 on a declaration no op names, P208 on an op id used before
@@ -497,10 +500,7 @@ pub fn kernel_checks<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Find
 /// P500 of a split kernel (see [`kernel_checks`]).
 #[salsa::tracked(returns(ref))]
 fn unused<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
-    let chunks = kernel.chunks(db);
-    let flows: Vec<&PartDecls> = (0..chunks.len())
-        .filter_map(|i| part_of(db, chunks, i, part_decls))
-        .collect();
+    let flows = kernel_parts(db, kernel, part_decls);
     let used_later: rustc_hash::FxHashSet<&str> = flows
         .iter()
         .flat_map(|f| f.uses_before.iter().map(String::as_str))
@@ -523,10 +523,7 @@ fn unused<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
 /// written id (implicit ids are all different).
 #[salsa::tracked(returns(ref))]
 fn ids_used<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> {
-    let chunks = kernel.chunks(db);
-    let flows: Vec<&PartIds> = (0..chunks.len())
-        .filter_map(|i| part_of(db, chunks, i, part_ids))
-        .collect();
+    let flows = kernel_parts(db, kernel, part_ids);
     let mut out = Vec::new();
     if flows.iter().all(|f| f.written.is_empty()) {
         return out;
@@ -585,13 +582,11 @@ pub fn split_resources<'db>(
     db: &'db dyn Db,
     kernel: SplitKernel<'db>,
 ) -> crate::resources::Resources {
-    let chunks = kernel.chunks(db);
-    let engines =
-        crate::resources::join_engines(chunks.iter().enumerate().filter_map(|(i, &chunk)| {
-            let parts = part_resources(db, chunk);
-            let part = crate::split::kernel_part(parts, i == 0);
-            part.map(|p| p.engines.as_slice())
-        }));
+    let engines = crate::resources::join_engines(
+        kernel_parts(db, kernel, part_resources)
+            .into_iter()
+            .map(|p| p.engines.as_slice()),
+    );
     let (sbuf, psum) = split_occupancy(db, kernel).clone();
     crate::resources::Resources {
         engines,
@@ -627,9 +622,9 @@ pub struct SplitPeak {
 /// [`split_occupancy`], only when a peak is over its memory's capacity).
 #[salsa::tracked(returns(ref))]
 pub fn split_peaks<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> [SplitPeak; 2] {
-    let chunks = kernel.chunks(db);
-    let ops: Vec<u32> = (0..chunks.len())
-        .filter_map(|i| part_of_live(db, chunks, i).map(|live| live.ops))
+    let ops: Vec<u32> = kernel_parts(db, kernel, part_live)
+        .into_iter()
+        .map(|live| live.ops)
         .collect();
     let through = &tensor_spans(db, kernel).through;
     let peak = |m: usize| {
@@ -677,7 +672,7 @@ pub fn split_occupancy<'db>(
                 largest: Vec::new(),
             };
         };
-        let Some(live) = part_of_live(db, chunks, p) else {
+        let Some(live) = part_of(db, chunks, p, part_live) else {
             return crate::resources::Occupancy {
                 peak,
                 op: Some(op),
@@ -709,16 +704,6 @@ pub fn split_occupancy<'db>(
         }
     };
     (occupancy(Memory::Sbuf, 0), occupancy(Memory::Psum, 1))
-}
-
-/// The kernel's part in the `i`-th of its `chunks`, as [`part_live`] summarizes it.
-fn part_of_live<'a>(
-    db: &'a dyn Db,
-    chunks: &[SourceFile],
-    i: usize,
-) -> Option<&'a crate::resources::PartLive> {
-    let parts = part_live(db, chunks[i]);
-    crate::split::kernel_part(parts, i == 0)
 }
 
 /// The range (0-based op indices of part `p`, inclusive) where `touch` is live in that
@@ -781,13 +766,7 @@ pub struct Spans {
 pub fn tensor_spans<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Spans {
     use lower::model::TensorKind;
     use lower::types::Memory;
-    let chunks = kernel.chunks(db);
-    let names: Vec<&PartNames> = (0..chunks.len())
-        .filter_map(|i| {
-            let parts = part_touched(db, chunks[i]);
-            crate::split::kernel_part(parts, i == 0)
-        })
-        .collect();
+    let names = kernel_parts(db, kernel, part_touched);
     let tensors: Vec<std::sync::Arc<lower::model::Tensor>> = names
         .iter()
         .flat_map(|p| p.tensors.iter().cloned())
@@ -884,7 +863,7 @@ pub fn part_peak<'db>(db: &'db dyn Db, key: PartKey<'db>) -> [(u64, u32); 2] {
     use lower::types::Memory;
     let kernel = *key.kernel(db);
     let p = *key.part(db) as usize;
-    let Some(live) = part_of_live(db, kernel.chunks(db), p) else {
+    let Some(live) = part_of(db, kernel.chunks(db), p, part_live) else {
         return [(0, 0); 2];
     };
     let sides = touch_sides(db, key);
@@ -921,7 +900,7 @@ fn touch_sides<'db>(
 ) -> Vec<Option<(std::sync::Arc<lower::model::Tensor>, bool, bool)>> {
     let kernel = *key.kernel(db);
     let p = *key.part(db) as usize;
-    let Some(live) = part_of_live(db, kernel.chunks(db), p) else {
+    let Some(live) = part_of(db, kernel.chunks(db), p, part_live) else {
         return Vec::new();
     };
     let spans = tensor_spans(db, kernel);

@@ -20,6 +20,16 @@ fn shift_kernel(kernel: &mut Kernel, by: TextSize) {
     kernel.body_range.shift(by);
 }
 
+/// Where a part of `text` ending at `end` ends with its look-ahead: the next part's first
+/// line, if there is one.
+fn with_look_ahead(text: &str, end: usize) -> usize {
+    if end < text.len() {
+        syntax::line_end(text, end)
+    } else {
+        end
+    }
+}
+
 /// The parts of `text` starting at `parts`, parsed alone, joined: kernels and errors.
 fn joined(text: &str, parts: &[(usize, bool)]) -> (Vec<Kernel>, Vec<syntax::SyntaxError>) {
     let mut kernels: Vec<Kernel> = Vec::new();
@@ -28,11 +38,7 @@ fn joined(text: &str, parts: &[(usize, bool)]) -> (Vec<Kernel>, Vec<syntax::Synt
         let (end, goes_on) = parts
             .get(i + 1)
             .map_or((text.len(), false), |&(next, inside)| (next, inside));
-        let with_look_ahead = if end < text.len() {
-            syntax::line_end(text, end)
-        } else {
-            end
-        };
+        let with_look_ahead = with_look_ahead(text, end);
         let Parse {
             file, errors: e, ..
         } = parse_part(
@@ -107,11 +113,7 @@ fn check_parts(name: &str, text: &str) {
                 .parts
                 .get(i + 1)
                 .map_or((text.len(), false), |&(e, i)| (e, i));
-            let look = if end < text.len() {
-                syntax::line_end(text, end)
-            } else {
-                end
-            };
+            let look = with_look_ahead(text, end);
             let parse = parse_part(
                 &text[start..look],
                 end - start,
@@ -148,11 +150,7 @@ fn check_parts(name: &str, text: &str) {
                     inside: parts[i].1,
                     goes_on,
                 };
-                let look_ahead = if end < text.len() {
-                    syntax::line_end(text, end)
-                } else {
-                    end
-                };
+                let look_ahead = with_look_ahead(text, end);
                 let again = cuts(
                     &text[start..look_ahead],
                     end - start,
