@@ -205,28 +205,91 @@ impl Affine {
             acc + *coeff as i128 * v as i128
         })
     }
+}
 
-    /// The first iteration of `loops` (outermost first, innermost fastest) at which `self`
-    /// is not zero, or `None` when it is zero in every iteration (or a loop is invalid or
-    /// empty). Used for "in every loop iteration" checks that report real numbers (SPEC
-    /// §6.2 [2] P306): when `self` is zero at the first iteration, the first iteration that
-    /// differs advances the innermost loop whose variable `self` depends on.
-    pub fn first_nonzero(&self, loops: &[LoopVar]) -> Option<Iteration> {
-        if self.is_const() {
-            return (self.c != 0).then(Vec::new);
+/// The first iteration (outermost first, innermost fastest) of the loops that `exprs`
+/// depend on at which `holds` is true of their values (in the order of `exprs`), or
+/// `None` when it holds in no iteration (or a loop is invalid or empty). Only the loops
+/// whose variables the expressions name are enumerated, and the iteration names only
+/// those. Used for "in every loop iteration" checks that report real numbers (SPEC §6.2
+/// [2] P306). Past [`ITERATION_SEARCH_LIMIT`] iterations, only the first iteration and
+/// each expression's extremes are tried.
+pub fn first_iteration_where(
+    exprs: &[&Affine],
+    loops: &[LoopVar],
+    holds: impl Fn(&[i128]) -> bool,
+) -> Option<Iteration> {
+    // The innermost loop of each name the expressions use (an inner loop shadows).
+    let mut relevant: Vec<&LoopVar> = Vec::new();
+    for (i, lp) in loops.iter().enumerate() {
+        let shadowed = loops
+            .get(i + 1..)
+            .is_some_and(|inner| inner.iter().any(|l| l.name == lp.name));
+        let used = exprs
+            .iter()
+            .any(|e| e.terms.iter().any(|(v, _)| v == &lp.name));
+        if used && !shadowed {
+            relevant.push(lp);
         }
-        let mut at = first_iteration(loops)?;
-        if self.at(&at) != 0 {
+    }
+    let test = |at: &Iteration| {
+        let values: Vec<i128> = exprs.iter().map(|e| e.at(at)).collect();
+        holds(&values)
+    };
+    let trips: Vec<u64> = relevant.iter().map(|l| l.trip_count()).collect();
+    if trips.contains(&0) {
+        return None;
+    }
+    let total = trips.iter().try_fold(1u64, |acc, t| acc.checked_mul(*t));
+    if total.is_none_or(|n| n > ITERATION_SEARCH_LIMIT) {
+        let first: Iteration = relevant
+            .iter()
+            .map(|l| Some((l.name.clone(), l.first_last()?.0)))
+            .collect::<Option<_>>()?;
+        let mut candidates = vec![first];
+        for e in exprs {
+            if let Some((min, max)) = e.range(loops) {
+                candidates.push(min.at);
+                candidates.push(max.at);
+            }
+        }
+        return candidates.into_iter().find(|at| test(at));
+    }
+    let mut counters = vec![0u64; relevant.len()];
+    loop {
+        let at: Iteration = relevant
+            .iter()
+            .zip(&counters)
+            .map(|(l, t)| {
+                let (lb, _, step) = l.bounds.unwrap_or((0, 0, 1));
+                (
+                    l.name.clone(),
+                    lb.saturating_add((*t as i64).saturating_mul(step)),
+                )
+            })
+            .collect();
+        if test(&at) {
             return Some(at);
         }
-        let k = loops.iter().rposition(|l| {
-            l.trip_count() >= 2 && self.terms.iter().any(|(v, c)| v == &l.name && *c != 0)
-        })?;
-        let step = loops[k].bounds?.2;
-        at[k].1 += step;
-        Some(at)
+        // Advance the odometer, innermost fastest.
+        let mut k = counters.len();
+        loop {
+            if k == 0 {
+                return None;
+            }
+            k -= 1;
+            counters[k] += 1;
+            if counters[k] < trips[k] {
+                break;
+            }
+            counters[k] = 0;
+        }
     }
 }
+
+/// How many iterations [`first_iteration_where`] enumerates before it falls back to the
+/// first iteration and the extremes.
+pub const ITERATION_SEARCH_LIMIT: u64 = 1 << 16;
 
 /// The loop values of one iteration: `(loop variable, value)` pairs.
 pub type Iteration = Vec<(String, i64)>;
@@ -737,5 +800,45 @@ mod tests {
     fn not_affine() {
         let e = mul(var("i"), var("j"));
         assert_eq!(Affine::of(&e, false), Err(ExprError::NotAffine));
+    }
+
+    fn lp(name: &str, lb: i64, ub: i64, step: i64) -> LoopVar {
+        LoopVar {
+            name: name.into(),
+            bounds: Some((lb, ub, step)),
+        }
+    }
+
+    #[test]
+    fn first_iteration_where_searches_innermost_fastest() {
+        let loops = [lp("i", 0, 4, 1), lp("j", 0, 3, 1), lp("k", 0, 2, 1)];
+        // 8i + 3j, ignoring k: the first iteration where it is 11 is i = 1, j = 1.
+        let e = Affine::of(
+            &add(mul(var("i"), Expr::Int(8)), mul(var("j"), Expr::Int(3))),
+            false,
+        )
+        .unwrap();
+        let at = first_iteration_where(&[&e], &loops, |v| v == [11]);
+        assert_eq!(at, Some(vec![("i".into(), 1), ("j".into(), 1)]));
+        assert_eq!(first_iteration_where(&[&e], &loops, |v| v == [2]), None);
+        // A constant holds or not with no loop values.
+        let c = Affine {
+            c: 5,
+            terms: vec![],
+        };
+        assert_eq!(
+            first_iteration_where(&[&c], &loops, |v| v == [5]),
+            Some(vec![])
+        );
+    }
+
+    #[test]
+    fn first_iteration_where_past_the_limit_tries_the_extremes() {
+        let loops = [lp("i", 0, 1 << 20, 1), lp("j", 0, 1 << 20, 1)];
+        let e = Affine::of(&add(var("i"), var("j")), false).unwrap();
+        // The largest value is at the last iteration of both loops.
+        let last = (1 << 20) - 1;
+        let at = first_iteration_where(&[&e], &loops, |v| v == [2 * last as i128]);
+        assert_eq!(at, Some(vec![("i".into(), last), ("j".into(), last)]));
     }
 }

@@ -60,6 +60,10 @@ pub struct Cx<'a> {
     writes: Vec<String>,
     registers: Vec<String>,
     stationary: Vec<String>,
+    /// The accesses whose only fault is the quadrant rule (P307): their start partition
+    /// is still read by the src/dst start-partition rule (P306), which is checked first
+    /// (SPEC §5 [3]).
+    quadrant_only: Vec<ValuePath>,
 }
 
 impl<'a> Cx<'a> {
@@ -79,6 +83,7 @@ impl<'a> Cx<'a> {
             writes: Vec::new(),
             registers: Vec::new(),
             stationary: Vec::new(),
+            quadrant_only: Vec::new(),
         };
         // Unknown and repeated fields are reported up to a cap, then counted in one
         // diagnostic, so that a pathological op cannot flood the client.
@@ -414,6 +419,7 @@ impl<'a> Cx<'a> {
                                 message,
                             ));
                             operand.faulty = true;
+                            self.quadrant_only.push(path.clone());
                         }
                         self.operands.insert(path, operand);
                     }
@@ -628,6 +634,26 @@ impl<'a> Cx<'a> {
     pub fn operand(&self, name: &str) -> Option<&Operand> {
         let path = ValuePath::field(self.index(name)?);
         self.operands.get(&path).filter(|o| !o.faulty)
+    }
+
+    /// The evaluated access of field `name` for the start-partition rule (P306): usable, or
+    /// faulty only by the quadrant rule (P307), which P306 comes before (SPEC §5 [3]).
+    pub fn operand_for_start_partition(&self, name: &str) -> Option<&Operand> {
+        let path = ValuePath::field(self.index(name)?);
+        self.operands
+            .get(&path)
+            .filter(|o| !o.faulty || self.quadrant_only.contains(&path))
+    }
+
+    /// Withdraws the quadrant diagnostic (P307) of field `name`'s access: the
+    /// start-partition rule (P306) reported the access instead (SPEC §5 [3]: one mistake,
+    /// one diagnostic).
+    pub fn withdraw_quadrant(&mut self, name: &str) {
+        let Some(path) = self.path(name) else {
+            return;
+        };
+        self.diags
+            .retain(|d| !(d.code == Code::P307 && d.anchor == Anchor::Value(path.clone())));
     }
 
     /// The evaluated access of field `name`, faulty or not (for emission).

@@ -75,7 +75,7 @@ codes! {
     P303 Error "expression is not affine",
     P304 Error "capacity exceeded (SBUF/PSUM per partition, PSUM bank)",
     P305 Error "shape or element-count mismatch",
-    P306 Error "start-partition mismatch",
+    P306 Error "src and dst start partitions differ and one is not a multiple of 32",
     P307 Error "partition start not 0/32/64/96, or more partitions than that start allows",
     P400 Error "matmul stationary (weight) access must be rank 2",
     P401 Error "incorrect double row step",

@@ -9,6 +9,10 @@ pub mod limits {
     pub const PARTITIONS: u64 = 128;
     /// Partitions of one quadrant: accesses start at 0/32/64/96 (the BIR verifier's rule).
     pub const QUADRANT: u64 = 32;
+    /// Partitions of one bank: starts of a src/dst pair that differ must each be a
+    /// multiple of it (the compiler's `partitions_per_bank (32)`, aws-neuron-sdk#1055;
+    /// SPEC §6.2 [3] P306).
+    pub const PARTITIONS_PER_BANK: u64 = 32;
     /// Usable SBUF bytes per partition (public NKI target info; 224 KiB physical).
     pub const SBUF_PARTITION_BYTES: u64 = 212_984;
     /// PSUM bytes per partition: 8 banks × 2 KiB.

@@ -50,7 +50,7 @@ fn every_corpus_file_parses_without_errors() {
         rmsnorm.pir: 1 kernels, 18 statements, 10 ops
         rule_P203_misspelt_field.pir: 1 kernels, 6 statements, 3 ops
         rule_P300_last_iteration.pir: 1 kernels, 6 statements, 3 ops
-        rule_P306_start_partition.pir: 1 kernels, 4 statements, 2 ops
+        rule_P306_start_partition.pir: 1 kernels, 5 statements, 3 ops
         rule_P307_quadrant.pir: 1 kernels, 4 statements, 3 ops
         rule_P400_weight_rank.pir: 1 kernels, 6 statements, 3 ops
         rule_P401_double_row_step.pir: 1 kernels, 6 statements, 3 ops

@@ -142,6 +142,9 @@ kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 256]) {
 
 #[test]
 fn p306_start_partition() {
+    // pir-spec/3 §6.2: starts that differ must each be a multiple of 32 (0 → 32 is legal);
+    // 0 → 40 is P306 on dst and no P307 for the access at 40; equal starts at 8 are the
+    // quadrant rule's P307, on each access.
     check(
         r#"
 kernel @k(%x: sbuf f32[64, 512]) -> (%y: sbuf f32[64, 512]) {
@@ -149,15 +152,33 @@ kernel @k(%x: sbuf f32[64, 512]) -> (%y: sbuf f32[64, 512]) {
     dst = %y[32:64, :], src = %x[0:32, :]
     func = exp
   }
+  ActivationOp {
+    dst = %y[40:48, :], src = %x[0:8, :]
+    func = exp
+  }
+  ActivationOp {
+    dst = %y[8:16, :], src = %x[8:16, :]
+    func = exp
+  }
 }
 "#,
         expect![[r#"
-            3: Activation Activation I-1-0 errors=["P306"]
+            3: Activation Activation I-1-0
               in src: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %x start_partition=0
               out dst: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %y start_partition=32
               {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
-            P306 error:4:11 `%y[32:64, :]`: src start_partition(0) or dst start_partition(32) mismatch
-                related `%x[0:32, :]`: the src starts here
+            7: Activation Activation I-2-0 errors=["P306"]
+              in src: physical_ap float32 ap=[[512,8],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,8],[1,512]] offset=0 %y start_partition=40
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            11: Activation Activation I-3-0 errors=["P307"]
+              in src: physical_ap float32 ap=[[512,8],[1,512]] offset=0 %x start_partition=8
+              out dst: physical_ap float32 ap=[[512,8],[1,512]] offset=0 %y start_partition=8
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            P306 error:8:11 `%y[40:48, :]`: ActivationOp src start_partition(0) or dst start_partition(40) is not multiple of partitions_per_bank (32): starts that differ must each be a multiple of 32
+                related `%x[0:8, :]`: the src starts here
+            P307 error:12:11 `%y[8:16, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 8
+            P307 error:12:30 `%x[8:16, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 8
         "#]],
     );
 }
@@ -315,22 +336,23 @@ kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512], %y2: sbuf f32[128,
 
 #[test]
 fn p306_in_every_loop_iteration_with_real_numbers() {
-    // pir-spec/2 §6.2: the start partitions are compared in every loop iteration, and the
-    // message has the numbers of the first iteration where they differ (pir-spec/1 wrote
-    // `<loop-dependent>`, and flagged loops whose starts agree in every iteration).
+    // pir-spec/2 §6.2: the start partitions are checked in every loop iteration, and the
+    // message has the numbers of the first iteration where the rule breaks; pir-spec/3: the
+    // rule is alignment (starts that differ must each be a multiple of 32), so a loop whose
+    // starts differ but stay aligned is clean.
     check(
         r#"
 kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512]) {
   for %i in 0..4 {
     ActivationOp { dst = %y[%i*32 : %i*32 + 32, :], src = %x[%i*32 : %i*32 + 32, :], func = exp }
     ActivationOp { dst = %y[%i*32 : %i*32 + 32, :], src = %x[0:32, :], func = exp }
-    ActivationOp { dst = %y[%i*32 : %i*32 + 32, :], src = %x[32:64, :], func = exp }
+    ActivationOp { dst = %y[%i*8 : %i*8 + 8, :], src = %x[0:8, :], func = exp }
     for %j in 0..2 {
-      ActivationOp { dst = %y[%i*32 : %i*32 + 32, %j*256 : %j*256 + 256], src = %x[%i*32 : %i*32 + 32, %j*256 : %j*256 + 256], func = exp }
+      ActivationOp { dst = %y[%i*32 + %j*8 : %i*32 + %j*8 + 8, :], src = %x[%i*32 : %i*32 + 8, :], func = exp }
     }
   }
   for %h in 1..3 {
-    ActivationOp { dst = %y[(%h - 1)*32 : (%h - 1)*32 + 32, :], src = %x[0:32, :], func = exp }
+    ActivationOp { dst = %y[(%h - 1)*32 : (%h - 1)*32 + 32, :], src = %x[64:96, :], func = exp }
   }
 }
 "#,
@@ -340,30 +362,28 @@ kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512]) {
                 in src: symbolic_ap float32 ap=[[512,32],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,512] %x start_partition=0
                 out dst: symbolic_ap float32 ap=[[512,32],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,512] %y start_partition=0
                 {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
-              5: Activation Activation I-2-0 errors=["P306"]
+              5: Activation Activation I-2-0
                 in src: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %x start_partition=0
                 out dst: symbolic_ap float32 ap=[[512,32],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,512] %y start_partition=0
                 {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
               6: Activation Activation I-3-0 errors=["P306"]
-                in src: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %x start_partition=32
-                out dst: symbolic_ap float32 ap=[[512,32],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,512] %y start_partition=0
+                in src: physical_ap float32 ap=[[512,8],[1,512]] offset=0 %x start_partition=0
+                out dst: symbolic_ap float32 ap=[[512,8],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":8}],"c":0,"partition":true}] access_shape=[8,512] %y start_partition=0
                 {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
               L-j {"name":"j","lb":0,"ub":2,"stride":1}
-                8: Activation Activation I-4-0
-                  in src: symbolic_ap float32 ap=[[512,32],[1,256]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"j","coeff":256}],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,256] %x start_partition=0
-                  out dst: symbolic_ap float32 ap=[[512,32],[1,256]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"j","coeff":256}],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,256] %y start_partition=0
+                8: Activation Activation I-4-0 errors=["P306"]
+                  in src: symbolic_ap float32 ap=[[512,8],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[8,512] %x start_partition=0
+                  out dst: symbolic_ap float32 ap=[[512,8],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32},{"axis":"j","coeff":8}],"c":0,"partition":true}] access_shape=[8,512] %y start_partition=0
                   {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
             L-h {"name":"h","lb":1,"ub":3,"stride":1}
-              12: Activation Activation I-5-0 errors=["P306"]
-                in src: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %x start_partition=0
+              12: Activation Activation I-5-0
+                in src: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %x start_partition=64
                 out dst: symbolic_ap float32 ap=[[512,32],[1,512]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"h","coeff":32}],"c":-32,"partition":true}] access_shape=[32,512] %y start_partition=0
                 {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
-            P306 error:5:26 `%y[%i*32 : %i*32 + 32, :]`: src start_partition(0) or dst start_partition(32) mismatch
-                related `%x[0:32, :]`: the src starts here when %i = 1
-            P306 error:6:26 `%y[%i*32 : %i*32 + 32, :]`: src start_partition(32) or dst start_partition(0) mismatch
-                related `%x[32:64, :]`: the src starts here when %i = 0
-            P306 error:12:26 `%y[(%h - 1)*32 : (%h - 1)*32 + 32, :]`: src start_partition(0) or dst start_partition(32) mismatch
-                related `%x[0:32, :]`: the src starts here when %h = 2
+            P306 error:6:26 `%y[%i*8 : %i*8 + 8, :]`: ActivationOp src start_partition(0) or dst start_partition(8) is not multiple of partitions_per_bank (32): starts that differ must each be a multiple of 32
+                related `%x[0:8, :]`: the src starts here when %i = 1
+            P306 error:8:28 `%y[%i*32 + %j*8 : %i*32 + %j*8 + 8, :]`: ActivationOp src start_partition(0) or dst start_partition(8) is not multiple of partitions_per_bank (32): starts that differ must each be a multiple of 32
+                related `%x[%i*32 : %i*32 + 8, :]`: the src starts here when %i = 0, %j = 1
         "#]],
     );
 }

@@ -46,22 +46,31 @@ kernel @k(%x: hbm bf16[256, 512]) {
 
 #[test]
 fn tensor_copy_start_partition_mismatch() {
+    // pir-spec/3 §6.7: 0 → 32 is legal; 16 → 0 is P306 (16 is not a multiple of 32), with
+    // no P307 for the access at 16.
     check(
         r#"
 kernel @k() {
   tensor %a : sbuf f32[64, 16]
   tensor %b : sbuf f32[64, 16]
+  MemsetOp { dst = %a, value = 0.0 }
   TensorCopyOp { dst = %b[32:64, :], src = %a[0:32, :], engine = act }
+  TensorCopyOp { dst = %b[0:16, :], src = %a[16:32, :] }
 }
 "#,
         expect![[r#"
-            5: Activation Activation I-1-0 errors=["P306"]
+            5: Memset Pool I-1-0
+              out dst: physical_ap float32 ap=[[16,64],[1,16]] offset=0 %a start_partition=0
+              {"mode":"Const","constant":0}
+            6: Activation Activation I-2-0
               in src: physical_ap float32 ap=[[16,32],[1,16]] offset=0 %a start_partition=0
               out dst: physical_ap float32 ap=[[16,32],[1,16]] offset=0 %b start_partition=32
               {"func":"Copy","scale":1.0,"acc":"Idle","is_accumulate":false}
-            P306 error:5:24 `%b[32:64, :]`: tensorcopy src start_partition(0) or dst start_partition(32) mismatch
-                related `%a[0:32, :]`: the src starts here
-            P501 warning:5:44 `%a[0:32, :]`: `%a` is read here before any op writes it
+            7: TensorCopy DVE I-3-0 errors=["P306"]
+              in src: physical_ap float32 ap=[[16,16],[1,16]] offset=0 %a start_partition=16
+              out dst: physical_ap float32 ap=[[16,16],[1,16]] offset=0 %b start_partition=0
+            P306 error:7:24 `%b[0:16, :]`: tensorcopy src start_partition(16) or dst start_partition(0) is not multiple of partitions_per_bank (32): starts that differ must each be a multiple of 32
+                related `%a[16:32, :]`: the src starts here
         "#]],
     );
 }
@@ -168,15 +177,16 @@ kernel @k(%a: sbuf f32[64, 16]) -> (%o: sbuf bf16[64, 16]) {
 
 #[test]
 fn tensor_copy_p306_in_every_loop_iteration() {
-    // pir-spec/2 §6.7: TensorCopyOp's start partitions are compared in every loop iteration
-    // with the numbers of the first one that differs (pir-spec/1 wrote `<loop-dependent>`
-    // and flagged a loop whose starts agree in every iteration).
+    // pir-spec/2 §6.7: TensorCopyOp's start partitions are checked in every loop iteration
+    // with the numbers of the first one that breaks the rule; pir-spec/3: differing starts
+    // are legal when both are multiples of 32.
     check(
         r#"
 kernel @k(%a: sbuf f32[128, 16]) -> (%b: sbuf f32[128, 16]) {
   for %i in 0..4 {
     TensorCopyOp { dst = %b[%i*32 : %i*32 + 32, :], src = %a[%i*32 : %i*32 + 32, :] }
     TensorCopyOp { dst = %b[%i*32 : %i*32 + 32, :], src = %a[0:32, :], engine = act }
+    TensorCopyOp { dst = %b[%i*16 : %i*16 + 16, :], src = %a[0:16, :] }
   }
 }
 "#,
@@ -185,12 +195,15 @@ kernel @k(%a: sbuf f32[128, 16]) -> (%b: sbuf f32[128, 16]) {
               4: TensorCopy DVE I-1-0
                 in src: symbolic_ap float32 ap=[[16,32],[1,16]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,16] %a start_partition=0
                 out dst: symbolic_ap float32 ap=[[16,32],[1,16]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,16] %b start_partition=0
-              5: Activation Activation I-2-0 errors=["P306"]
+              5: Activation Activation I-2-0
                 in src: physical_ap float32 ap=[[16,32],[1,16]] offset=0 %a start_partition=0
                 out dst: symbolic_ap float32 ap=[[16,32],[1,16]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0,"partition":true}] access_shape=[32,16] %b start_partition=0
                 {"func":"Copy","scale":1.0,"acc":"Idle","is_accumulate":false}
-            P306 error:5:26 `%b[%i*32 : %i*32 + 32, :]`: tensorcopy src start_partition(0) or dst start_partition(32) mismatch
-                related `%a[0:32, :]`: the src starts here when %i = 1
+              6: TensorCopy DVE I-3-0 errors=["P306"]
+                in src: physical_ap float32 ap=[[16,16],[1,16]] offset=0 %a start_partition=0
+                out dst: symbolic_ap float32 ap=[[16,16],[1,16]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":16}],"c":0,"partition":true}] access_shape=[16,16] %b start_partition=0
+            P306 error:6:26 `%b[%i*16 : %i*16 + 16, :]`: tensorcopy src start_partition(0) or dst start_partition(16) is not multiple of partitions_per_bank (32): starts that differ must each be a multiple of 32
+                related `%a[0:16, :]`: the src starts here when %i = 1
         "#]],
     );
 }

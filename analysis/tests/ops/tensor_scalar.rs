@@ -145,8 +145,10 @@ fn p305_p306_src_dst_and_pointers() {
 kernel @k(%x: sbuf f32[64, 512], %s: sbuf f32[64, 2], %t: sbuf f32[32, 1]) -> (%y: sbuf f32[64, 512]) {
   // dst free size differs: P305 on the later (src)
   TensorScalarPtrOp { dst = %y[:, 0:256], src = %x, op0 = add, operand0 = 1 }
-  // start partitions differ: P306 on dst
+  // start partitions differ, aligned: legal (pir-spec/3)
   TensorScalarPtrOp { dst = %y[32:64, :], src = %x[0:32, :], op0 = add, operand0 = 1 }
+  // start partitions differ, 48 is not a multiple of 32: P306 on dst, no P307
+  TensorScalarPtrOp { dst = %y[48:56, :], src = %x[0:8, :], op0 = add, operand0 = 1 }
   // pointers not [64, 1]: P305 on each
   TensorScalarPtrOp { dst = %y, src = %x, op0 = add, operand0 = %s, op1 = add, operand1 = %t }
 }
@@ -156,21 +158,25 @@ kernel @k(%x: sbuf f32[64, 512], %s: sbuf f32[64, 2], %t: sbuf f32[32, 1]) -> (%
               in src: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %x start_partition=0
               out dst: physical_ap float32 ap=[[512,64],[1,256]] offset=0 %y start_partition=0
               {"op0":"add","operand0":1.0,"reverse0":false,"op1":"bypass","reverse1":false,"is_tensor_scalar_addr":false,"is_scalar_tensor_tensor":false,"acc":"Idle"}
-            6: TensorScalarPtr DVE I-2-0 errors=["P306"]
+            6: TensorScalarPtr DVE I-2-0
               in src: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %x start_partition=0
               out dst: physical_ap float32 ap=[[512,32],[1,512]] offset=0 %y start_partition=32
               {"op0":"add","operand0":1.0,"reverse0":false,"op1":"bypass","reverse1":false,"is_tensor_scalar_addr":false,"is_scalar_tensor_tensor":false,"acc":"Idle"}
-            8: TensorScalarPtr DVE I-3-0 errors=["P305"]
+            8: TensorScalarPtr DVE I-3-0 errors=["P306"]
+              in src: physical_ap float32 ap=[[512,8],[1,512]] offset=0 %x start_partition=0
+              out dst: physical_ap float32 ap=[[512,8],[1,512]] offset=0 %y start_partition=48
+              {"op0":"add","operand0":1.0,"reverse0":false,"op1":"bypass","reverse1":false,"is_tensor_scalar_addr":false,"is_scalar_tensor_tensor":false,"acc":"Idle"}
+            10: TensorScalarPtr DVE I-4-0 errors=["P305"]
               in src: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %x start_partition=0
               in operand0: physical_ap float32 ap=[[2,64],[1,2]] offset=0 %s start_partition=0
               in operand1: physical_ap float32 ap=[[1,32],[1,1]] offset=0 %t start_partition=0
               out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %y start_partition=0
               {"op0":"add","reverse0":false,"op1":"add","reverse1":false,"is_tensor_scalar_addr":false,"is_scalar_tensor_tensor":false,"acc":"Idle"}
             P305 error:4:49 `%x`: `src` has 64 partitions × 512 elements but `dst` has 64 × 256
-            P306 error:6:29 `%y[32:64, :]`: src start_partition(0) or dst start_partition(32) mismatch
-                related `%x[0:32, :]`: the src starts here
-            P305 error:8:65 `%s`: `operand0` must be [64, 1] (one element per partition); it is [64, 2]
-            P305 error:8:91 `%t`: `operand1` must be [64, 1] (one element per partition); it is [32, 1]
+            P306 error:8:29 `%y[48:56, :]`: TensorScalarPtrOp src start_partition(0) or dst start_partition(48) is not multiple of partitions_per_bank (32): starts that differ must each be a multiple of 32
+                related `%x[0:8, :]`: the src starts here
+            P305 error:10:65 `%s`: `operand0` must be [64, 1] (one element per partition); it is [64, 2]
+            P305 error:10:91 `%t`: `operand1` must be [64, 1] (one element per partition); it is [32, 1]
         "#]],
     );
 }
@@ -610,8 +616,8 @@ fn copy_predicated() {
 kernel @k(%x: sbuf bf16[128, 512], %m: sbuf u8[128, 512]) -> (%y: sbuf bf16[128, 512]) {
   TensorCopyPredicated { dst = %y, src = %x, predicate = %m }
   TensorCopyPredicated { dst = %y, src = %x, predicate = %m, reverse_pred = true }
-  // start partitions differ: P306; predicate shape: P305
-  TensorCopyPredicated { dst = %y[32:64, :], src = %x[0:32, :], predicate = %m }
+  // start partitions differ, 16 is not a multiple of 32: P306; predicate shape: P305
+  TensorCopyPredicated { dst = %y[32:48, :], src = %x[16:32, :], predicate = %m }
   // DVE only: no engine field (P203)
   TensorCopyPredicated { dst = %y, src = %x, predicate = %m, engine = pool }
 }
@@ -628,18 +634,18 @@ kernel @k(%x: sbuf bf16[128, 512], %m: sbuf u8[128, 512]) -> (%y: sbuf bf16[128,
               out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
               {"reverse_pred":true}
             6: CopyPredicated DVE I-3-0 IT52 errors=["P305","P306"]
-              in src: physical_ap bfloat16 ap=[[512,32],[1,512]] offset=0 %x start_partition=0
+              in src: physical_ap bfloat16 ap=[[512,16],[1,512]] offset=0 %x start_partition=16
               in predicate: physical_ap uint8 ap=[[512,128],[1,512]] offset=0 %m start_partition=0
-              out dst: physical_ap bfloat16 ap=[[512,32],[1,512]] offset=0 %y start_partition=32
+              out dst: physical_ap bfloat16 ap=[[512,16],[1,512]] offset=0 %y start_partition=32
               {"reverse_pred":false}
             8: CopyPredicated DVE I-4-0 IT52 errors=["P203"]
               in src: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
               in predicate: physical_ap uint8 ap=[[512,128],[1,512]] offset=0 %m start_partition=0
               out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
               {"reverse_pred":false}
-            P306 error:6:32 `%y[32:64, :]`: src start_partition(0) or dst start_partition(32) mismatch
-                related `%x[0:32, :]`: the src starts here
-            P305 error:6:77 `%m`: `predicate` has 128 partitions × 512 elements but `dst` has 32 × 512
+            P306 error:6:32 `%y[32:48, :]`: TensorCopyPredicated src start_partition(16) or dst start_partition(32) is not multiple of partitions_per_bank (32): starts that differ must each be a multiple of 32
+                related `%x[16:32, :]`: the src starts here
+            P305 error:6:78 `%m`: `predicate` has 128 partitions × 512 elements but `dst` has 16 × 512
             P203 error:8:62 `engine`: TensorCopyPredicated has no field `engine`
         "#]],
     );

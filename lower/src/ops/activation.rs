@@ -241,7 +241,8 @@ fn lower_activation(cx: &mut Cx<'_>) {
         // `dst2` (SPEC §6.2 [2]).
         check_dst2(cx);
     }
-    check_start_partition(cx, "");
+    let class = cx.spec.class;
+    check_start_partition(cx, class);
     let partitions = cx.operand(fname::dst).map(|d| d.partitions());
     if let Some(p) = partitions {
         for field in [fname::bias, fname::reduce_dst] {

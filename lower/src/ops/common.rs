@@ -1,11 +1,11 @@
 //! Checks and field specs shared by several op families.
 
-use crate::access::{Operand, describe_iteration};
+use crate::access::{Operand, describe_iteration, first_iteration_where};
 use crate::catalog::fname;
 use crate::catalog::{Default, Dir, FieldSpec, Kind, Mems};
 use crate::cx::Cx;
 use crate::diag::{Anchor, Code, Diag};
-use crate::types::Dtype;
+use crate::types::{Dtype, limits};
 
 /// `dst`: a written access in `mems`.
 pub const fn dst(mems: Mems, doc: &'static str) -> FieldSpec {
@@ -89,31 +89,43 @@ pub fn check_same_elements(cx: &mut Cx<'_>, a_field: &str, b_field: &str) {
     }
 }
 
-/// P306 unless `dst` and `src` start at the same partition in every loop iteration, with
-/// the seed's message `{prefix}src start_partition(S) or dst start_partition(D) mismatch`
-/// (seed 000 §2.1; `prefix` is `"tensorcopy "` for TensorCopyOp). S and D are the starts in
-/// the first iteration where they differ (SPEC §6.2 [2]); the related note on `src` names
-/// that iteration. Reported on `dst`.
+/// P306 where `dst` and `src` start at different partitions of which one is not a
+/// multiple of 32 (a PSUM/SBUF bank's partitions), in any loop iteration, with the
+/// compiler's whole text `{prefix} src start_partition(S) or dst start_partition(D) is not
+/// multiple of partitions_per_bank (32)` (SPEC §6.2 [3]: seed 000 §2.1's fragments,
+/// completed by aws-neuron-sdk#1055; `prefix` is `tensorcopy` for TensorCopyOp, else the
+/// op's class). S and D are the starts in the first iteration where the rule breaks (SPEC
+/// §6.2 [2]); the related note on `src` names that iteration. Reported on `dst`. The
+/// starts are read even from an access that broke the quadrant rule, and an access with
+/// P306 gets no P307 (SPEC §5 [3]: one mistake, one diagnostic).
 pub fn check_start_partition(cx: &mut Cx<'_>, prefix: &str) {
-    let (Some(dst), Some(src)) = (cx.operand(fname::dst), cx.operand(fname::src)) else {
+    let (Some(dst), Some(src)) = (
+        cx.operand_for_start_partition(fname::dst),
+        cx.operand_for_start_partition(fname::src),
+    ) else {
         return;
     };
     if !dst.on_chip() || !src.on_chip() {
         return;
     }
     let (d, s) = (dst.start_partition(), src.start_partition());
-    let Some(at) = d
-        .sub(&s)
-        .ok()
-        .and_then(|diff| diff.first_nonzero(&cx.op.loops))
-    else {
+    let bank = limits::PARTITIONS_PER_BANK as i128;
+    let Some(at) = first_iteration_where(&[&d, &s], &cx.op.loops, |v| {
+        let [d, s] = v else { return false };
+        d != s && (d % bank != 0 || s % bank != 0)
+    }) else {
         return;
     };
     let (d, s) = (d.at(&at), s.at(&at));
-    let message = format!("{prefix}src start_partition({s}) or dst start_partition({d}) mismatch");
+    let message = format!(
+        "{prefix} src start_partition({s}) or dst start_partition({d}) is not multiple of \
+         partitions_per_bank ({bank}): starts that differ must each be a multiple of {bank}"
+    );
     let note = format!("the src starts here{}", describe_iteration(&at));
     let diag = Diag::new(Code::P306, cx.anchor(fname::dst), message)
         .with_related(cx.anchor(fname::src), note);
+    cx.withdraw_quadrant(fname::dst);
+    cx.withdraw_quadrant(fname::src);
     cx.report(diag);
 }
 

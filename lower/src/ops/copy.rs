@@ -43,7 +43,7 @@ pub static TENSOR_COPY_OP: OpSpec = OpSpec {
     instruction_type: None,
     doc: "Copies `src` to `dst` on a compute engine (BIR `TensorCopy`), casting to the dst \
           dtype (e.g. PSUM f32 → SBUF bf16). Equal element counts; src and dst start at the \
-          same partition. On `engine = act` the copy is an identity activation (BIR \
+          same partition, or each at a multiple of 32. On `engine = act` the copy is an identity activation (BIR \
           `Activation` with `func: \"Copy\"`).",
     source: "SPEC §6.7; seed 000 §2.1 (the `tensorcopy src start_partition(` literal), \
              §3 generateCopyAct",
@@ -66,7 +66,7 @@ pub static TENSOR_COPY_OP: OpSpec = OpSpec {
 
 fn lower_tensor_copy(cx: &mut Cx<'_>) {
     check_same_elements(cx, fname::dst, fname::src);
-    check_start_partition(cx, "tensorcopy ");
+    check_start_partition(cx, "tensorcopy");
     if cx.ident(fname::engine) == Some("act") {
         // Seed 000 §3 `generateCopyAct`: a copy on the Activation engine is an identity
         // activation, with the Activation key order (SPEC §6.7 [2]).

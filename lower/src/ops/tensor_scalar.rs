@@ -555,7 +555,8 @@ impl TspFields {
 /// The src/dst rules (P305, P306) of every op with a `src`.
 fn check_src_dst(cx: &mut Cx<'_>) {
     check_same_partitions_and_free(cx, fname::dst, fname::src);
-    check_start_partition(cx, "");
+    let class = cx.spec.class;
+    check_start_partition(cx, class);
 }
 
 /// P407 unless op0 and op1 are both arithmetic or both bitwise (`bypass` and an absent
