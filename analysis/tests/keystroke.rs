@@ -1,0 +1,120 @@
+//! What one keystroke recomputes at the document level, read off salsa's execution log
+//! (wgsl-analyzer's `hir_ty/src/tests/incremental.rs` style): a keystroke in one kernel of
+//! a many-kernel document, and in a middle part of a kernel cut into chunks, through the
+//! [`AnalysisHost`] the server uses. Each snapshot lists the queries that ran, with how many
+//! times: a change to it is a change to what a keystroke costs, and must be deliberate.
+
+use analysis::{AnalysisHost, FileId, TextRange, TextSize};
+use expect_test::{Expect, expect};
+
+/// One kernel: a DMA in, `ops` element-wise ops on one column each (no two alike), a DMA
+/// out. Each op on its own line.
+fn kernel(name: &str, ops: usize) -> String {
+    let mut text = format!(
+        "kernel @{name}(%x: hbm f32[128, 512]) -> (%y: hbm f32[128, 512]) {{\n  tensor %a : sbuf f32[128, 512]\n  tensor %b : sbuf f32[128, 512]\n  DmaCopyOp {{ dst = %a, src = %x }}\n"
+    );
+    for i in 0..ops {
+        let op = if i % 2 == 0 { "add" } else { "multiply" };
+        text.push_str(&format!(
+            "  TensorTensorOp {{ dst = %b[:, {i}], src0 = %a[:, {i}], src1 = %a[:, {i}], op = {op} }}\n"
+        ));
+    }
+    text.push_str("  DmaCopyOp { dst = %y, src = %b }\n}\n");
+    text
+}
+
+/// The log's query names with their counts, sorted (ids differ run to run).
+fn executed(host: &AnalysisHost) -> String {
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for e in host.take_executions() {
+        let name = e.split('(').next().unwrap_or_default().to_string();
+        *counts.entry(name).or_default() += 1;
+    }
+    counts
+        .iter()
+        .map(|(name, n)| format!("{name} × {n}\n"))
+        .collect()
+}
+
+/// Opens `text` in a logging host cutting chunks of at least `target` bytes, gathers its
+/// diagnostics (as the server does after opening), then types `typed` in place of the first
+/// `from` after `after`, gathers again, and checks the queries the keystroke ran. A space is
+/// typed there and deleted first: the keystroke logged is the steady state of typing (the
+/// first edit of a chunk makes it fine-grained, once, `SourceFile::coarse`).
+#[track_caller]
+fn check(text: &str, target: usize, after: &str, from: &str, typed: &str, expect: Expect) {
+    let mut host = AnalysisHost::with_execution_log().with_chunk_target(target);
+    let file: FileId = host.add_file(text);
+    host.warm(file);
+    let before = host.snapshot().diagnostics(file).unwrap();
+    host.take_executions();
+    let at = text.find(after).expect("anchor text") + after.len();
+    let start = at + text[at..].find(from).expect("edited text");
+    let range = TextRange::at(
+        TextSize::from(start as u32),
+        TextSize::from(from.len() as u32),
+    );
+    host.edit_file(file, TextRange::empty(range.start()), " ");
+    host.snapshot().diagnostics(file).unwrap();
+    host.edit_file(file, TextRange::at(range.start(), TextSize::from(1)), "");
+    host.snapshot().diagnostics(file).unwrap();
+    host.take_executions();
+    host.edit_file(file, range, typed);
+    let after_edit = host.snapshot().diagnostics(file).unwrap();
+    expect.assert_eq(&executed(&host));
+    // The keystroke (a value typed, another op) changes no diagnostic.
+    assert_eq!(before, after_edit);
+}
+
+#[test]
+fn a_keystroke_in_one_kernel_of_many() {
+    // Forty kernels of 20 ops, about 3 KiB each: one kernel per 2 KiB chunk.
+    let text: String = (0..40).map(|k| kernel(&format!("k{k}"), 20)).collect();
+    check(
+        &text,
+        2048,
+        "kernel @k20(",
+        "op = add",
+        "op = subtract",
+        expect![[r#"
+            diagnostics × 1
+            file_items × 1
+            kernel_resources × 1
+            kernel_stats × 1
+            lower_op × 1
+            parse × 1
+            summary × 1
+        "#]],
+    );
+}
+
+#[test]
+fn a_keystroke_in_a_middle_part_of_a_cut_kernel() {
+    // One kernel of 400 ops (about 40 KiB), cut at statement lines into chunks of 2 KiB or
+    // more; the edit is in the middle.
+    let text = kernel("big", 400);
+    check(
+        &text,
+        2048,
+        "src0 = %a[:, 200]",
+        "op = add",
+        "op = subtract",
+        expect![[r#"
+            diagnostics × 1
+            file_items × 1
+            kernel_resources × 1
+            kernel_stats × 1
+            lower_op × 1
+            mentions × 1
+            outline × 1
+            parse × 1
+            part_decls × 1
+            part_ids × 1
+            part_reads × 1
+            part_resources × 1
+            parts × 1
+            piece_statements × 2
+            summary × 1
+        "#]],
+    );
+}
