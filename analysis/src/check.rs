@@ -1,16 +1,15 @@
-//! The diagnostics of a file: syntax, names, every op's lowering, the dataflow warnings
-//! P500 (declared, never used) and P501 (read before any write), and each kernel's P416
-//! (peak SBUF/PSUM occupancy over the capacity, [`crate::resources`]).
+//! The diagnostics of a chunk: syntax, names, every op's lowering, and the kernel-wide
+//! rules ([`crate::kernel::rules`]) of each kernel whole in it (one part; those of a kernel
+//! cut into chunks are joined over its parts where the document gathers them).
 
-use rustc_hash::FxHashSet as HashSet;
-
-use lower::diag::{Anchor, Code, ValuePath};
-use lower::model::TensorKind;
-use syntax::ast::TextRange;
+use lower::diag::{Code, ValuePath};
+use syntax::ast::TextSize;
 
 use crate::db::{Db, SourceFile, file_items, lowering, parse};
-use crate::diagnostic::{Diagnostic, anchor_range, from_lowering};
-use crate::resolve::{Allocation, DefKind, Item, KernelItems, OpItem};
+use crate::diagnostic::{Diagnostic, from_lowering};
+use crate::kernel::rules;
+use crate::kernel::summary::Part;
+use crate::resolve::{Item, OpItem};
 
 /// Every diagnostic of `file`, sorted by range start (then code), without duplicates.
 #[salsa::tracked(returns(ref))]
@@ -31,7 +30,8 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         })
         .collect();
     out.extend(items.diagnostics.iter().cloned());
-    for kernel in &items.kernels {
+    let parts = crate::kernel::summary::parts(db, file);
+    for (kernel, part) in items.kernels.iter().zip(parts) {
         for_each_op(&kernel.body, &mut |op| {
             let lowered = lowering(db, file, op);
             out.extend(
@@ -41,9 +41,9 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                     .map(|d| from_lowering(op, d, kernel.continues)),
             );
         });
-        // A split kernel's are checked across its chunks (`crate::split::kernel_checks`).
+        // A kernel cut into chunks is checked over its parts where the document gathers.
         if !kernel.is_split() {
-            dataflow(db, file, kernel, &mut out);
+            whole_kernel_rules(part, &mut out);
         }
     }
     for (kernel, stats) in items
@@ -55,14 +55,6 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             out.extend(crate::resources::p416(stats));
         }
     }
-    let split: Vec<TextRange> = parse
-        .file
-        .kernels
-        .iter()
-        .filter(|k| k.continues || k.goes_on)
-        .map(|k| k.range)
-        .collect();
-    unused_declarations(items, &split, &mut out);
     out.sort_by(|a, b| {
         (a.range.start(), a.range.end(), a.code).cmp(&(b.range.start(), b.range.end(), b.code))
     });
@@ -80,103 +72,15 @@ pub fn for_each_op<'a>(items: &'a [Item], f: &mut impl FnMut(&'a OpItem)) {
     }
 }
 
-/// P501 at the first read of a tensor that neither a parameter nor an earlier op wrote.
-/// One pass over the kernel's ops, each name looked up in a set (linear in the kernel).
-fn dataflow(db: &dyn Db, file: SourceFile, kernel: &KernelItems, out: &mut Vec<Diagnostic>) {
-    let tensors: HashSet<&str> = kernel
-        .allocations
-        .iter()
-        .filter_map(|a| match a {
-            Allocation::Tensor(t) => Some(t.name.as_str()),
-            Allocation::Register(_) => None,
-        })
-        .collect();
-    let mut written: HashSet<&str> = kernel
-        .allocations
-        .iter()
-        .filter_map(|a| match a {
-            Allocation::Tensor(t) if t.kind != TensorKind::Internal => Some(t.name.as_str()),
-            _ => None,
-        })
-        .collect();
-    let mut warned: HashSet<String> = HashSet::default();
-    for_each_op(&kernel.body, &mut |op| {
-        let lowered = lowering(db, file, op);
-        if lower::lookup(&op.resolved.class).is_none() {
-            // An unknown op (P202) says nothing of what it reads or writes: count every
-            // tensor it names as written, so that its mistake does not make later reads warn.
-            for (_, access) in accesses(op) {
-                if let Some(&name) = tensors.get(access.name.as_str()) {
-                    written.insert(name);
-                }
-            }
-            return;
-        }
-        for name in &lowered.reads {
-            if !written.contains(name.as_str()) && warned.insert(name.clone()) {
-                let first = accesses(op).into_iter().find(|(_, a)| a.name == name);
-                let anchor = first.map_or(Anchor::Class, |(path, _)| Anchor::Value(path));
-                out.push(Diagnostic::new(
-                    Code::P501,
-                    anchor_range(op, &anchor),
-                    format!("`%{name}` is read here before any op writes it"),
-                ));
-            }
-        }
-        for name in &lowered.writes {
-            if let Some(&name) = tensors.get(name.as_str()) {
-                written.insert(name);
-            }
-        }
-    });
-}
-
-/// P500 on the declarations (tensors, registers) that no op names, kernel by kernel: one
-/// pass over the file's definitions (kernels come first, then what they declare, in source
-/// order) and its use table, whatever the number of kernels.
-///
-/// The declarations of a split kernel (in `split`, its parts' ranges) are left to
-/// `crate::split::kernel_checks`.
-fn unused_declarations(
-    items: &crate::resolve::FileItems,
-    split: &[TextRange],
-    out: &mut Vec<Diagnostic>,
-) {
-    // Used: named anywhere (resolution's use table), whatever else is wrong with the use.
-    let used: HashSet<usize> = items.references.iter().map(|(_, d)| *d).collect();
-    let mut kernel_scope: Option<TextRange> = None;
-    let mut seen: HashSet<&str> = HashSet::default();
-    for (index, def) in items.definitions.iter().enumerate() {
-        if def.kind == DefKind::Kernel {
-            kernel_scope = Some(def.scope);
-            seen.clear();
-            continue;
-        }
-        let declared = matches!(
-            def.kind,
-            DefKind::Tensor | DefKind::Register | DefKind::Param
-        );
-        if !declared
-            || !kernel_scope.is_some_and(|scope| scope.contains_range(def.range))
-            || split.iter().any(|r| r.contains_range(def.range))
-        {
-            continue;
-        }
-        // A second definition of a name is P201 already: one diagnostic per mistake.
-        let first = seen.insert(def.name.as_str());
-        if first && def.kind != DefKind::Param && !used.contains(&index) {
-            let what = if def.kind == DefKind::Tensor {
-                "tensor"
-            } else {
-                "register"
-            };
-            out.push(Diagnostic::new(
-                Code::P500,
-                def.range,
-                format!("{what} `%{}` is declared but no op uses it", def.name),
-            ));
-        }
-    }
+/// The kernel-wide rules of a kernel that is one part, `part`: placed in its chunk.
+fn whole_kernel_rules(part: &Part, out: &mut Vec<Diagnostic>) {
+    let summary = &part.summary;
+    let findings = rules::p208::findings(&[&summary.ids])
+        .into_iter()
+        .chain(rules::p500::findings(&[&summary.decls]))
+        .chain(rules::p501::findings(&[&summary.reads]));
+    let places = |p: u32| (p == 0).then_some((&part.places, TextSize::from(0)));
+    out.extend(findings.filter_map(|f| rules::place(&f, places)));
 }
 
 /// Every access in the op's fields, with its path, in field order.

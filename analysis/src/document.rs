@@ -25,8 +25,10 @@ use salsa::{Durability, Setter};
 
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::diagnostic::Diagnostic;
-use crate::read_index::ReadIndex;
-use crate::split::{KernelIndex, Part};
+use crate::kernel::rules::{self, p208, p500, p501};
+use crate::kernel::view::KernelView;
+use crate::kernel::{SplitKernel, summary};
+use crate::split::KernelIndex;
 use crate::{LineCol, TextRange, TextSize};
 
 /// The smallest chunk a document is cut into, in bytes (a chunk holds whole kernels, so it
@@ -78,7 +80,7 @@ impl Chunk {
 struct Digest {
     /// The chunk has diagnostics, or syntax errors past the parser's cap.
     reports: bool,
-    /// The hashes of its kernel names ([`Summary::kernels`]), in order.
+    /// The hashes of its kernel names ([`ChunkSummary::kernels`]), in order.
     kernels: KernelHashes,
 }
 
@@ -99,9 +101,9 @@ impl KernelHashes {
 }
 
 impl Digest {
-    /// The digest of `source`, from its memoized diagnostics and [`Summary`].
+    /// The digest of `source`, from its memoized diagnostics and [`ChunkSummary`].
     fn of(db: &dyn Db, source: SourceFile) -> Digest {
-        let summary = summary(db, source);
+        let summary = chunk_summary(db, source);
         let reports = summary.left_out > 0 || !crate::check::diagnostics(db, source).is_empty();
         let hashes: Vec<u64> = summary
             .kernels
@@ -136,10 +138,10 @@ pub(crate) struct Document {
     /// (where its digest is emptied), so that what is kept of a chunk outside the database
     /// knows when it is stale ([`Document::reads_before_writes`]).
     stamps: Vec<u64>,
-    /// The P501 index of each kernel cut into chunks, by the kernel's first chunk: shared
-    /// by the document's copies (each brings it up to date from its own chunks and stamps
-    /// when it gathers diagnostics).
-    read_indexes: Arc<Mutex<HashMap<SourceFile, ReadIndex>>>,
+    /// P501's index of each kernel cut into chunks (the rule's private cache,
+    /// [`p501::Cache`]): shared by the document's copies, each bringing it up to date from
+    /// its own chunks and stamps when it gathers diagnostics.
+    read_cache: Arc<p501::Cache>,
     /// P200's "did you mean" among a split kernel's earlier names, by the kernel index's
     /// stamp, the chunk (index among the kernel's) and the name: each gathering patches
     /// the diagnostics of the chunks that continue a kernel ([`Document::patch`]), and a
@@ -304,7 +306,7 @@ impl Document {
             target,
             indexes: HashMap::default(),
             stamps: Vec::new(),
-            read_indexes: Arc::default(),
+            read_cache: Arc::default(),
             suggestions: Arc::default(),
         };
         let (pieces, _) = cut_parts(text, "", syntax::Context::default(), target, None);
@@ -366,7 +368,7 @@ impl Document {
             digests: vec![OnceLock::new()],
             indexes: HashMap::default(),
             stamps: vec![new_stamp()],
-            read_indexes: Arc::default(),
+            read_cache: Arc::default(),
             suggestions: Arc::default(),
         }
     }
@@ -436,7 +438,7 @@ impl Document {
         let (pieces, _) = cut_parts(text, "", syntax::Context::default(), self.target, None);
         self.replace_chunks(db, all, &pieces, false);
         self.indexes.clear();
-        self.read_indexes = Arc::default();
+        self.read_cache = Arc::default();
         self.suggestions = Arc::default();
     }
 
@@ -573,7 +575,7 @@ impl Document {
         let head = self.head(index);
         (head..index)
             .map(|k| {
-                let flows = crate::split::part_ids(db, self.chunks[k].source);
+                let flows = summary::part_ids(db, self.chunks[k].source);
                 let flow = crate::split::kernel_part(flows, k == head);
                 flow.map_or(0, |f| f.ops)
             })
@@ -695,16 +697,16 @@ impl Document {
         ) {
             return None;
         }
-        let parts = crate::split::parts(db, chunk.source);
+        let parts = summary::parts(db, chunk.source);
         let continuing = chunk.context.inside;
         let in_first = continuing
             && parts
                 .first()
-                .is_some_and(|p| def.prelude || p.ranges.range.contains_range(def.range));
+                .is_some_and(|p| def.prelude || p.places.range.contains_range(def.range));
         let in_last = chunk.context.goes_on
             && parts
                 .last()
-                .is_some_and(|p| p.ranges.range.contains_range(def.range));
+                .is_some_and(|p| p.places.range.contains_range(def.range));
         let (home, home_def) = if def.prelude {
             let head = self.head(index);
             let cached = self.indexes.get(&self.chunks[head].source)?;
@@ -814,7 +816,7 @@ impl Document {
                 {
                     continue;
                 }
-                let parts = crate::split::parts(db, later.source);
+                let parts = summary::parts(db, later.source);
                 let Some(part) = parts.first() else { continue };
                 out.extend(
                     crate::db::file_items(db, later.source)
@@ -824,7 +826,7 @@ impl Document {
                             !d.prelude
                                 && d.name == new_name
                                 && d.kind != DefKind::Kernel
-                                && part.ranges.range.contains_range(d.range)
+                                && part.places.range.contains_range(d.range)
                         })
                         .map(|d| (d.name.clone(), d.kind)),
                 );
@@ -862,20 +864,17 @@ impl Document {
             runs.push(index);
         }
         for head in runs {
-            let tail = self.tail(head);
-            let chunks: Vec<SourceFile> =
-                self.chunks[head..=tail].iter().map(|c| c.source).collect();
-            let kernel = crate::split::SplitKernel::new(db, chunks);
-            let part = (index - head) as u32;
-            let parts = crate::split::parts(db, chunk.source);
-            let ranges = crate::split::kernel_part(parts, index == head);
-            let Some(Part { ranges, .. }) = ranges else {
+            let view = KernelView::split_from(self, head);
+            let kernel = SplitKernel::new(db, view.sources(self));
+            let Some(at) = view.part_in(index) else {
                 continue;
             };
-            for finding in &crate::split::kernel_checks(db, kernel) {
-                if let crate::split::Finding::IdUsed { part: p, op, .. } = finding
-                    && *p == part
-                    && let Some(&range) = ranges.ids.get(*op as usize)
+            let Some(part) = at.kernel.of(summary::parts(db, chunk.source)) else {
+                continue;
+            };
+            for finding in p208::of_split(db, kernel) {
+                if finding.part == at.part
+                    && let Some(range) = finding.at.range(&part.places)
                 {
                     out.push((range, Code::P208));
                 }
@@ -1253,7 +1252,7 @@ impl Document {
                 continue;
             }
             let source = chunk.source;
-            let summary = summary(db, source);
+            let summary = chunk_summary(db, source);
             let crs = lone_carriage_returns(db, source);
             let index = chunk_index;
             for d in self.chunk_diagnostics(db, index).iter() {
@@ -1350,10 +1349,10 @@ impl Document {
             d.message = crate::diagnostic::renumber(&d.message, base);
         }
         let chunk = &self.chunks[index];
-        let Some(part) = crate::split::parts(db, chunk.source).first() else {
+        let Some(part) = summary::parts(db, chunk.source).first() else {
             return;
         };
-        if !part.ranges.range.contains_range(d.range) {
+        if !part.places.range.contains_range(d.range) {
             return;
         }
         let head = self.head(index);
@@ -1412,10 +1411,10 @@ impl Document {
     /// earlier chunk; the chunk's own answer says the chunk's start).
     fn first_defined_here(&self, db: &dyn Db, index: usize, d: &mut Diagnostic) {
         let chunk = &self.chunks[index];
-        let Some(part) = crate::split::parts(db, chunk.source).first() else {
+        let Some(part) = summary::parts(db, chunk.source).first() else {
             return;
         };
-        let prelude = TextRange::empty(part.ranges.range.start() + chunk.start);
+        let prelude = TextRange::empty(part.places.range.start() + chunk.start);
         let head = self.head(index);
         let Some(cached) = self.indexes.get(&self.chunks[head].source) else {
             return;
@@ -1449,20 +1448,19 @@ impl Document {
     ) -> Option<TextRange> {
         let home = head + index.home(name)?;
         let chunk = &self.chunks[home];
-        let parts = crate::split::parts(db, chunk.source);
+        let parts = summary::parts(db, chunk.source);
         let part = crate::split::kernel_part(parts, home == head)?;
         crate::db::file_items(db, chunk.source)
             .definitions
             .iter()
-            .find(|d| !d.prelude && d.name == name && part.ranges.range.contains_range(d.range))
+            .find(|d| !d.prelude && d.name == name && part.places.range.contains_range(d.range))
             .map(|d| d.range + chunk.start)
     }
 
-    /// The kernel-wide checks of each kernel cut into chunks ([`crate::split::kernel_checks`],
-    /// memoized on the kernel's chunks' position-free summaries), placed by the ranges their
-    /// chunks keep ([`crate::split::parts`]).
+    /// The kernel-wide rules of each kernel cut into chunks ([`crate::kernel::rules`]: each
+    /// memoized on its parts' position-free summaries, P501 kept in its index), placed by
+    /// the places their parts keep ([`summary::parts`]).
     fn split_kernel_checks(&self, db: &dyn Db, out: &mut Vec<Diagnostic>) {
-        use crate::split::Finding;
         let mut head = 0;
         // The split kernels' first chunks: the P501 indexes of the others are let go of.
         let mut seen = Vec::new();
@@ -1471,74 +1469,35 @@ impl Document {
                 head += 1;
                 continue;
             }
-            let tail = self.tail(head);
-            let chunks: Vec<SourceFile> =
-                self.chunks[head..=tail].iter().map(|c| c.source).collect();
-            let mut findings = self.reads_before_writes(db, head, &chunks);
+            let view = KernelView::split_from(self, head);
+            let chunks = view.sources(self);
             seen.push(chunks[0]);
-            let kernel = crate::split::SplitKernel::new(db, chunks);
-            findings.extend(crate::split::kernel_checks(db, kernel));
-            // The ranges of the kernel's part in its `part`-th chunk, and the chunk's start.
-            let ranges = |part: u32| {
-                let chunk = &self.chunks[head + part as usize];
-                let parts = crate::split::parts(db, chunk.source);
-                let found = crate::split::kernel_part(parts, part == 0);
-                (found.map(|part| &part.ranges), chunk.start)
+            let generations = &self.stamps[view.head..=view.tail];
+            let reads = |p: usize| {
+                let slot = if p == 0 {
+                    crate::kernel::view::KernelSlot::Last
+                } else {
+                    crate::kernel::view::KernelSlot::At(0)
+                };
+                slot.of(summary::part_reads(db, chunks[p]))
+                    .cloned()
+                    .unwrap_or_default()
             };
+            let mut findings = self.read_cache.findings(&chunks, generations, reads);
+            let kernel = SplitKernel::new(db, chunks);
+            findings.extend(p500::of_split(db, kernel).iter().cloned());
+            findings.extend(p208::of_split(db, kernel).iter().cloned());
+            let places = kernel.each(db, summary::parts);
+            let starts: Vec<TextSize> = self.chunks[view.head..=view.tail]
+                .iter()
+                .map(|c| c.start)
+                .collect();
             for finding in &findings {
-                match finding {
-                    Finding::ReadBeforeWrite { part, name } => {
-                        let (Some(r), start) = ranges(*part) else {
-                            continue;
-                        };
-                        if let Ok(i) = r.first_reads.binary_search_by(|(n, _)| n.cmp(name)) {
-                            out.push(Diagnostic::new(
-                                Code::P501,
-                                r.first_reads[i].1 + start,
-                                format!("`%{name}` is read here before any op writes it"),
-                            ));
-                        }
-                    }
-                    Finding::Unused { part, name } => {
-                        let (Some(r), start) = ranges(*part) else {
-                            continue;
-                        };
-                        if let Ok(i) = r.unused.binary_search_by(|(n, ..)| n.cmp(name)) {
-                            let (_, range, what) = &r.unused[i];
-                            out.push(Diagnostic::new(
-                                Code::P500,
-                                *range + start,
-                                format!("{what} `%{name}` is declared but no op uses it"),
-                            ));
-                        }
-                    }
-                    Finding::IdUsed {
-                        part,
-                        op,
-                        id,
-                        first,
-                    } => {
-                        let (Some(r), start) = ranges(*part) else {
-                            continue;
-                        };
-                        let (Some(f), first_start) = ranges(first.0) else {
-                            continue;
-                        };
-                        let (Some(&at), Some(&was)) =
-                            (r.ids.get(*op as usize), f.ids.get(first.1 as usize))
-                        else {
-                            continue;
-                        };
-                        out.push(
-                            Diagnostic::new(
-                                Code::P208,
-                                at + start,
-                                format!("op id {id} is already used in this kernel"),
-                            )
-                            .with_related(was + first_start, "first used here"),
-                        );
-                    }
-                }
+                let place = |p: u32| {
+                    let part = places.get(p as usize)?;
+                    Some((&part.places, *starts.get(p as usize)?))
+                };
+                out.extend(rules::place(finding, place));
             }
             // P416, placed only when a peak is over its memory's capacity.
             let [sbuf, psum] = crate::split::split_peaks(db, kernel);
@@ -1548,62 +1507,9 @@ impl Document {
             if over(sbuf, lower::types::Memory::Sbuf) || over(psum, lower::types::Memory::Psum) {
                 out.extend(crate::resources::p416(&self.split_stats(db, head)));
             }
-            head = tail.max(head + 1);
+            head = view.tail.max(head + 1);
         }
-        let mut indexes = self
-            .read_indexes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if indexes.len() > seen.len() {
-            indexes.retain(|head, _| seen.contains(head));
-        }
-    }
-
-    /// P501 of the split kernel whose chunks are `chunks` (from `head`), from its
-    /// [`ReadIndex`], brought up to date first: the parts of the chunks stamped anew since
-    /// it was (O(their names)); a new index when the kernel's chunks changed (O(its
-    /// names)). The database is read before the index changes: a cancelled gathering
-    /// leaves it as it was.
-    fn reads_before_writes(
-        &self,
-        db: &dyn Db,
-        head: usize,
-        chunks: &[SourceFile],
-    ) -> Vec<crate::split::Finding> {
-        let stamps = &self.stamps[head..head + chunks.len()];
-        let reads = |i: usize| {
-            let parts = crate::split::part_reads(db, chunks[i]);
-            crate::split::kernel_part(parts, i == 0)
-                .cloned()
-                .unwrap_or_default()
-        };
-        let mut indexes = self
-            .read_indexes
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let index = match indexes.get_mut(&chunks[0]) {
-            Some(index) if index.is_of(chunks) => {
-                let stale: Vec<usize> = index.stale(stamps).collect();
-                let fresh: Vec<_> = stale.iter().map(|&i| reads(i)).collect();
-                for (i, part) in stale.into_iter().zip(fresh) {
-                    index.update(i, stamps[i], part);
-                }
-                index
-            }
-            _ => {
-                let parts = (0..chunks.len()).map(reads).collect();
-                let index = ReadIndex::new(chunks.to_vec(), stamps.to_vec(), parts);
-                indexes.insert(chunks[0], index);
-                &indexes[&chunks[0]]
-            }
-        };
-        index
-            .findings()
-            .map(|(part, name)| crate::split::Finding::ReadBeforeWrite {
-                part,
-                name: name.to_string(),
-            })
-            .collect()
+        self.read_cache.retain(&seen);
     }
 
     /// Each kernel's resources in source order (SPEC §10.1), in the document's offsets: a
@@ -1637,8 +1543,7 @@ impl Document {
         use crate::resources::{LiveTensor, Peak, PeakOp};
         let tail = self.tail(head);
         let chunks: Vec<SourceFile> = self.chunks[head..=tail].iter().map(|c| c.source).collect();
-        let resources =
-            crate::split::split_resources(db, crate::split::SplitKernel::new(db, chunks));
+        let resources = crate::split::split_resources(db, SplitKernel::new(db, chunks));
         // The kernel's part in its `k`-th chunk: items, syntax, chunk start.
         let part = |k: usize| {
             let chunk = &self.chunks[head + k];
@@ -1729,7 +1634,7 @@ impl Document {
     fn kernels_defined_twice(&self, db: &dyn Db, out: &mut Vec<Diagnostic>) {
         let mut kernels: HashMap<&str, TextRange> = HashMap::default();
         for chunk in &self.chunks {
-            for (name, range) in &summary(db, chunk.source).kernels {
+            for (name, range) in &chunk_summary(db, chunk.source).kernels {
                 let range = *range + chunk.start;
                 match kernels.get(name.as_str()) {
                     Some(&first) => out.push(
@@ -1787,13 +1692,12 @@ pub(crate) fn outline_chunk(db: &dyn Db, chunk: &Chunk) {
 }
 
 /// Computes what [`Document::diagnostics`] gathers of `source` (its diagnostics and
-/// [`Summary`]), so that the gathering finds it memoized.
+/// [`ChunkSummary`]), so that the gathering finds it memoized.
 pub(crate) fn analyse_chunk(db: &dyn Db, source: SourceFile) {
     crate::check::diagnostics(db, source);
-    summary(db, source);
+    chunk_summary(db, source);
     let context = *source.context(db);
     if context.inside || context.goes_on {
-        crate::split::parts(db, source);
         crate::split::part_resources(db, source);
     }
 }
@@ -1802,7 +1706,7 @@ pub(crate) fn analyse_chunk(db: &dyn Db, source: SourceFile) {
 /// from the syntax tree and the names it comes from (those are evicted from chunks not in
 /// use, [`crate::db::parse`]; this stays, so gathering never re-parses a chunk).
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Summary {
+struct ChunkSummary {
     /// Syntax errors past the parser's cap ([`syntax::Parse::left_out`]).
     left_out: usize,
     /// The chunk's kernel names, each once (its first definition), with the name's range
@@ -1811,7 +1715,7 @@ struct Summary {
 }
 
 #[salsa::tracked(returns(ref))]
-fn summary(db: &dyn Db, source: SourceFile) -> Summary {
+fn chunk_summary(db: &dyn Db, source: SourceFile) -> ChunkSummary {
     let mut seen: HashSet<&str> = HashSet::default();
     let kernels = crate::db::file_items(db, source)
         .definitions
@@ -1819,7 +1723,7 @@ fn summary(db: &dyn Db, source: SourceFile) -> Summary {
         .filter(|def| def.kind == crate::resolve::DefKind::Kernel && seen.insert(&def.name))
         .map(|def| (def.name.clone(), def.range))
         .collect();
-    Summary {
+    ChunkSummary {
         left_out: crate::db::parse(db, source).left_out,
         kernels,
     }

@@ -14,7 +14,7 @@ pub mod diagnostic;
 mod document;
 mod host;
 pub mod ide;
-mod read_index;
+mod kernel;
 pub mod resolve;
 pub mod resources;
 mod split;

@@ -36,6 +36,9 @@ pub struct KernelItems {
     /// continues or goes on is *split*: what needs all of it (P208, P500, P501, P416, the
     /// resources) is joined from its chunks where the document gathers them.
     pub goes_on: bool,
+    /// Its definitions: a run of [`FileItems::definitions`] (its name first when it has
+    /// one, then what its entry, parameters and body define, in that order).
+    pub definitions: std::ops::Range<usize>,
 }
 
 impl KernelItems {
@@ -193,6 +196,7 @@ pub fn resolve(
     let mut next_index = 0;
     let mut kernel_names: HashMap<String, usize> = HashMap::default();
     for kernel in &file.kernels {
+        let first_definition = out.definitions.len();
         if let Some(name) = &kernel.name {
             let def = out.definitions.len();
             out.definitions.push(Definition {
@@ -217,7 +221,6 @@ pub fn resolve(
             }
         }
         let mut resolver = KernelResolver::new(&mut out, next_index, settings, check);
-        resolver.split = kernel.continues || kernel.goes_on;
         let entry = entry.filter(|_| kernel.continues);
         if let Some(entry) = entry {
             resolver.enter(entry, kernel.range);
@@ -242,6 +245,7 @@ pub fn resolve(
             body,
             continues: kernel.continues,
             goes_on: kernel.goes_on,
+            definitions: first_definition..out.definitions.len(),
         });
     }
     out
@@ -255,7 +259,6 @@ pub fn declarations(kernel: &ast::Kernel, settings: OpSettings) -> Vec<PreludeDe
     let mut scratch = FileItems::default();
     let mut resolver = KernelResolver::new(&mut scratch, 0, settings, &|| ());
     resolver.quiet = true;
-    resolver.split = true;
     let mut out = Vec::new();
     for (params, kind) in [
         (&kernel.params, TensorKind::Input),
@@ -295,7 +298,6 @@ struct KernelResolver<'a> {
     loops: Vec<LoopVar>,
     loop_ranges: Vec<TextRange>,
     loop_name_counts: HashMap<String, usize>,
-    op_ids: HashMap<u32, TextRange>,
     ordinal: u32,
     /// The next op's [`OpItem::index`].
     index: u32,
@@ -304,9 +306,6 @@ struct KernelResolver<'a> {
     /// Inside an op of an unknown class: names are still resolved (for navigation) but not
     /// reported, since SPEC §7 checks such an op no further than its P202.
     quiet: bool,
-    /// The kernel is cut into chunks: op ids are checked across them (P208) where the
-    /// document gathers its diagnostics, not here.
-    split: bool,
     /// How many names of the body's scope (the first ones) the entry's prelude put there.
     prelude_names: usize,
     /// The cancellation check of [`resolve`].
@@ -329,13 +328,11 @@ impl<'a> KernelResolver<'a> {
             loops: Vec::new(),
             loop_ranges: Vec::new(),
             loop_name_counts: HashMap::default(),
-            op_ids: HashMap::default(),
             ordinal: 0,
             index,
             allocations: Vec::new(),
             settings,
             quiet: false,
-            split: false,
             prelude_names: 0,
             check,
         }
@@ -698,24 +695,8 @@ impl<'a> KernelResolver<'a> {
         if self.ordinal.is_multiple_of(256) {
             (self.check)();
         }
-        let (op_id, id_range) = match op.id {
-            Some((id, range)) => (id, range),
-            None => (self.ordinal, op.class.range),
-        };
-        if self.split {
-            // Checked across the kernel's chunks (`crate::split`).
-        } else if let Some(first) = self.op_ids.get(&op_id) {
-            self.out.diagnostics.push(
-                Diagnostic::new(
-                    Code::P208,
-                    id_range,
-                    format!("op id {op_id} is already used in this kernel"),
-                )
-                .with_related(*first, "first used here"),
-            );
-        } else {
-            self.op_ids.insert(op_id, id_range);
-        }
+        // A duplicate id is P208, a kernel-wide rule (`crate::kernel::rules::p208`).
+        let op_id = op.id.map_or(self.ordinal, |(id, _)| id);
         self.quiet = lower::lookup(&op.class.text).is_none();
         let fields = op
             .fields

@@ -77,13 +77,14 @@ fn a_keystroke_in_one_kernel_of_many() {
         "op = add",
         "op = subtract",
         expect![[r#"
+            chunk_summary × 1
             diagnostics × 1
             file_items × 1
             kernel_resources × 1
             kernel_stats × 1
             lower_op × 1
             parse × 1
-            summary × 1
+            parts × 1
         "#]],
     );
 }
@@ -100,6 +101,7 @@ fn a_keystroke_in_a_middle_part_of_a_cut_kernel() {
         "op = add",
         "op = subtract",
         expect![[r#"
+            chunk_summary × 1
             diagnostics × 1
             file_items × 1
             kernel_resources × 1
@@ -114,7 +116,6 @@ fn a_keystroke_in_a_middle_part_of_a_cut_kernel() {
             part_resources × 1
             parts × 1
             piece_statements × 2
-            summary × 1
         "#]],
     );
 }

@@ -1,40 +1,112 @@
-//! P501 ("read before any op writes it") of a kernel cut into chunks, kept up to date part
-//! by part (issue 9, `docs/scale.md`): an index from each name to the parts that read,
-//! write or declare it, so that an edit in one part costs the names that part's reads
-//! and writes changed, not the kernel's names.
-//!
-//! The rule is `check::dataflow`'s on the whole kernel, restated per name (a part is one
-//! chunk's share of the kernel, 0-based among the kernel's chunks):
+//! P501: an op reads a tensor that no op earlier in source order (loop bodies included)
+//! or parameter wrote (SPEC §7), at the first read. One verdict per name, restated over
+//! the parts of its kernel (each part one chunk's share of the kernel, 0-based):
 //! * a parameter (an input or output, written before any op) is never read before written;
 //! * a name a part declares as a tensor is reported at the first part that reads it before
-//!   writing it ([`PartReads::names`]' `read_first`), unless an earlier part writes it;
+//!   writing it ([`NameUse::read_first`]), unless an earlier part writes it;
 //! * a name no part declares (nothing ever writes it) at the first part that reads it.
 //!
-//! Each name's verdict depends only on its own uses, so an update recomputes the verdicts
-//! of the names whose uses in the updated part changed. The index lives beside the
-//! document, outside salsa: it is brought up to date by the gathering that reads it, from
-//! the [`PartReads`] of the parts whose chunk changed since (each chunk carries a stamp,
-//! new whenever one of its inputs is set).
+//! Each name's verdict depends only on its own uses, so an index from each name to the
+//! parts that use it can be brought up to date part by part: an edit in one part costs the
+//! names whose uses changed there, not the kernel's names. [`Cache`] keeps that index for
+//! each kernel cut into chunks, across revisions, outside salsa (the old salsa join was
+//! O(the kernel's names) whenever one part's names changed: 14.7 of a 15 ms deletion at
+//! 100,000 unrolled ops, `docs/decisions.md`); it is this rule's private cache.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::db::SourceFile;
+use lower::diag::Code;
 
-/// What P501 reads of one part of a split kernel, position-free (the [`crate::split::parts`]
-/// flow's names, tensors and parameters): equal after an edit that changes no name an op
-/// reads or writes and no declaration.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct PartReads {
-    /// The tensors the part allocates (parameters, for the first part; declarations).
-    pub tensors: Vec<String>,
-    /// The parameters that are inputs or outputs (written before any op): first part only.
-    pub params: Vec<String>,
-    /// Each name the part's ops read or write, sorted by name, with whether it is read,
-    /// whether it is written, and whether it is read before the part first writes it.
-    pub names: Vec<(String, bool, bool, bool)>,
+use super::{Finding, Place};
+use crate::db::SourceFile;
+use crate::kernel::summary::PartReads;
+
+/// The P501 findings of a kernel whose parts' reads are `parts` (head first). O(the
+/// kernel's names).
+pub fn findings(parts: &[&Arc<PartReads>]) -> Vec<Finding> {
+    Index::new(parts.iter().map(|p| Arc::clone(p)).collect()).findings()
+}
+
+/// The finding for `name` in `part`.
+fn finding(part: u32, name: &str) -> Finding {
+    Finding {
+        code: Code::P501,
+        part,
+        at: Place::FirstRead(name.to_string()),
+        message: format!("`%{name}` is read here before any op writes it"),
+        related: Vec::new(),
+    }
+}
+
+/// The [`Index`] of each kernel cut into chunks of a document, by the kernel's first chunk,
+/// brought up to date by the gathering that reads it (see the module docs). Shared by the
+/// document's snapshots; the database is read before an index changes, so a cancelled
+/// gathering leaves it as it was.
+#[derive(Debug, Default)]
+pub struct Cache {
+    kernels: Mutex<HashMap<SourceFile, Kept>>,
+}
+
+/// A kernel's index, and the chunks and generations it was made from.
+#[derive(Debug)]
+struct Kept {
+    chunks: Vec<SourceFile>,
+    generations: Vec<u64>,
+    index: Index,
+}
+
+impl Cache {
+    /// The P501 findings of the kernel cut into chunks whose chunks are `chunks` (head
+    /// first), at `generations` (each chunk's, see `crate::document::Chunk::generation`),
+    /// `reads(p)` its part `p`'s reads. The parts whose chunk has a new generation since
+    /// the index was brought up to date are read again (O(their names)); a kernel whose
+    /// chunks changed is indexed anew (O(its names)).
+    pub fn findings(
+        &self,
+        chunks: &[SourceFile],
+        generations: &[u64],
+        reads: impl Fn(usize) -> Arc<PartReads>,
+    ) -> Vec<Finding> {
+        let Some(&head) = chunks.first() else {
+            return Vec::new();
+        };
+        let mut kernels = self.kernels.lock().unwrap_or_else(PoisonError::into_inner);
+        let kept = kernels.get_mut(&head).filter(|k| k.chunks == chunks);
+        if let Some(kept) = kept {
+            let stale: Vec<usize> = (0..chunks.len())
+                .filter(|&p| kept.generations.get(p) != generations.get(p))
+                .collect();
+            let fresh: Vec<Arc<PartReads>> = stale.iter().map(|&p| reads(p)).collect();
+            for (p, part) in stale.into_iter().zip(fresh) {
+                kept.index.update(p, part);
+            }
+            kept.generations = generations.to_vec();
+            return kept.index.findings();
+        }
+        let parts = (0..chunks.len()).map(&reads).collect();
+        let index = Index::new(parts);
+        let findings = index.findings();
+        kernels.insert(
+            head,
+            Kept {
+                chunks: chunks.to_vec(),
+                generations: generations.to_vec(),
+                index,
+            },
+        );
+        findings
+    }
+
+    /// Lets go of the indexes of kernels whose first chunk is not in `heads`.
+    pub fn retain(&self, heads: &[SourceFile]) {
+        let mut kernels = self.kernels.lock().unwrap_or_else(PoisonError::into_inner);
+        if kernels.len() > heads.len() {
+            kernels.retain(|head, _| heads.contains(head));
+        }
+    }
 }
 
 /// The part reads the name.
@@ -53,18 +125,18 @@ fn flags(reads: &PartReads) -> Vec<(&str, u8)> {
     let mut out: Vec<(&str, u8)> = reads
         .names
         .iter()
-        .map(|(name, read, write, first)| {
+        .map(|name_use| {
             let mut f = 0;
-            if *read {
+            if name_use.read {
                 f |= READ;
             }
-            if *write {
+            if name_use.written {
                 f |= WRITE;
             }
-            if *read && *first {
+            if name_use.read && name_use.read_first {
                 f |= READ_FIRST;
             }
-            (name.as_str(), f)
+            (name_use.name.as_str(), f)
         })
         .chain(reads.tensors.iter().map(|t| (t.as_str(), TENSOR)))
         .chain(reads.params.iter().map(|p| (p.as_str(), PARAM)))
@@ -107,29 +179,24 @@ impl Uses {
     }
 }
 
-/// The P501 of one split kernel, and what it was made from (see the module's doc).
+/// The P501 verdict of every name of a kernel, by the parts that use it (see the module
+/// docs).
 #[derive(Debug, Default)]
-pub struct ReadIndex {
-    /// The kernel's chunks, first to last.
-    chunks: Vec<SourceFile>,
-    /// The stamp of each chunk when its part was read.
-    stamps: Vec<u64>,
-    /// Each chunk's part as read (empty for a chunk without the kernel).
+struct Index {
+    /// Each part's reads as indexed, head first.
     parts: Vec<Arc<PartReads>>,
     names: HashMap<Box<str>, Uses>,
     /// The findings: (part, name), in the order P501 is reported.
     findings: BTreeSet<(u32, Box<str>)>,
 }
 
-impl ReadIndex {
-    /// The index of the kernel whose chunks are `chunks` (first to last), with their
-    /// `stamps` and parts (`parts[i]` the `i`-th chunk's). O(the kernel's names).
-    pub fn new(chunks: Vec<SourceFile>, stamps: Vec<u64>, parts: Vec<Arc<PartReads>>) -> Self {
-        let mut index = ReadIndex {
-            chunks,
-            stamps,
+impl Index {
+    /// The index of a kernel whose parts' reads are `parts` (head first). O(the kernel's
+    /// names).
+    fn new(parts: Vec<Arc<PartReads>>) -> Self {
+        let mut index = Index {
             parts: Vec::with_capacity(parts.len()),
-            ..ReadIndex::default()
+            ..Index::default()
         };
         for (p, reads) in parts.iter().enumerate() {
             for (name, f) in flags(reads) {
@@ -147,32 +214,13 @@ impl ReadIndex {
         index
     }
 
-    /// Whether the index is of the kernel whose chunks are `chunks` (a kernel cut anew,
-    /// or whose chunks changed, is indexed anew).
-    pub fn is_of(&self, chunks: &[SourceFile]) -> bool {
-        self.chunks == chunks
-    }
-
-    /// The parts (indices among the kernel's chunks) whose stamp is not in `stamps` (the
-    /// chunks' stamps now, first to last; as many as the index's chunks).
-    pub fn stale<'a>(&'a self, stamps: &'a [u64]) -> impl Iterator<Item = usize> + 'a {
-        self.stamps
-            .iter()
-            .zip(stamps)
-            .enumerate()
-            .filter(|(_, (a, b))| a != b)
-            .map(|(i, _)| i)
-    }
-
-    /// Sets part `p`'s reads (its chunk now stamped `stamp`): the uses of the names whose
-    /// flags changed there, and their verdicts. O(the part's names + the changed names'
-    /// parts).
-    pub fn update(&mut self, p: usize, stamp: u64, reads: Arc<PartReads>) {
+    /// Sets part `p`'s reads: the uses of the names whose flags changed there, and their
+    /// verdicts. O(the part's names + the changed names' parts).
+    fn update(&mut self, p: usize, reads: Arc<PartReads>) {
         let Some(old) = self.parts.get(p) else {
             return;
         };
-        self.stamps[p] = stamp;
-        if **old == *reads {
+        if Arc::ptr_eq(old, &reads) || **old == *reads {
             return;
         }
         let old = flags(old);
@@ -210,7 +258,11 @@ impl ReadIndex {
                 Ok(at) if f == 0 => {
                     uses.parts.remove(at);
                 }
-                Ok(at) => uses.parts[at].1 = f,
+                Ok(at) => {
+                    if let Some(u) = uses.parts.get_mut(at) {
+                        u.1 = f;
+                    }
+                }
                 Err(at) if f != 0 => uses.parts.insert(at, (part, f)),
                 Err(_) => {}
             }
@@ -228,23 +280,34 @@ impl ReadIndex {
                 self.names.remove(name);
             }
         }
-        self.parts[p] = reads;
+        if let Some(slot) = self.parts.get_mut(p) {
+            *slot = reads;
+        }
     }
 
-    /// The findings, (part, name), by part then name (as the whole kernel's P501 comes).
-    pub fn findings(&self) -> impl Iterator<Item = (u32, &str)> {
-        self.findings.iter().map(|(p, name)| (*p, &**name))
+    /// The findings, by part then name.
+    fn findings(&self) -> Vec<Finding> {
+        self.findings
+            .iter()
+            .map(|(part, name)| finding(*part, name))
+            .collect()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernel::summary::NameUse;
 
     fn reads(tensors: &[&str], params: &[&str], names: &[(&str, bool, bool, bool)]) -> PartReads {
-        let mut names: Vec<(String, bool, bool, bool)> = names
+        let mut names: Vec<NameUse> = names
             .iter()
-            .map(|&(n, r, w, f)| (n.to_string(), r, w, f))
+            .map(|&(n, read, written, read_first)| NameUse {
+                name: n.to_string(),
+                read,
+                written,
+                read_first,
+            })
             .collect();
         names.sort();
         PartReads {
@@ -254,8 +317,14 @@ mod tests {
         }
     }
 
-    fn findings(index: &ReadIndex) -> Vec<(u32, String)> {
-        index.findings().map(|(p, n)| (p, n.to_string())).collect()
+    fn names(findings: &[Finding]) -> Vec<(u32, String)> {
+        findings
+            .iter()
+            .map(|f| match &f.at {
+                Place::FirstRead(name) => (f.part, name.clone()),
+                other => panic!("P501 at {other:?}"),
+            })
+            .collect()
     }
 
     /// The verdicts, made anew and updated part by part, agree: a tensor read first in a
@@ -282,17 +351,17 @@ mod tests {
             &[("v", true, true, false), ("t", true, true, true)],
         );
         let parts = |p: &[&PartReads]| p.iter().map(|r| Arc::new((*r).clone())).collect();
-        let index = ReadIndex::new(Vec::new(), vec![0; 3], parts(&[&a, &b, &c]));
+        let index = Index::new(parts(&[&a, &b, &c]));
         let want = vec![(1, "u".to_string()), (1, "x".to_string())];
-        assert_eq!(findings(&index), want);
+        assert_eq!(names(&index.findings()), want);
         // `t` no longer written in the first part: read first in the second.
         let a2 = reads(&["in", "t", "u"], &["in"], &[("in", true, false, true)]);
-        let mut updated = ReadIndex::new(Vec::new(), vec![0; 3], parts(&[&a, &b, &c]));
-        updated.update(0, 1, Arc::new(a2.clone()));
-        let fresh = ReadIndex::new(Vec::new(), vec![1, 0, 0], parts(&[&a2, &b, &c]));
-        assert_eq!(findings(&updated), findings(&fresh));
+        let mut updated = Index::new(parts(&[&a, &b, &c]));
+        updated.update(0, Arc::new(a2.clone()));
+        let fresh = Index::new(parts(&[&a2, &b, &c]));
+        assert_eq!(names(&updated.findings()), names(&fresh.findings()));
         assert_eq!(
-            findings(&fresh),
+            names(&fresh.findings()),
             vec![
                 (1, "t".to_string()),
                 (1, "u".to_string()),
@@ -300,8 +369,7 @@ mod tests {
             ]
         );
         // And back.
-        updated.update(0, 2, Arc::new(a));
-        assert_eq!(findings(&updated), want);
-        assert_eq!(updated.stale(&[2, 0, 1]).collect::<Vec<_>>(), vec![2]);
+        updated.update(0, Arc::new(a));
+        assert_eq!(names(&updated.findings()), want);
     }
 }

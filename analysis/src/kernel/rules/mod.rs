@@ -1,0 +1,95 @@
+//! The kernel-wide rules: one file per rule, each one function over the position-free
+//! summaries of a kernel's parts ([`crate::kernel::summary`]), whether the kernel is one
+//! part or many, with its message written once. A rule answers [`Finding`]s: a code, the
+//! part and the place in it ([`Place`]), and the message; [`place`] turns a finding into a
+//! diagnostic at the ranges its part keeps ([`PartPlaces`]).
+
+pub mod p208;
+pub mod p500;
+pub mod p501;
+
+use lower::diag::Code;
+use syntax::ast::{TextRange, TextSize};
+
+use crate::diagnostic::Diagnostic;
+use crate::kernel::summary::PartPlaces;
+
+/// A kernel-wide rule's finding, position-free: where it is, as a part of the kernel and a
+/// place in it, and what it says.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Finding {
+    /// The diagnostic code.
+    pub code: Code,
+    /// The part it is reported in (0: the kernel's head).
+    pub part: u32,
+    /// Where in that part.
+    pub at: Place,
+    /// The message, no final period.
+    pub message: String,
+    /// Related places with their notes.
+    pub related: Vec<Related>,
+}
+
+/// A related place of a [`Finding`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Related {
+    /// The part.
+    pub part: u32,
+    /// Where in it.
+    pub at: Place,
+    /// The note.
+    pub note: String,
+}
+
+/// A place in a part, found through its [`PartPlaces`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Place {
+    /// The kernel's name (head part).
+    KernelName,
+    /// The part's first read of the name.
+    FirstRead(String),
+    /// The name token of the part's declaration of the name.
+    DeclaredName(String),
+    /// The whole declaration of the name in the part (parameter or statement).
+    Declaration(String),
+    /// The id of the part's `n`-th op (0-based): its `#N`, else its class name.
+    OpId(u32),
+    /// The class name of the part's `n`-th op (0-based).
+    OpClass(u32),
+}
+
+impl Place {
+    /// The range of this place in a part whose places are `places` (relative to its chunk).
+    pub fn range(&self, places: &PartPlaces) -> Option<TextRange> {
+        match self {
+            Place::KernelName => Some(places.name),
+            Place::FirstRead(name) => places.first_read(name),
+            Place::DeclaredName(name) => places.declaration(name).map(|d| d.name_range),
+            Place::Declaration(name) => places.declaration(name).map(|d| d.range),
+            Place::OpId(n) => places.ids.get(*n as usize).copied(),
+            Place::OpClass(n) => places.classes.get(*n as usize).copied(),
+        }
+    }
+}
+
+/// `finding` as a diagnostic: `places(part)` gives a part's places and the offset its
+/// ranges are shifted by (its chunk's start in the document, or 0 for ranges relative to
+/// the chunk). `None` when the finding's own place is not found (a related one that is
+/// not is left out).
+pub fn place<'p>(
+    finding: &Finding,
+    places: impl Fn(u32) -> Option<(&'p PartPlaces, TextSize)>,
+) -> Option<Diagnostic> {
+    let at = |part: u32, place: &Place| {
+        let (part_places, start) = places(part)?;
+        Some(place.range(part_places)? + start)
+    };
+    let range = at(finding.part, &finding.at)?;
+    let mut diagnostic = Diagnostic::new(finding.code, range, finding.message.clone());
+    for related in &finding.related {
+        if let Some(range) = at(related.part, &related.at) {
+            diagnostic = diagnostic.with_related(range, related.note.clone());
+        }
+    }
+    Some(diagnostic)
+}
