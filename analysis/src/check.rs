@@ -46,14 +46,11 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
             whole_kernel_rules(part, &mut out);
         }
     }
-    for (kernel, stats) in items
-        .kernels
+    for stats in crate::kernel::stats::kernel_stats(db, file)
         .iter()
-        .zip(crate::resources::kernel_stats(db, file))
+        .flatten()
     {
-        if !kernel.is_split() {
-            out.extend(crate::resources::p416(stats));
-        }
+        out.extend(rules::p416::diagnostics(stats));
     }
     out.sort_by(|a, b| {
         (a.range.start(), a.range.end(), a.code).cmp(&(b.range.start(), b.range.end(), b.code))

@@ -25,7 +25,7 @@ use salsa::{Durability, Setter};
 
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::diagnostic::Diagnostic;
-use crate::kernel::rules::{self, p208, p500, p501};
+use crate::kernel::rules::{self, p208, p416, p500, p501};
 use crate::kernel::view::KernelView;
 use crate::kernel::{SplitKernel, summary};
 use crate::split::KernelIndex;
@@ -1500,12 +1500,13 @@ impl Document {
                 out.extend(rules::place(finding, place));
             }
             // P416, placed only when a peak is over its memory's capacity.
-            let [sbuf, psum] = crate::split::split_peaks(db, kernel);
-            let over = |peak: &crate::split::SplitPeak, memory: lower::types::Memory| {
+            let [sbuf, psum] = crate::kernel::resources::split_peaks(db, kernel);
+            let over = |peak: &crate::kernel::resources::KernelPeak,
+                        memory: lower::types::Memory| {
                 peak.bytes > memory.partition_capacity().unwrap_or(u64::MAX)
             };
             if over(sbuf, lower::types::Memory::Sbuf) || over(psum, lower::types::Memory::Psum) {
-                out.extend(crate::resources::p416(&self.split_stats(db, head)));
+                out.extend(p416::diagnostics(&self.split_stats(db, head)));
             }
             head = view.tail.max(head + 1);
         }
@@ -1513,120 +1514,58 @@ impl Document {
     }
 
     /// Each kernel's resources in source order (SPEC §10.1), in the document's offsets: a
-    /// chunk's own kernels' ([`crate::resources::kernel_stats`]), and each split kernel's
-    /// joined from its chunks ([`Document::split_stats`]) in the place of its parts.
+    /// chunk's whole kernels' ([`crate::kernel::stats::kernel_stats`], memoized per chunk),
+    /// and each kernel cut into chunks joined over its parts ([`Document::split_stats`]).
     pub fn kernel_stats(&self, db: &dyn Db) -> Vec<crate::KernelStats> {
         let mut out = Vec::new();
         for (i, chunk) in self.chunks.iter().enumerate() {
-            let items = crate::db::file_items(db, chunk.source);
-            let stats = crate::resources::kernel_stats(db, chunk.source);
-            for (kernel, stats) in items.kernels.iter().zip(stats) {
-                if kernel.continues {
-                    continue;
+            let stats = crate::kernel::stats::kernel_stats(db, chunk.source);
+            let last = stats.len().saturating_sub(1);
+            for (k, stats) in stats.iter().enumerate() {
+                match stats {
+                    Some(stats) => {
+                        let mut stats = stats.clone();
+                        stats.shift(chunk.start);
+                        out.push(stats);
+                    }
+                    // The head of a kernel cut into chunks (its other parts are skipped).
+                    None if k == last
+                        && chunk.context.goes_on
+                        && !(k == 0 && chunk.context.inside) =>
+                    {
+                        out.push(self.split_stats(db, i));
+                    }
+                    None => {}
                 }
-                if kernel.goes_on {
-                    out.push(self.split_stats(db, i));
-                    continue;
-                }
-                let mut stats = stats.clone();
-                stats.shift(chunk.start);
-                out.push(stats);
             }
         }
         out
     }
 
-    /// The resources of the split kernel whose first chunk is `head`, placed in the
-    /// document: its name in `head`, its range to its `}` in its last chunk, the peak op
-    /// and the largest tensors' declarations in the chunks that hold them.
+    /// The resources of the kernel cut into chunks whose first chunk is `head`, joined
+    /// over its parts and placed across its chunks.
     pub fn split_stats(&self, db: &dyn Db, head: usize) -> crate::KernelStats {
-        use crate::resources::{LiveTensor, Peak, PeakOp};
-        let tail = self.tail(head);
-        let chunks: Vec<SourceFile> = self.chunks[head..=tail].iter().map(|c| c.source).collect();
-        let resources = crate::split::split_resources(db, SplitKernel::new(db, chunks));
-        // The kernel's part in its `k`-th chunk: items, syntax, chunk start.
-        let part = |k: usize| {
-            let chunk = &self.chunks[head + k];
-            let items = crate::db::file_items(db, chunk.source);
-            let parsed = &crate::db::parse(db, chunk.source).file;
-            let at = if k == 0 {
-                items.kernels.len().saturating_sub(1)
-            } else {
-                0
-            };
-            (items.kernels.get(at), parsed.kernels.get(at), chunk.start)
-        };
-        let counts: Vec<u32> = (0..=tail - head)
-            .map(|k| {
-                let parts = crate::split::part_resources(db, self.chunks[head + k].source);
-                let found = crate::split::kernel_part(parts, k == 0);
-                found.map_or(0, |p| p.live.ops)
+        let view = KernelView::split_from(self, head);
+        let kernel = SplitKernel::new(db, view.sources(self));
+        let resources = crate::kernel::resources::split_resources(db, kernel);
+        let places = kernel.each(db, summary::parts);
+        let ids = kernel.each(db, summary::part_ids);
+        let parts: Vec<crate::kernel::stats::PlacedPart<'_>> = places
+            .iter()
+            .zip(ids)
+            .zip(&self.chunks[view.head..=view.tail])
+            .map(|((part, ids), chunk)| crate::kernel::stats::PlacedPart {
+                places: &part.places,
+                ids,
+                start: chunk.start,
             })
             .collect();
-        let peak_op = |index: u32| -> Option<PeakOp> {
-            let (mut k, mut local) = (0, index);
-            while k < counts.len() && local >= counts[k] {
-                local -= counts[k];
-                k += 1;
-            }
-            let (Some(kernel), _, start) = part(k) else {
-                return None;
-            };
-            let mut ops = Vec::new();
-            crate::check::for_each_op(&kernel.body, &mut |op| ops.push(op));
-            let op = ops.get(local as usize)?;
-            Some(PeakOp {
-                op_id: if op.op_id_written {
-                    op.op_id
-                } else {
-                    index + 1
-                },
-                class: op.resolved.class.to_string(),
-                range: op.syntax.class.range + start,
-            })
-        };
-        let declaration = |name: &str| {
-            (0..=tail - head).find_map(|k| {
-                let (_, syntax, start) = part(k);
-                crate::resources::declaration(syntax?, name).map(|r| r + start)
-            })
-        };
-        let peak = |memory: lower::types::Memory, occupancy: &crate::resources::Occupancy| Peak {
-            memory,
-            bytes: occupancy.peak,
-            capacity: memory.partition_capacity().unwrap_or(u64::MAX),
-            op: occupancy.op.and_then(peak_op),
-            largest: occupancy
-                .largest
-                .iter()
-                .map(|(name, bytes)| LiveTensor {
-                    name: name.clone(),
-                    bytes: *bytes,
-                    declaration: declaration(name),
-                })
-                .collect(),
-        };
-        let (first, first_syntax, start) = part(0);
-        let (_, last_syntax, last_start) = part(tail - head);
-        let name_range = first_syntax.map_or(TextRange::empty(start), |k| {
-            let keyword = TextRange::at(k.range.start(), TextSize::from(6)).intersect(k.range);
-            k.name
-                .as_ref()
-                .map(|n| n.range)
-                .or(keyword)
-                .unwrap_or(k.range)
-                + start
-        });
-        let range_start = first_syntax.map_or(start, |k| k.range.start() + start);
-        let range_end = last_syntax.map_or(last_start, |k| k.range.end() + last_start);
-        crate::KernelStats {
-            name: first.map(|k| k.name.clone()).unwrap_or_default(),
-            name_range,
-            range: TextRange::new(range_start, range_end.max(range_start)),
-            engines: resources.engines.clone(),
-            sbuf: peak(lower::types::Memory::Sbuf, &resources.sbuf),
-            psum: peak(lower::types::Memory::Psum, &resources.psum),
-        }
+        let name = crate::db::file_items(db, self.chunks[head].source)
+            .kernels
+            .last()
+            .map(|k| k.name.clone())
+            .unwrap_or_default();
+        crate::kernel::stats::stats(name, resources, &parts)
     }
 
     /// P201 on each kernel named as one in an earlier chunk (within a chunk, resolution
@@ -1696,10 +1635,7 @@ pub(crate) fn outline_chunk(db: &dyn Db, chunk: &Chunk) {
 pub(crate) fn analyse_chunk(db: &dyn Db, source: SourceFile) {
     crate::check::diagnostics(db, source);
     chunk_summary(db, source);
-    let context = *source.context(db);
-    if context.inside || context.goes_on {
-        crate::split::part_resources(db, source);
-    }
+    crate::kernel::resources::part_resources(db, source);
 }
 
 /// What [`Document::diagnostics`] reads of a chunk besides its diagnostics, memoized apart

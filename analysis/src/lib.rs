@@ -26,7 +26,7 @@ pub use db::{Db, RootDatabase, Settings, SourceFile, file_items, line_index, op_
 pub use diagnostic::Diagnostic;
 pub use document::CHUNK_TARGET;
 pub use host::{Analysis, AnalysisHost, Cancellable, Cancelled, FileId};
-pub use resources::{KernelStats, kernel_stats};
+pub use resources::KernelStats;
 
 /// A 1-based line and a 1-based column counted in Unicode scalar values, as `pir check
 /// --format json` and `debuginfo` report them (SPEC §8, §9).

@@ -80,10 +80,11 @@ fn a_keystroke_in_one_kernel_of_many() {
             chunk_summary × 1
             diagnostics × 1
             file_items × 1
-            kernel_resources × 1
             kernel_stats × 1
             lower_op × 1
             parse × 1
+            part_ids × 1
+            part_resources × 1
             parts × 1
         "#]],
     );
@@ -104,7 +105,6 @@ fn a_keystroke_in_a_middle_part_of_a_cut_kernel() {
             chunk_summary × 1
             diagnostics × 1
             file_items × 1
-            kernel_resources × 1
             kernel_stats × 1
             lower_op × 1
             mentions × 1

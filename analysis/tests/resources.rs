@@ -3,11 +3,18 @@
 //! worked out by hand in their comments (footprint per partition = Π dims 1.. × dtype
 //! bytes, SPEC §4; ops are numbered 0.. in source order, `#N` is the op id).
 
-use analysis::resources::{KernelStats, Peak, kernel_stats};
-use analysis::{RootDatabase, SourceFile, TextSize, ide};
+use analysis::resources::{KernelStats, Peak};
+use analysis::{Analysis, AnalysisHost, FileId, TextRange, TextSize, ide};
 use expect_test::{Expect, expect};
 use lower::Severity;
 use salsa::Setter;
+
+/// `text` opened in a host (one chunk), and its file.
+fn open(text: &str) -> (Analysis, FileId) {
+    let mut host = AnalysisHost::new();
+    let file = host.add_file(text);
+    (host.snapshot(), file)
+}
 
 /// The 1-based line of `offset`.
 fn line(text: &str, offset: TextSize) -> usize {
@@ -64,15 +71,14 @@ fn render(text: &str, kernels: &[KernelStats]) -> String {
 /// each related location's line and note). The fixture must have no error.
 #[track_caller]
 fn check(text: &str, expect: Expect) {
-    let db = RootDatabase::default();
-    let file = SourceFile::new(&db, text.to_string());
-    let diagnostics = analysis::diagnostics(&db, file);
+    let (analysis, file) = open(text);
+    let diagnostics = analysis.diagnostics(file).unwrap();
     let errors: Vec<_> = diagnostics
         .iter()
         .filter(|d| d.severity == Severity::Error)
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
-    let mut out = render(text, kernel_stats(&db, file));
+    let mut out = render(text, &analysis.kernel_stats(file).unwrap());
     for d in diagnostics.iter().filter(|d| d.code == lower::Code::P416) {
         out.push_str(&format!(
             "P416 line {}: {}\n",
@@ -302,11 +308,10 @@ fn corpus_kernels() {
         if name.starts_with("rule_") {
             continue;
         }
-        let db = RootDatabase::default();
-        let file = SourceFile::new(&db, text.clone());
+        let (analysis, file) = open(&text);
         out.push_str(&format!(
             "{name}\n{}",
-            render(&text, kernel_stats(&db, file))
+            render(&text, &analysis.kernel_stats(file).unwrap())
         ));
     }
     // rmsnorm.pir by hand: footprints %g_tile bf16 2,048 × 2 = 4,096, %a 4,096, %t 4,096,
@@ -388,36 +393,31 @@ fn corpus_kernels() {
     .assert_eq(&out);
 }
 
-/// An edit inside one op recomputes that kernel's table only: the other kernels' keys are
-/// unchanged and their memoized `kernel_resources` are reused.
+/// An edit inside one op recomputes that kernel's resources only: each kernel its own
+/// chunk, the others' memoized part resources are reused.
 #[test]
 fn an_edit_in_one_kernel_recomputes_only_its_table() {
-    let mut db = RootDatabase::new(true);
+    let mut host = AnalysisHost::with_execution_log().with_chunk_target(64);
     let text = CAPACITY.to_string();
-    let file = SourceFile::new(&db, text.clone());
-    let _ = analysis::diagnostics(&db, file);
-    let count = |db: &RootDatabase| {
-        db.take_executions()
+    let file = host.add_file(&text);
+    let _ = host.snapshot().diagnostics(file).unwrap();
+    let count = |host: &AnalysisHost| {
+        host.take_executions()
             .iter()
-            .filter(|e| e.starts_with("kernel_resources"))
+            .filter(|e| e.starts_with("part_resources"))
             .count()
     };
-    assert_eq!(count(&db), 4, "one table per kernel");
-    // Moving text (a comment line added at the top) recomputes no table.
-    file.set_text(&mut db).to(format!("// moved\n{text}"));
-    let _ = analysis::diagnostics(&db, file);
-    assert_eq!(count(&db), 0);
+    let chunks = host.snapshot().semantic_token_chunks(file).unwrap().len();
+    assert!(chunks >= 4, "{chunks} chunks: one per kernel or more");
+    assert_eq!(count(&host), chunks, "one per chunk");
     // The last kernel's %p1 copy reads %p0 in full: the peak there is unchanged, but its
-    // op changed, so its kernel's table (only) is recomputed.
-    let edited = text.replacen(
-        "TensorCopyOp { dst = %s, src = %p1[:, 0:8192] }",
-        "TensorCopyOp { dst = %s, src = %p0 }",
-        1,
-    );
-    assert_ne!(edited, text);
-    file.set_text(&mut db).to(edited);
-    let diagnostics = analysis::diagnostics(&db, file);
-    assert_eq!(count(&db), 1);
+    // op changed, so its kernel's resources (only) are recomputed.
+    let from = "TensorCopyOp { dst = %s, src = %p1[:, 0:8192] }";
+    let at = text.find(from).unwrap();
+    let range = TextRange::at(TextSize::from(at as u32), TextSize::of(from));
+    host.edit_file(file, range, "TensorCopyOp { dst = %s, src = %p0 }");
+    let diagnostics = host.snapshot().diagnostics(file).unwrap();
+    assert_eq!(count(&host), 1);
     // %p1 {2}: live at op 2 only; the peak is still 16,385 there.
     assert_eq!(
         diagnostics
@@ -431,10 +431,11 @@ fn an_edit_in_one_kernel_recomputes_only_its_table() {
 /// The code lens of each kernel stands on its name, with the §10.1 text.
 #[test]
 fn code_lenses_stand_on_kernel_names() {
-    let db = RootDatabase::default();
     let text = CAPACITY.to_string();
-    let file = SourceFile::new(&db, text.clone());
-    let lenses: Vec<String> = ide::code_lenses(&db, file)
+    let (analysis, file) = open(&text);
+    let lenses: Vec<String> = analysis
+        .code_lenses(file)
+        .unwrap()
         .into_iter()
         .map(|l| {
             format!(
@@ -476,9 +477,11 @@ fn kernel_name_hover_shows_the_table() {
 }
 ",
     );
-    let db = RootDatabase::default();
-    let file = SourceFile::new(&db, text);
-    let hover = ide::hover(&db, file, offset).expect("a hover on the kernel name");
+    let (analysis, file) = open(&text);
+    let hover = analysis
+        .hover(file, offset)
+        .unwrap()
+        .expect("a hover on the kernel name");
     expect![[r#"
         kernel `@k` (a BIR function)
 
@@ -506,12 +509,13 @@ fn kernel_name_hover_shows_the_table() {
 #[test]
 fn a_tensor_over_capacity_alone_is_p304_not_p416() {
     let text = "kernel @k(%x: hbm u8[128, 212985]) {\n  tensor %t : sbuf u8[128, 212985]\n  DmaCopyOp { dst = %t, src = %x }\n}\n";
-    let db = RootDatabase::default();
-    let file = SourceFile::new(&db, text.to_string());
-    let codes: Vec<&str> = analysis::diagnostics(&db, file)
+    let (analysis, file) = open(text);
+    let codes: Vec<&str> = analysis
+        .diagnostics(file)
+        .unwrap()
         .iter()
         .map(|d| d.code.as_str())
         .collect();
     assert_eq!(codes, ["P304"]);
-    assert_eq!(kernel_stats(&db, file)[0].sbuf.bytes, 212_985);
+    assert_eq!(analysis.kernel_stats(file).unwrap()[0].sbuf.bytes, 212_985);
 }

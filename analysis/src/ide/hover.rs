@@ -275,7 +275,9 @@ fn describe_kernel(db: &dyn Db, file: SourceFile, def: &Definition) -> String {
         .get(index)
         .into_iter()
         .collect();
-    let stats = crate::resources::kernel_stats(db, file).get(index);
+    let stats = crate::kernel::stats::kernel_stats(db, file)
+        .get(index)
+        .and_then(Option::as_ref);
     kernel_markdown(file.text(db), kernel, &parts, stats)
 }
 

@@ -7,7 +7,8 @@ use lower::catalog::Engine;
 use syntax::ast::TextRange;
 
 use crate::db::{Db, SourceFile};
-use crate::resources::{KernelStats, Peak, group, group_executed, kernel_stats};
+use crate::kernel::stats::kernel_stats;
+use crate::resources::{KernelStats, Peak, group, group_executed};
 
 /// A code lens: the range it stands above (the kernel's `@name`, UTF-8 bytes) and its
 /// text. It runs no command.
@@ -19,10 +20,12 @@ pub struct CodeLens {
     pub title: String,
 }
 
-/// One lens per kernel of `file`, in source order.
+/// One lens per kernel of `file`, in source order (whole kernels: a kernel cut into chunks
+/// is the document's, `crate::Analysis::code_lenses`).
 pub fn code_lenses(db: &dyn Db, file: SourceFile) -> Vec<CodeLens> {
     kernel_stats(db, file)
         .iter()
+        .flatten()
         .map(|stats| CodeLens {
             range: stats.name_range,
             title: lens_title(stats),

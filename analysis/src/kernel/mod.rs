@@ -2,7 +2,9 @@
 //! function over its parts' position-free summaries ([`summary`]), whether the kernel fits
 //! one chunk (one part) or is cut into many.
 
+pub mod resources;
 pub mod rules;
+pub mod stats;
 pub mod summary;
 pub mod view;
 

@@ -122,7 +122,7 @@ pub struct PartPlaces {
     /// Each op's id (its `#N`, else its class name), in source order.
     pub ids: Vec<TextRange>,
     /// Each op's class name, in source order.
-    pub classes: Vec<TextRange>,
+    pub classes: Vec<ast::Name>,
 }
 
 /// A name a part declares, with its places (see [`PartPlaces::declarations`]).
@@ -216,7 +216,7 @@ fn part(
         places
             .ids
             .push(op.syntax.id.map_or(op.syntax.class.range, |(_, r)| r));
-        places.classes.push(op.syntax.class.range);
+        places.classes.push(op.syntax.class.clone());
         let accesses = crate::check::accesses(op);
         let (op_reads, op_writes): (Vec<&str>, Vec<&str>) =
             if lower::lookup(&op.resolved.class).is_none() {

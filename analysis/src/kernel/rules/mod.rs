@@ -5,6 +5,7 @@
 //! diagnostic at the ranges its part keeps ([`PartPlaces`]).
 
 pub mod p208;
+pub mod p416;
 pub mod p500;
 pub mod p501;
 
@@ -67,7 +68,7 @@ impl Place {
             Place::DeclaredName(name) => places.declaration(name).map(|d| d.name_range),
             Place::Declaration(name) => places.declaration(name).map(|d| d.range),
             Place::OpId(n) => places.ids.get(*n as usize).copied(),
-            Place::OpClass(n) => places.classes.get(*n as usize).copied(),
+            Place::OpClass(n) => places.classes.get(*n as usize).map(|c| c.range),
         }
     }
 }
