@@ -2,6 +2,7 @@
 
 mod edge;
 mod features;
+mod hostile;
 mod support;
 
 use serde_json::{Value, json};
