@@ -20,10 +20,17 @@ use crate::convert;
 use crate::state::{Doc, Snapshot, document_key};
 use crate::tokens::SentTokens;
 
+/// The open document `uri`. Errors: not open (`InvalidParams`), or lost — its text is
+/// unknown until the editor sends it whole (`ContentModified`, `state::Doc::lost`).
 fn doc<'s>(snap: &'s Snapshot, uri: &Uri) -> Result<&'s Doc> {
-    snap.docs
+    let doc = snap
+        .docs
         .get(&document_key(uri))
-        .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))
+        .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))?;
+    if doc.lost {
+        return Err(crate::server::content_modified());
+    }
+    Ok(doc)
 }
 
 /// An analysis answer, or `ContentModified` when an edit made it stale.
@@ -182,7 +189,16 @@ pub fn pull_diagnostics(
     snap: &Snapshot,
     params: DocumentDiagnosticParams,
 ) -> Result<DocumentDiagnosticReportResult> {
-    let items = diagnostics(snap, &params.text_document.uri)?;
+    let lost = snap
+        .docs
+        .get(&document_key(&params.text_document.uri))
+        .is_some_and(|doc| doc.lost);
+    // A lost document's diagnostics are withdrawn (there is no text to compute them on).
+    let items = if lost {
+        Vec::new()
+    } else {
+        diagnostics(snap, &params.text_document.uri)?
+    };
     let result_id = result_id(&items);
     let report = if params.previous_result_id.as_deref() == Some(result_id.as_str()) {
         DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {
@@ -441,7 +457,7 @@ pub fn workspace_symbols(
     disk: &DiskSymbols,
 ) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
     let mut out = Vec::new();
-    let mut docs: Vec<&Doc> = snap.docs.values().collect();
+    let mut docs: Vec<&Doc> = snap.docs.values().filter(|d| !d.lost).collect();
     docs.sort_by(|a, b| a.uri.cmp(&b.uri));
     for doc in docs {
         let view = view(snap, doc);

@@ -20,9 +20,11 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 use crate::convert::Encoding;
 use crate::handlers::{self, ShowBirParams};
-use crate::state::{Changed, Config, Msg, Snapshot, document_key, spawn_owner};
+use crate::state::{
+    Changed, Config, Event, Msg, ProgressStep, Snapshot, document_key, panic_message, spawn_owner,
+};
 use crate::tokens::SentTokens;
-use crate::transport::{self, STASHED_OPEN, Stash, StashedOpen};
+use crate::transport::{self, LOST_CHANGE, LostChange, STASHED_OPEN, Stash, StashedOpen};
 
 /// The server's state shared by the framework's handler tasks.
 pub struct Backend {
@@ -49,14 +51,6 @@ pub(crate) fn content_modified() -> Error {
     }
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
-}
-
 impl Backend {
     fn owner(&self) -> Result<&mpsc::Sender<Msg>> {
         self.owner.get().ok_or_else(Error::invalid_request)
@@ -78,8 +72,10 @@ impl Backend {
         self.owner()?
             .send(Msg::Snapshot(tx))
             .map_err(|_| Error::internal_error())?;
+        // A reply dropped unanswered: the owner panicked while handling the batch it came
+        // in, and rebuilt its state; the request is stale, not failed.
         rx.await
-            .map_err(|_| Error::internal_error())?
+            .map_err(|_| content_modified())?
             .ok_or_else(content_modified)
     }
 
@@ -130,6 +126,21 @@ impl Backend {
         }
     }
 
+    /// [`LOST_CHANGE`]: a `didChange` the framework could not decode (the transport told the
+    /// user): the document's text is unknown until it comes whole again.
+    async fn did_change_lost(&self, params: LostChange) {
+        self.send(Msg::Lost {
+            uri: params.uri,
+            version: params.version,
+        });
+    }
+
+    /// `pir/debugPanicDocuments` (registered only with `PIR_LSP_DEBUG=1`): the document
+    /// thread panics, to test that it recovers (`state::Owner::recover`).
+    async fn debug_panic_documents(&self, _params: serde_json::Value) {
+        self.send(Msg::DebugPanic);
+    }
+
     /// `pir/debugPanic` (registered only with `PIR_LSP_DEBUG=1`): panics inside a request,
     /// to test that the server survives it.
     async fn debug_panic(&self, _params: serde_json::Value) -> Result<serde_json::Value> {
@@ -160,6 +171,95 @@ fn spawn_publisher(
         }
     });
     tx
+}
+
+/// Reports the progress of opening big documents (`state::Progress`) to a client that
+/// supports `window/workDoneProgress`, in the order the owner sends the steps: a token
+/// created (`window/workDoneProgress/create`) for each, then begin, report and end.
+fn spawn_open_progress(
+    client: Client,
+    supported: bool,
+) -> tokio::sync::mpsc::UnboundedSender<crate::state::Progress> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::state::Progress>();
+    tokio::spawn(async move {
+        let mut running: HashMap<u64, ProgressToken> = HashMap::new();
+        while let Some(progress) = rx.recv().await {
+            if !supported {
+                continue;
+            }
+            match progress.step {
+                ProgressStep::Begin(title) => {
+                    let token = ProgressToken::String(format!("pir/open/{}", progress.id));
+                    if create_progress(&client, token.clone()).await {
+                        send_progress(&client, &token, begin(title)).await;
+                        running.insert(progress.id, token);
+                    }
+                }
+                ProgressStep::Report(percentage, message) => {
+                    if let Some(token) = running.get(&progress.id) {
+                        send_progress(&client, token, report(percentage, message)).await;
+                    }
+                }
+                ProgressStep::End(message) => {
+                    if let Some(token) = running.remove(&progress.id) {
+                        send_progress(&client, &token, end(message)).await;
+                    }
+                }
+            }
+        }
+    });
+    tx
+}
+
+/// How long the client has to answer `window/workDoneProgress/create`.
+const PROGRESS_CREATE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Asks the client to create the progress `token`; whether it did in time.
+pub(crate) async fn create_progress(client: &Client, token: ProgressToken) -> bool {
+    matches!(
+        tokio::time::timeout(
+            PROGRESS_CREATE_TIMEOUT,
+            client.create_work_done_progress(token)
+        )
+        .await,
+        Ok(Ok(()))
+    )
+}
+
+/// Sends one `$/progress` of a work-done progress.
+pub(crate) async fn send_progress(client: &Client, token: &ProgressToken, step: WorkDoneProgress) {
+    client
+        .send_notification::<notification::Progress>(ProgressParams {
+            token: token.clone(),
+            value: ProgressParamsValue::WorkDone(step),
+        })
+        .await;
+}
+
+/// A progress's begin, at 0%.
+pub(crate) fn begin(title: String) -> WorkDoneProgress {
+    WorkDoneProgress::Begin(WorkDoneProgressBegin {
+        title,
+        cancellable: Some(false),
+        message: None,
+        percentage: Some(0),
+    })
+}
+
+/// A progress's report.
+pub(crate) fn report(percentage: u32, message: String) -> WorkDoneProgress {
+    WorkDoneProgress::Report(WorkDoneProgressReport {
+        cancellable: Some(false),
+        message: Some(message),
+        percentage: Some(percentage.min(100)),
+    })
+}
+
+/// A progress's end.
+pub(crate) fn end(message: String) -> WorkDoneProgress {
+    WorkDoneProgress::End(WorkDoneProgressEnd {
+        message: Some(message),
+    })
 }
 
 impl LanguageServer for Backend {
@@ -196,7 +296,31 @@ impl LanguageServer for Backend {
         let publisher = spawn_publisher(self.client.clone());
         let runtime = tokio::runtime::Handle::current();
         let publisher = Mutex::new(publisher);
-        let owner = spawn_owner(encoding, config, move |changed: Changed| {
+        let progress = params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false);
+        let progress = Mutex::new(spawn_open_progress(self.client.clone(), progress));
+        let client = self.client.clone();
+        let owner = spawn_owner(encoding, config, move |event: Event| {
+            let changed = match event {
+                Event::Changed(changed) => *changed,
+                Event::Warn(message) => {
+                    let client = client.clone();
+                    runtime.spawn(async move {
+                        client.show_message(MessageType::WARNING, message).await;
+                    });
+                    return;
+                }
+                Event::Progress(step) => {
+                    if let Ok(progress) = progress.lock() {
+                        let _ = progress.send(step);
+                    }
+                    return;
+                }
+            };
             let Changed {
                 uri,
                 version,
@@ -209,8 +333,9 @@ impl LanguageServer for Backend {
                 report.settle();
                 return;
             };
+            // Closed (no version) or lost: the diagnostics are withdrawn.
             let Some(snapshot) = snapshot else {
-                let _ = publisher.send((uri, None, generation, Vec::new()));
+                let _ = publisher.send((uri, version, generation, Vec::new()));
                 return;
             };
             runtime.spawn_blocking(move || {
@@ -336,8 +461,9 @@ impl LanguageServer for Backend {
         let warning = reversed.map(|r| {
             format!(
                 "pir: a change to {} ends ({}:{}) before it starts ({}:{}) and was not \
-                 applied; pir's text of the document may now differ from the editor's: \
-                 close and reopen it",
+                 applied: pir no longer knows the document's text, so it withdraws its \
+                 diagnostics and answers no request about it until the editor sends the \
+                 whole text again (close and reopen the file)",
                 params.text_document.uri.as_str(),
                 r.end.line + 1,
                 r.end.character + 1,
@@ -568,9 +694,12 @@ pub fn run() -> i32 {
             stash,
         })
         .custom_method("pir/showBir", Backend::show_bir)
-        .custom_method(STASHED_OPEN, Backend::did_open_stashed);
+        .custom_method(STASHED_OPEN, Backend::did_open_stashed)
+        .custom_method(LOST_CHANGE, Backend::did_change_lost);
         if std::env::var_os("PIR_LSP_DEBUG").is_some_and(|v| v == "1") {
-            builder = builder.custom_method("pir/debugPanic", Backend::debug_panic);
+            builder = builder
+                .custom_method("pir/debugPanic", Backend::debug_panic)
+                .custom_method("pir/debugPanicDocuments", Backend::debug_panic_documents);
         }
         let (service, socket) = builder.finish();
         Server::new(input, output, socket).serve(service).await;

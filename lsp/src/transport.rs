@@ -51,7 +51,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::mpsc::error::SendError;
 use tokio::sync::mpsc::{self, OwnedPermit, Receiver, Sender};
 use tower_lsp_server::jsonrpc::{ErrorCode, Request, Response};
-use tower_lsp_server::ls_types::DidOpenTextDocumentParams;
+use tower_lsp_server::ls_types::{DidChangeTextDocumentParams, DidOpenTextDocumentParams};
 
 /// The largest body accepted; a larger `Content-Length` is rejected without reading the body.
 pub(crate) const MAX_CONTENT_LENGTH: u64 = 256 << 20;
@@ -71,6 +71,60 @@ pub(crate) const STASH_FROM: usize = 1 << 20;
 
 /// The notification forwarded in place of a stashed `didOpen` ([`StashedOpen`] its params).
 pub(crate) const STASHED_OPEN: &str = "pir/didOpenStashed";
+
+/// The notification forwarded in place of a `didChange` the framework could not decode
+/// (`line: -1`, `character: 2^32`, `rangeLength: -3`…), which it would drop without a word:
+/// [`LostChange`] its params. The server treats the document's text as unknown.
+pub(crate) const LOST_CHANGE: &str = "pir/didChangeUndecodable";
+
+/// The params of [`LOST_CHANGE`].
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct LostChange {
+    /// The document the change was for.
+    pub uri: tower_lsp_server::ls_types::Uri,
+    /// Its version after the change, when that could be read.
+    pub version: Option<i32>,
+}
+
+/// When `params` (of a `textDocument/didChange` notification) do not decode as the
+/// framework decodes them: the [`LOST_CHANGE`] notification to forward instead (if the
+/// document can be named) and the warning for the user; `None` when they decode.
+fn lost_change(params: Option<Value>) -> Option<Checked> {
+    let params = params.unwrap_or(Value::Null);
+    let uri = params
+        .pointer("/textDocument/uri")
+        .and_then(Value::as_str)
+        .and_then(|uri| uri.parse::<tower_lsp_server::ls_types::Uri>().ok());
+    let version = params
+        .pointer("/textDocument/version")
+        .and_then(Value::as_i64)
+        .and_then(|v| i32::try_from(v).ok());
+    let error = serde_json::from_value::<DidChangeTextDocumentParams>(params).err()?;
+    let Some(uri) = uri else {
+        return Some(Checked {
+            message: Vec::new(),
+            warning: Some(format!(
+                "a textDocument/didChange could not be read ({error}) and names no document; \
+                 it was ignored"
+            )),
+        });
+    };
+    let warning = format!(
+        "a change to {} could not be read ({error}): pir no longer knows the document's text, \
+         so it withdraws its diagnostics and answers no request about it until the editor \
+         sends the whole text again (close and reopen the file)",
+        uri.as_str()
+    );
+    let notification = json!({
+        "jsonrpc": "2.0",
+        "method": LOST_CHANGE,
+        "params": LostChange { uri, version },
+    });
+    Some(Checked {
+        message: notification.to_string().into_bytes(),
+        warning: Some(warning),
+    })
+}
 
 /// The parameters of big `didOpen`s, numbered in arrival order, on their way from the
 /// reader thread to the server's [`STASHED_OPEN`] handler (see [`STASH_FROM`]).
@@ -272,11 +326,13 @@ fn read_frames(
                         .blocking_send(Out::Frame(show_warning(&warning)))
                         .is_ok()
                 });
-                // The header and the body as two pieces: no copy of a big body.
+                // The header and the body as two pieces: no copy of a big body. An empty
+                // message is nothing to forward (the warning said why).
                 let header = format!("Content-Length: {}\r\n\r\n", checked.message.len());
                 warned
-                    && messages.blocking_send(header.into_bytes()).is_ok()
-                    && messages.blocking_send(checked.message).is_ok()
+                    && (checked.message.is_empty()
+                        || (messages.blocking_send(header.into_bytes()).is_ok()
+                            && messages.blocking_send(checked.message).is_ok()))
             }
             Err(rejection) => {
                 if rejection.code == ErrorCode::MethodNotFound {
@@ -440,6 +496,12 @@ fn check(body: Vec<u8>) -> Result<Checked, Rejection> {
     // re-encoded, which for the didOpen of a big file were two more copies of its text.
     if let Ok(request) = serde_json::from_slice::<Request>(&body) {
         let (method, id, params) = request.into_parts();
+        if method == "textDocument/didChange" && id.is_none() {
+            return Ok(lost_change(params).unwrap_or(Checked {
+                message: body,
+                warning: None,
+            }));
+        }
         let special = method.is_empty()
             || (method.starts_with("$/") && id.is_some())
             || method == "shutdown"
@@ -539,6 +601,18 @@ fn check(body: Vec<u8>) -> Result<Checked, Rejection> {
             && let Value::Object(fields) = &mut value
         {
             fields.remove("params");
+        }
+        if method == "textDocument/didChange"
+            && !is_request
+            && let Some(lost) = lost_change(value.get("params").cloned())
+        {
+            return Ok(Checked {
+                warning: match (lost.warning, warning) {
+                    (Some(lost), Some(first)) => Some(format!("{first}; {lost}")),
+                    (lost, first) => lost.or(first),
+                },
+                ..lost
+            });
         }
     }
     let encoded = if response {

@@ -70,3 +70,139 @@ fn loop_bounds_near_two_to_the_63_still_find_p300() {
     );
     assert!(server.shutdown_and_exit().success());
 }
+
+/// `SMALL` with its second DMA reading `%q`, undefined: one P200.
+fn broken() -> String {
+    SMALL.replacen("src = %t", "src = %q", 1)
+}
+
+/// A ranged change replacing `%q` (line 3, columns 30–32 of [`broken`]) with `text`.
+fn at_q(text: &str) -> Value {
+    json!([{"range": {"start": {"line": 3, "character": 30}, "end": {"line": 3, "character": 32}}, "text": text}])
+}
+
+fn change(server: &mut Server, uri: &str, version: i64, changes: Value) {
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
+    );
+}
+
+fn hover_error(server: &mut Server, uri: &str) -> Value {
+    server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 2, "character": 4}}),
+    )["error"]["code"]
+        .clone()
+}
+
+/// A panic on the document thread (`pir/debugPanicDocuments`) used to stop it: every later
+/// request was an internal error and every edit was dropped. Now the owner rebuilds its
+/// database from the texts it holds, says so, and goes on: the changes sent around the
+/// panic all apply, in order.
+#[test]
+fn a_panic_on_the_document_thread_rebuilds_from_the_texts() {
+    let mut server = Server::start_with_env(&["utf-16"], json!({}), &[("PIR_LSP_DEBUG", "1")]);
+    server.timeout = Duration::from_secs(15);
+    let (a, b) = (uri("panic-a.pir"), uri("panic-b.pir"));
+    server.open(&a, &broken());
+    server.open(&b, SMALL);
+    assert_eq!(server.diagnostics(&a, 1).len(), 1);
+    assert_eq!(server.diagnostics(&b, 1), Vec::<Value>::new());
+    // A change, the panic and another change, sent together (one batch of the owner).
+    change(&mut server, &a, 2, at_q("%r"));
+    server.notify("pir/debugPanicDocuments", json!({}));
+    change(&mut server, &a, 3, at_q("%t"));
+    let warning = server.wait_for(|m| m["method"] == "window/showMessage");
+    assert!(
+        warning["params"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("rebuilt its analysis of the 2 open document")),
+        "{warning}"
+    );
+    // Both changes applied: `%q` → `%r` → `%t`, no error left.
+    assert_eq!(server.diagnostics(&a, 3), Vec::<Value>::new());
+    // The other document is served from the rebuilt database.
+    change(&mut server, &b, 2, at_q("%q"));
+    assert_eq!(server.diagnostics(&b, 2).len(), 1);
+    assert_eq!(hover_error(&mut server, &b), Value::Null);
+    // A second panic is recovered from as well.
+    server.notify("pir/debugPanicDocuments", json!({}));
+    server.wait_for(|m| m["method"] == "window/showMessage");
+    change(&mut server, &a, 4, at_q("%q"));
+    assert_eq!(server.diagnostics(&a, 4).len(), 1);
+    assert!(server.shutdown_and_exit().success());
+}
+
+/// Changes that `tower-lsp-server` cannot decode, which it dropped without a word (the
+/// server's text then differed from the editor's): each is now caught by the transport, the
+/// user is told, the document's diagnostics are withdrawn and requests about it answered
+/// `ContentModified`, until its whole text comes again.
+#[test]
+fn an_undecodable_change_makes_the_text_unknown_until_sent_whole() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    server.timeout = Duration::from_secs(10);
+    let cases = [
+        (
+            "line-minus-one",
+            json!({"start": {"line": -1, "character": 0}, "end": {"line": 0, "character": 0}}),
+            None,
+        ),
+        (
+            "line-2-to-32",
+            json!({"start": {"line": 4_294_967_296_u64, "character": 0}, "end": {"line": 4_294_967_296_u64, "character": 0}}),
+            None,
+        ),
+        (
+            "character-minus-five",
+            json!({"start": {"line": 0, "character": -5}, "end": {"line": 0, "character": 0}}),
+            None,
+        ),
+        (
+            "line-one-and-a-half",
+            json!({"start": {"line": 1.5, "character": 0}, "end": {"line": 2, "character": 0}}),
+            None,
+        ),
+        (
+            "range-length-minus-three",
+            json!({"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}),
+            Some(-3),
+        ),
+    ];
+    for (name, range, range_length) in cases {
+        let u = uri(&format!("{name}.pir"));
+        server.open(&u, &broken());
+        assert_eq!(server.diagnostics(&u, 1).len(), 1, "{name}");
+        let mut bad = json!({"range": range, "text": "x"});
+        if let Some(length) = range_length {
+            bad["rangeLength"] = json!(length);
+        }
+        change(&mut server, &u, 2, json!([bad]));
+        let warning = server.wait_for(|m| m["method"] == "window/showMessage");
+        let message = warning["params"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("could not be read") && message.contains(&u),
+            "{name}: {warning}"
+        );
+        assert_eq!(
+            server.diagnostics(&u, 2),
+            Vec::<Value>::new(),
+            "{name}: withdrawn"
+        );
+        assert_eq!(hover_error(&mut server, &u), json!(-32801), "{name}");
+        let pulled = server.request(
+            "textDocument/diagnostic",
+            json!({"textDocument": {"uri": u}}),
+        );
+        assert_eq!(pulled["result"]["items"], json!([]), "{name}: {pulled}");
+        // A ranged change of the unknown text cannot be applied either.
+        change(&mut server, &u, 3, at_q("%t"));
+        assert_eq!(server.diagnostics(&u, 3), Vec::<Value>::new(), "{name}");
+        assert_eq!(hover_error(&mut server, &u), json!(-32801), "{name}");
+        // The whole text: known again.
+        change(&mut server, &u, 4, json!([{"text": broken()}]));
+        assert_eq!(server.diagnostics(&u, 4).len(), 1, "{name}");
+        assert_eq!(hover_error(&mut server, &u), Value::Null, "{name}");
+    }
+    assert!(server.shutdown_and_exit().success());
+}
