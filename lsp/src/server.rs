@@ -40,6 +40,8 @@ pub struct Backend {
     disk_symbols: Arc<handlers::DiskSymbols>,
     /// The last whole-document semantic tokens sent for each open document.
     sent_tokens: Arc<SentTokens>,
+    /// The frames waiting for stdout: requests wait for room in it.
+    output: Arc<transport::OutQueue>,
 }
 
 /// The LSP error for a request made stale by an edit.
@@ -86,11 +88,16 @@ impl Backend {
         T: Send + 'static,
         F: FnOnce(&Snapshot) -> Result<T> + Send + 'static,
     {
+        // No work while the client is not reading what was already answered.
+        self.output.room().await;
         let snapshot = self.snapshot().await?;
         let joined = tokio::task::spawn_blocking(move || {
             std::panic::catch_unwind(AssertUnwindSafe(|| handler(&snapshot)))
         })
         .await;
+        // Nor an answer handed on (the framework makes a JSON tree of it) until there is
+        // room, one at a time.
+        self.output.hand_over().await;
         match joined {
             Ok(Ok(result)) => result,
             Ok(Err(payload)) => {
@@ -151,26 +158,65 @@ impl Backend {
     }
 }
 
+/// One document's diagnostics to publish: its version and the report's generation.
+type Publish = (Option<i32>, u64, Vec<Diagnostic>);
+
+/// The diagnostics waiting to be published: the latest of each document only, so a client
+/// that reads slowly (or not at all) holds the server to one report per open document,
+/// however many edits come meanwhile (an unbounded channel held every report since).
+#[derive(Default)]
+pub(crate) struct Publisher {
+    waiting: Mutex<(HashMap<Uri, Publish>, std::collections::VecDeque<Uri>)>,
+    ready: tokio::sync::Notify,
+}
+
+impl Publisher {
+    /// Queues `uri`'s diagnostics, replacing any waiting ones of an older generation (a
+    /// slow, stale computation never overwrites a newer result).
+    fn send(&self, uri: Uri, version: Option<i32>, generation: u64, diagnostics: Vec<Diagnostic>) {
+        let Ok(mut waiting) = self.waiting.lock() else {
+            return;
+        };
+        let (reports, order) = &mut *waiting;
+        match reports.get(&uri) {
+            Some((_, newer, _)) if *newer > generation => return,
+            Some(_) => {}
+            None => order.push_back(uri.clone()),
+        }
+        reports.insert(uri, (version, generation, diagnostics));
+        self.ready.notify_one();
+    }
+
+    fn take(&self) -> Option<(Uri, Publish)> {
+        let mut waiting = self.waiting.lock().ok()?;
+        let (reports, order) = &mut *waiting;
+        let uri = order.pop_front()?;
+        let report = reports.remove(&uri)?;
+        Some((uri, report))
+    }
+}
+
 /// Publishes diagnostics in the order the owner reported changes, dropping reports older
 /// than the latest one of the same document (so a slow, stale computation can never
 /// overwrite a newer result or resurrect a closed document's diagnostics).
-fn spawn_publisher(
-    client: Client,
-) -> tokio::sync::mpsc::UnboundedSender<(Uri, Option<i32>, u64, Vec<Diagnostic>)> {
-    let (tx, mut rx) =
-        tokio::sync::mpsc::unbounded_channel::<(Uri, Option<i32>, u64, Vec<Diagnostic>)>();
+fn spawn_publisher(client: Client) -> Arc<Publisher> {
+    let publisher = Arc::new(Publisher::default());
+    let waiting = Arc::clone(&publisher);
     tokio::spawn(async move {
         let mut latest: HashMap<Uri, u64> = HashMap::new();
-        while let Some((uri, version, generation, diagnostics)) = rx.recv().await {
-            let seen = latest.entry(uri.clone()).or_insert(0);
-            if generation < *seen {
-                continue;
+        loop {
+            while let Some((uri, (version, generation, diagnostics))) = waiting.take() {
+                let seen = latest.entry(uri.clone()).or_insert(0);
+                if generation < *seen {
+                    continue;
+                }
+                *seen = generation;
+                client.publish_diagnostics(uri, diagnostics, version).await;
             }
-            *seen = generation;
-            client.publish_diagnostics(uri, diagnostics, version).await;
+            waiting.ready.notified().await;
         }
     });
-    tx
+    publisher
 }
 
 /// Reports the progress of opening big documents (`state::Progress`) to a client that
@@ -295,7 +341,6 @@ impl LanguageServer for Backend {
         let _ = self.roots.set(Arc::new(roots));
         let publisher = spawn_publisher(self.client.clone());
         let runtime = tokio::runtime::Handle::current();
-        let publisher = Mutex::new(publisher);
         let progress = params
             .capabilities
             .window
@@ -328,14 +373,14 @@ impl LanguageServer for Backend {
                 generation,
                 report,
             } = changed;
-            let publisher = publisher.lock().map(|p| p.clone());
-            let (true, Ok(publisher)) = (push, publisher) else {
+            if !push {
                 report.settle();
                 return;
-            };
+            }
+            let publisher = Arc::clone(&publisher);
             // Closed (no version) or lost: the diagnostics are withdrawn.
             let Some(snapshot) = snapshot else {
-                let _ = publisher.send((uri, version, generation, Vec::new()));
+                publisher.send(uri, version, generation, Vec::new());
                 return;
             };
             runtime.spawn_blocking(move || {
@@ -346,7 +391,7 @@ impl LanguageServer for Backend {
                     // Sent while the snapshot is alive: a later edit waits for it, so
                     // reports reach the publisher in edit order.
                     Ok(Ok(diagnostics)) => {
-                        let _ = publisher.send((uri, version, generation, diagnostics));
+                        publisher.send(uri, version, generation, diagnostics);
                     }
                     // Cancelled by a write: the owner reports the document again (unsettled).
                     Ok(Err(e)) if e.code == content_modified().code => return,
@@ -683,6 +728,8 @@ pub fn run() -> i32 {
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = shutdown.clone();
     let stash = stdio.stash.clone();
+    let requested = Arc::clone(&stdio.shutdown);
+    let queue = stdio.output();
     runtime.block_on(async move {
         let mut builder = LspService::build(move |client| Backend {
             client,
@@ -692,6 +739,7 @@ pub fn run() -> i32 {
             disk_symbols: Arc::default(),
             sent_tokens: Arc::default(),
             stash,
+            output: queue,
         })
         .custom_method("pir/showBir", Backend::show_bir)
         .custom_method(STASHED_OPEN, Backend::did_open_stashed)
@@ -708,7 +756,8 @@ pub fn run() -> i32 {
     stdio.finish();
     // Blocking tasks (a diagnostics computation) must not keep the process alive.
     runtime.shutdown_background();
-    if shutdown.load(Ordering::SeqCst) {
+    // 0 when a `shutdown` came before the end, whether or not the framework answered it.
+    if shutdown.load(Ordering::SeqCst) || requested.requested() {
         0
     } else {
         1

@@ -206,3 +206,104 @@ fn an_undecodable_change_makes_the_text_unknown_until_sent_whole() {
     }
     assert!(server.shutdown_and_exit().success());
 }
+
+/// `body` in a `Content-Length` frame.
+fn framed(body: &Value) -> Vec<u8> {
+    let body = body.to_string();
+    format!("Content-Length: {}\r\n\r\n{body}", body.len()).into_bytes()
+}
+
+/// `shutdown` and `exit` in one write: the framework cancelled every request in flight on
+/// `exit`, the `shutdown` too (answered `Canceled`), and the exit code was 1 in 9 runs of
+/// 10. The transport now holds `exit` back until `shutdown` is answered.
+#[test]
+fn shutdown_then_exit_at_once_exits_0_every_time() {
+    for run in 0..20 {
+        let mut server = Server::start(&["utf-16"], json!({}));
+        let mut both = framed(&json!({"jsonrpc": "2.0", "id": 777, "method": "shutdown"}));
+        both.extend(framed(&json!({"jsonrpc": "2.0", "method": "exit"})));
+        server.send_raw(&both);
+        let answer = server.wait_for(|m| m["id"] == 777);
+        assert!(
+            answer.get("error").is_none() && answer["result"].is_null(),
+            "run {run}: {answer}"
+        );
+        assert_eq!(server.wait_exit().code(), Some(0), "run {run}");
+    }
+}
+
+/// The resident memory of process `pid`, in MiB.
+fn rss_mib(pid: u32) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc");
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS");
+    kib / 1024.0
+}
+
+/// A client that stops reading while big answers are due: the transport queued 64 frames
+/// whatever their size (2.5 GB of answers). It is now bounded in bytes (16 MiB, one bigger
+/// frame alone), so the framework stops taking requests and memory stays where it was. Each
+/// answer here is the whole semantic tokens of 200,000 comment lines, 4 MB. Requests wait
+/// for room in the queue before they start and before they answer, so the framework's
+/// JSON trees of the answers (ten times their size) are not held either.
+#[test]
+fn a_client_that_stops_reading_does_not_grow_the_server() {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pir"))
+        .arg("lsp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("pir lsp starts");
+    // Its output is never read: the pipe (64 KiB) fills at once.
+    let _stdout = child.stdout.take();
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut send = |message: Value| {
+        stdin.write_all(&framed(&message)).expect("write");
+        stdin.flush().expect("flush");
+    };
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"processId": null, "rootUri": null, "capabilities": {}}}));
+    send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    let u = uri("unread.pir");
+    let text = format!("{}{SMALL}", "//\n".repeat(200_000));
+    send(
+        json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument":
+        {"uri": u, "languageId": "penguin-ir", "version": 1, "text": text}}}),
+    );
+    let started = std::time::Instant::now();
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "textDocument/semanticTokens/full",
+        "params": {"textDocument": {"uri": u}}}),
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    let before = rss_mib(child.id());
+    // Twice 60 requests, each answer 4 MB: 480 MB of answers, and the server's memory
+    // sampled every second.
+    let mut peak = before;
+    for round in 0..2 {
+        for id in 0..60 {
+            send(json!({"jsonrpc": "2.0", "id": 100 * round + 3 + id,
+                "method": "textDocument/semanticTokens/full",
+                "params": {"textDocument": {"uri": u}}}));
+        }
+        for _ in 0..6 {
+            std::thread::sleep(Duration::from_secs(1));
+            peak = peak.max(rss_mib(child.id()));
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    eprintln!(
+        "RSS before the requests {before:.0} MiB, at most {peak:.0} MiB ({:?})",
+        started.elapsed()
+    );
+    assert!(
+        peak - before < 64.0,
+        "RSS grew from {before:.0} to {peak:.0} MiB with a client not reading"
+    );
+}
