@@ -670,7 +670,13 @@ pub fn semantic_tokens_range(
 ) -> Result<Option<lsp::SemanticTokensRangeResult>> {
     let doc = doc(snap, &params.text_document.uri)?;
     let range = view(snap, doc).text_range_clamped(params.range)?;
-    let tokens = cancellable(snap.analysis.semantic_tokens(doc.file, Some(range)))?;
+    let mut tokens = cancellable(snap.analysis.semantic_tokens(doc.file, Some(range)))?;
+    // The analysis answers for the whole lines the range touches, the line its end stands
+    // on too (`ide::semantic_tokens::lines_of`): the end is exclusive, so a token that
+    // starts at or after it is not the range's (an empty range keeps its line's).
+    if !range.is_empty() {
+        tokens.retain(|t| t.range.start() < range.end());
+    }
     let data = convert::semantic_tokens(&doc.rope, &tokens, snap.encoding);
     Ok(Some(lsp::SemanticTokensRangeResult::Tokens(
         lsp::SemanticTokens {
