@@ -78,6 +78,41 @@ fn view<'s>(snap: &Snapshot, doc: &'s Doc) -> View<'s> {
     }
 }
 
+/// The longest hover sent (bytes of Markdown): 64 KiB, about a thousand lines, more than
+/// any hover of a real op (the BIR of an op with a few hundred operands). An op with
+/// 1,000,000 operands made a 295 MB hover, which no editor can show.
+pub(crate) const MAX_HOVER_BYTES: usize = 64 << 10;
+
+/// `markdown` cut to [`MAX_HOVER_BYTES`] at a line end, a code block left open closed, with
+/// a last line saying how much was left out and where all of it is.
+fn cap_hover(markdown: String) -> String {
+    if markdown.len() <= MAX_HOVER_BYTES {
+        return markdown;
+    }
+    let mut cut = MAX_HOVER_BYTES;
+    while !markdown.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = markdown[..cut].rfind('\n').unwrap_or(cut);
+    let left_out = markdown.len() - cut;
+    let mut shown = markdown[..cut].to_string();
+    if shown
+        .lines()
+        .filter(|l| l.trim_start().starts_with("```"))
+        .count()
+        % 2
+        == 1
+    {
+        shown.push_str("\n```");
+    }
+    shown.push_str(&format!(
+        "\n\n*… {left_out} more bytes of this hover left out (at most {} KiB are shown); \
+         `pir lower` writes the whole BIR.*",
+        MAX_HOVER_BYTES >> 10
+    ));
+    shown
+}
+
 /// `textDocument/hover`.
 pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
     let position = params.text_document_position_params;
@@ -90,7 +125,7 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
     Ok(Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
-            value: h.markdown,
+            value: cap_hover(h.markdown),
         }),
         range: Some(view.range(h.range)),
     }))
@@ -143,14 +178,41 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
     Ok(Some(hints))
 }
 
-/// The LSP diagnostics of an open document.
+/// The most diagnostics sent for one document: 10,000. Beyond them a last diagnostic
+/// (Information, at the first one left out) says how many more there are; `pir check` lists
+/// them all. A file with an error on every line of a few thousand is still shown whole; a
+/// flood of 1,000,000 (300 MB of JSON) is not sent.
+pub(crate) const MAX_DIAGNOSTICS: usize = 10_000;
+
+/// The LSP diagnostics of an open document (at most [`MAX_DIAGNOSTICS`] and the note).
 pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
     let doc = doc(snap, uri)?;
     let view = view(snap, doc);
-    Ok(cancellable(snap.analysis.diagnostics(doc.file))?
+    let all = cancellable(snap.analysis.diagnostics(doc.file))?;
+    Ok(to_lsp_diagnostics(&all, uri, &view))
+}
+
+/// `all` as LSP diagnostics of `uri`, capped at [`MAX_DIAGNOSTICS`].
+fn to_lsp_diagnostics(all: &[Diagnostic], uri: &Uri, view: &View<'_>) -> Vec<lsp::Diagnostic> {
+    let mut out: Vec<lsp::Diagnostic> = all
         .iter()
+        .take(MAX_DIAGNOSTICS)
         .map(|d| view.diagnostic(d, uri))
-        .collect())
+        .collect();
+    if let Some(first) = all.get(MAX_DIAGNOSTICS) {
+        let more = all.len() - MAX_DIAGNOSTICS;
+        out.push(lsp::Diagnostic {
+            range: view.range(first.range),
+            severity: Some(lsp::DiagnosticSeverity::INFORMATION),
+            source: Some("pir".to_string()),
+            message: format!(
+                "{more} more diagnostics from here on are not shown (pir sends at most \
+                 {MAX_DIAGNOSTICS} per file); `pir check` lists them all"
+            ),
+            ..lsp::Diagnostic::default()
+        });
+    }
+    out
 }
 
 fn to_lsp_diagnostic(d: &Diagnostic, uri: &Uri, view: &View<'_>) -> lsp::Diagnostic {
@@ -246,8 +308,63 @@ pub fn show_bir(snap: &Snapshot, params: ShowBirParams) -> Result<serde_json::Va
     let view = view(snap, doc);
     let at = params.position.map(|p| view.offset(p)).transpose()?;
     let bir = cancellable(snap.analysis.show_bir(doc.file, at))?;
-    let text = serde_json::to_string_pretty(&bir).unwrap_or_default();
+    let (bir, text) = cap_bir(bir);
     Ok(serde_json::json!({ "bir": bir, "text": text }))
+}
+
+/// The longest Show BIR answer's text: 16 MiB (a whole file's page of 2,000 ops is about
+/// 10 MB). One op with 1,000,000 operands lowered to hundreds of megabytes.
+pub(crate) const MAX_SHOW_BIR_BYTES: usize = 16 << 20;
+
+/// The BIR shown and its text, within [`MAX_SHOW_BIR_BYTES`]: when over, every list longer
+/// than 1,000 (then 100, then 10) elements keeps its first ones and a last string saying
+/// how many were left out, and the object gets a `"capped"` entry saying so. Still JSON, as
+/// both editors show it.
+fn cap_bir(bir: serde_json::Value) -> (serde_json::Value, String) {
+    let text = serde_json::to_string_pretty(&bir).unwrap_or_default();
+    if text.len() <= MAX_SHOW_BIR_BYTES {
+        return (bir, text);
+    }
+    let full = text.len();
+    for keep in [1000, 100, 10] {
+        let mut capped = bir.clone();
+        let left_out = shorten(&mut capped, keep);
+        if let serde_json::Value::Object(map) = &mut capped {
+            map.insert(
+                "capped".into(),
+                serde_json::json!(format!(
+                    "{full} bytes of BIR JSON, over the {} MiB shown: lists are cut to \
+                     their first {keep} elements ({left_out} elements left out); \
+                     `pir lower` writes all of it",
+                    MAX_SHOW_BIR_BYTES >> 20
+                )),
+            );
+        }
+        let text = serde_json::to_string_pretty(&capped).unwrap_or_default();
+        if text.len() <= MAX_SHOW_BIR_BYTES || keep == 10 {
+            return (capped, text);
+        }
+    }
+    unreachable!("the last cut returns")
+}
+
+/// Cuts every list in `value` to its first `keep` elements and a note; the number of
+/// elements left out.
+fn shorten(value: &mut serde_json::Value, keep: usize) -> usize {
+    match value {
+        serde_json::Value::Array(items) => {
+            let mut left_out = 0;
+            if items.len() > keep {
+                let more = items.len() - keep;
+                items.truncate(keep);
+                items.push(serde_json::json!(format!("… {more} more left out")));
+                left_out += more;
+            }
+            left_out + items.iter_mut().map(|v| shorten(v, keep)).sum::<usize>()
+        }
+        serde_json::Value::Object(map) => map.values_mut().map(|v| shorten(v, keep)).sum(),
+        _ => 0,
+    }
 }
 
 /// `textDocument/definition`.

@@ -307,3 +307,80 @@ fn a_client_that_stops_reading_does_not_grow_the_server() {
         "RSS grew from {before:.0} to {peak:.0} MiB with a client not reading"
     );
 }
+
+/// An op with `n` operands (InlineASMInst reads them all).
+fn many_operands(n: usize) -> String {
+    format!(
+        "kernel @k(%x: hbm f32[128, 4]) {{\n  tensor %t : sbuf f32[128, 4]\n  InlineASMInst {{ engine = dve, opcode = \"x\", operands = [{}] }}\n}}\n",
+        vec!["%t"; n].join(", ")
+    )
+}
+
+/// Hover and Show BIR of an op with 80,000 operands (about 40 MB of BIR; 1,000,000 made a
+/// 295 MB hover): both are capped and say what they left out; a flood of 12,000
+/// diagnostics is sent as 10,000 and one note.
+#[test]
+fn huge_outputs_are_capped_and_say_what_they_left_out() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    server.timeout = Duration::from_secs(60);
+    let u = uri("operands.pir");
+    server.open(&u, &many_operands(80_000));
+    server.diagnostics(&u, 1);
+    let at = json!({"line": 2, "character": 4});
+    let hover = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": at}),
+    );
+    let markdown = hover["result"]["contents"]["value"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        markdown.len() <= (64 << 10) + 256,
+        "{} bytes",
+        markdown.len()
+    );
+    assert!(
+        markdown.contains("more bytes of this hover left out") && markdown.contains("InlineASM"),
+        "{}",
+        &markdown[markdown.len().saturating_sub(300)..]
+    );
+    assert_eq!(markdown.matches("```").count() % 2, 0, "code blocks closed");
+    let bir = server.request(
+        "pir/showBir",
+        json!({"textDocument": {"uri": u}, "position": at}),
+    );
+    let text = bir["result"]["text"].as_str().unwrap_or_default();
+    assert!(text.len() <= 16 << 20, "{} bytes", text.len());
+    let capped = bir["result"]["bir"]["capped"].as_str().unwrap_or_default();
+    assert!(capped.contains("elements left out"), "{capped}");
+    let reparsed: Value = serde_json::from_str(text).expect("the text is JSON");
+    assert_eq!(reparsed, bir["result"]["bir"]);
+    assert_eq!(
+        bir["result"]["bir"]["instructions"][0]["opcode"], "InlineASM",
+        "{capped}"
+    );
+
+    let v = uri("flood.pir");
+    server.open(
+        &v,
+        &format!("kernel @a() {{\n{}}}\n", "  Nop {}\n".repeat(12_000)),
+    );
+    let diagnostics = server.diagnostics(&v, 1);
+    assert_eq!(diagnostics.len(), 10_001);
+    let note = &diagnostics[10_000];
+    assert_eq!(note["severity"], 3, "{note}");
+    assert!(
+        note["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("2000 more diagnostics")),
+        "{note}"
+    );
+    // At the first diagnostic left out: the unknown op of the next line.
+    assert_eq!(
+        note["range"]["start"]["line"].as_u64(),
+        diagnostics[9_999]["range"]["start"]["line"]
+            .as_u64()
+            .map(|l| l + 1),
+    );
+    assert!(server.shutdown_and_exit().success());
+}
