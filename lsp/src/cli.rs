@@ -42,15 +42,34 @@ fn display(path: &Path) -> String {
     }
 }
 
-/// The bytes of `path`, or of standard input for `-`.
+/// The most bytes read from one path: 256 MiB, the largest document the server takes
+/// (`transport::MAX_CONTENT_LENGTH`); a 100,000-op file is 20 MB. `/dev/zero` named on the
+/// command line is read that far, then reported.
+const MAX_READ: u64 = 256 << 20;
+
+/// The bytes of `path`, or of standard input for `-`, at most [`MAX_READ`]. A regular
+/// file is read as such; a stream (`-`, `/dev/stdin`, `/dev/fd/N`, what is under `/dev` or
+/// `/proc`) as it comes; anything else that is not a regular file (a FIFO named `x.pir`,
+/// which would block until a writer came) is an error saying how to read it.
 fn read(path: &Path) -> std::io::Result<Vec<u8>> {
     if is_stdin(path) {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
-        Ok(bytes)
-    } else {
-        std::fs::read(path)
+        return pir_lsp::files::read_at_most(std::io::stdin().lock(), MAX_READ);
     }
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() {
+        return pir_lsp::files::read_regular(path, MAX_READ);
+    }
+    if is_stream(path) {
+        return pir_lsp::files::read_at_most(std::fs::File::open(path)?, MAX_READ);
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "not a regular file; to check what it holds, give it on standard input \
+             (`pir check - < {}`)",
+            path.display()
+        ),
+    ))
 }
 
 /// Reads `path` (any bytes; `-` is standard input) into `host`.
@@ -110,26 +129,52 @@ fn file_diagnostics(analysis: &Analysis, loaded: &Loaded) -> Vec<Diagnostic> {
 }
 
 /// Files to check: each path (`-` is standard input), and every `*.pir` under each folder
-/// (sorted), each file once. A folder reached again through a symbolic link is not walked
-/// twice, so link cycles end. A folder given on the command line that holds no `*.pir`
-/// file is an error naming it (SPEC §9 [2]: a mistyped path must fail a CI job).
+/// (`pir_lsp::files::walk`, the server's walker: regular files only, links followed inside
+/// the folder, hidden folders, `target` and `node_modules` skipped), each file once. What a
+/// walk leaves out is said on stderr. A folder given on the command line that holds no
+/// `*.pir` file is an error naming it (SPEC §9 [2]: a mistyped path must fail a CI job).
 fn collect(paths: &[PathBuf]) -> Files {
     let mut files = Files::default();
     let mut seen_dirs = std::collections::HashSet::new();
     let mut seen_files = std::collections::HashSet::new();
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     for path in paths {
-        let errors = files.errors.len();
-        let found = walk(
+        if is_stdin(path) || !path.is_dir() {
+            if seen_files.insert(if is_stdin(path) {
+                path.clone()
+            } else {
+                canonical(path)
+            }) {
+                files.paths.push(path.clone());
+            }
+            continue;
+        }
+        if !seen_dirs.insert(canonical(path)) {
+            // Walked already: it is no mistyped path.
+            continue;
+        }
+        let found = pir_lsp::files::walk(
             std::slice::from_ref(path),
-            &mut files,
-            &mut seen_dirs,
-            &mut seen_files,
+            pir_lsp::files::COMMAND_LINE,
+            &|| false,
         );
-        if path.is_dir() && found == 0 && files.errors.len() == errors {
+        for note in &found.notes {
+            eprintln!("pir: {note}");
+        }
+        let errors = found.errors.len();
+        files
+            .errors
+            .extend(found.errors.into_iter().map(|(p, e)| (p, e.to_string())));
+        if found.files.is_empty() && errors == 0 {
             files.errors.push((
                 path.clone(),
                 "no .pir file in this folder (nothing to check: is the path right?)".into(),
             ));
+        }
+        for file in found.files {
+            if seen_files.insert(canonical(&file)) {
+                files.paths.push(file);
+            }
         }
     }
     files
@@ -151,63 +196,6 @@ impl Files {
         }
         if self.errors.is_empty() { 0 } else { 2 }
     }
-}
-
-/// Walks `paths` into `out`; returns how many `*.pir` files (and plain paths) it met,
-/// counting those already seen.
-fn walk(
-    paths: &[PathBuf],
-    out: &mut Files,
-    seen_dirs: &mut std::collections::HashSet<PathBuf>,
-    seen_files: &mut std::collections::HashSet<PathBuf>,
-) -> usize {
-    let mut found = 0;
-    for path in paths {
-        if is_stdin(path) {
-            found += 1;
-            if seen_files.insert(path.clone()) {
-                out.paths.push(path.clone());
-            }
-            continue;
-        }
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        if path.is_dir() {
-            if !seen_dirs.insert(canonical) {
-                // Walked already: count it as found, it is no mistyped path.
-                found += 1;
-                continue;
-            }
-            let entries: std::io::Result<Vec<PathBuf>> =
-                std::fs::read_dir(path).and_then(|dir| dir.map(|e| e.map(|e| e.path())).collect());
-            let mut entries = match entries {
-                Ok(entries) => entries,
-                Err(e) => {
-                    out.errors.push((path.clone(), e.to_string()));
-                    continue;
-                }
-            };
-            entries.sort();
-            let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
-                entries.into_iter().partition(|p| p.is_dir());
-            for file in files
-                .into_iter()
-                .filter(|p| p.extension().is_some_and(|e| e == "pir"))
-            {
-                found += 1;
-                let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
-                if seen_files.insert(canonical) {
-                    out.paths.push(file);
-                }
-            }
-            found += walk(&dirs, out, seen_dirs, seen_files);
-        } else {
-            found += 1;
-            if seen_files.insert(canonical) {
-                out.paths.push(path.clone());
-            }
-        }
-    }
-    found
 }
 
 /// The JSON report of a path that could not be read (SPEC §9 [2]): `{"path", "error",
