@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use analysis::{Analysis, AnalysisHost, Cancellable, Diagnostic, FileId, LineCol};
-use lower::{Code, Severity};
+use lower::Severity;
 use serde_json::json;
 
 use crate::Format;
@@ -75,11 +75,7 @@ fn read(path: &Path) -> std::io::Result<Vec<u8>> {
 /// Reads `path` (any bytes; `-` is standard input) into `host`.
 fn load(host: &mut AnalysisHost, path: &Path) -> std::io::Result<Loaded> {
     let bytes = read(path)?;
-    let (text, bad) = syntax::decode(&bytes);
-    let decoding = bad
-        .into_iter()
-        .map(|range| Diagnostic::new(Code::P103, range, "invalid UTF-8"))
-        .collect();
+    let (text, decoding) = pir_lsp::files::decode(&bytes);
     Ok(Loaded {
         path: path.to_path_buf(),
         file: host.add_file(&text),
@@ -87,45 +83,13 @@ fn load(host: &mut AnalysisHost, path: &Path) -> std::io::Result<Loaded> {
     })
 }
 
-/// At most this many invalid-UTF-8 diagnostics per file beyond the lexer's own (the rest
-/// are counted in one note), so a binary file gives a bounded report.
-const MAX_DECODING_DIAGNOSTICS: usize = 100;
-
 /// The file's diagnostics: the analysis', plus each run of invalid UTF-8 the lexer did not
-/// already report (those inside comments and strings), sorted by position.
+/// already report (`pir_lsp::files::with_decoding`, as the server's workspace diagnostics).
 fn file_diagnostics(analysis: &Analysis, loaded: &Loaded) -> Vec<Diagnostic> {
-    let mut all: Vec<Diagnostic> = settled(analysis.diagnostics(loaded.file)).to_vec();
-    let mut reported: Vec<analysis::TextRange> = all
-        .iter()
-        .filter(|a| a.code == Code::P103)
-        .map(|a| a.range)
-        .collect();
-    reported.sort_by_key(|r| r.start());
-    let covered = |r: analysis::TextRange| {
-        let i = reported.partition_point(|x| x.start() <= r.start());
-        i > 0 && reported[i - 1].contains_range(r)
-    };
-    let extra: Vec<&Diagnostic> = loaded
-        .decoding
-        .iter()
-        .filter(|d| !covered(d.range))
-        .collect();
-    all.extend(
-        extra
-            .iter()
-            .take(MAX_DECODING_DIAGNOSTICS)
-            .map(|d| (*d).clone()),
-    );
-    if let Some(first_dropped) = extra.get(MAX_DECODING_DIAGNOSTICS) {
-        let more = extra.len() - MAX_DECODING_DIAGNOSTICS;
-        all.push(Diagnostic::new(
-            Code::P103,
-            first_dropped.range,
-            format!("invalid UTF-8: {more} more runs not reported"),
-        ));
-    }
-    all.sort_by_key(|d| (d.range.start(), d.range.end()));
-    all
+    pir_lsp::files::with_decoding(
+        settled(analysis.diagnostics(loaded.file)).to_vec(),
+        &loaded.decoding,
+    )
 }
 
 /// Files to check: each path (`-` is standard input), and every `*.pir` under each folder

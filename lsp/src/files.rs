@@ -11,7 +11,8 @@
 //! came), checks the opened file is regular, and reads at most the cap (`take`: a device's
 //! length is 0, and `/dev/zero` never ends).
 //!
-//! Nothing here names an LSP type: the CLI and the server both call it.
+//! Nothing here names an LSP type: the CLI and the server both call it. The decoding
+//! diagnostics of a file's bytes ([`with_decoding`]) are shared the same way.
 
 use std::collections::HashSet;
 use std::io::{self, Read};
@@ -300,6 +301,59 @@ pub fn stamp(path: &Path) -> Option<Stamp> {
         .ok()
         .filter(std::fs::Metadata::is_file)?;
     Some((meta.modified().ok(), meta.len()))
+}
+
+/// The text of a file's bytes (invalid UTF-8 replaced, `syntax::decode`) and a P103 for
+/// each run of invalid bytes.
+pub fn decode(bytes: &[u8]) -> (String, Vec<analysis::Diagnostic>) {
+    let (text, bad) = syntax::decode(bytes);
+    let decoding = bad
+        .into_iter()
+        .map(|range| analysis::Diagnostic::new(lower::Code::P103, range, "invalid UTF-8"))
+        .collect();
+    (text, decoding)
+}
+
+/// At most this many invalid-UTF-8 diagnostics per file beyond the lexer's own (the rest
+/// are counted in one note), so a binary file gives a bounded report.
+const MAX_DECODING_DIAGNOSTICS: usize = 100;
+
+/// A file's diagnostics: the analysis' (`all`), plus each run of invalid UTF-8 of
+/// `decoding` ([`decode`]) the lexer did not already report (those inside comments and
+/// strings), at most [`MAX_DECODING_DIAGNOSTICS`] and a note, sorted by position. What
+/// `pir check` reports of a file, and the server's workspace diagnostics of it.
+pub fn with_decoding(
+    mut all: Vec<analysis::Diagnostic>,
+    decoding: &[analysis::Diagnostic],
+) -> Vec<analysis::Diagnostic> {
+    use lower::Code;
+    let mut reported: Vec<analysis::TextRange> = all
+        .iter()
+        .filter(|a| a.code == Code::P103)
+        .map(|a| a.range)
+        .collect();
+    reported.sort_by_key(|r| r.start());
+    let covered = |r: analysis::TextRange| {
+        let i = reported.partition_point(|x| x.start() <= r.start());
+        i > 0 && reported[i - 1].contains_range(r)
+    };
+    let extra: Vec<&analysis::Diagnostic> = decoding.iter().filter(|d| !covered(d.range)).collect();
+    all.extend(
+        extra
+            .iter()
+            .take(MAX_DECODING_DIAGNOSTICS)
+            .map(|d| (*d).clone()),
+    );
+    if let Some(first_dropped) = extra.get(MAX_DECODING_DIAGNOSTICS) {
+        let more = extra.len() - MAX_DECODING_DIAGNOSTICS;
+        all.push(analysis::Diagnostic::new(
+            Code::P103,
+            first_dropped.range,
+            format!("invalid UTF-8: {more} more runs not reported"),
+        ));
+    }
+    all.sort_by_key(|d| (d.range.start(), d.range.end()));
+    all
 }
 
 #[cfg(test)]

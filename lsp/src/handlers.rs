@@ -192,6 +192,17 @@ pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
     Ok(to_lsp_diagnostics(&all, uri, &view))
 }
 
+/// `all`, diagnostics of the text of `rope`, as LSP diagnostics of `uri` (capped at
+/// [`MAX_DIAGNOSTICS`]): for files read from disk.
+pub(crate) fn lsp_diagnostics(
+    all: &[Diagnostic],
+    uri: &Uri,
+    rope: &Rope,
+    encoding: convert::Encoding,
+) -> Vec<lsp::Diagnostic> {
+    to_lsp_diagnostics(all, uri, &View { rope, encoding })
+}
+
 /// `all` as LSP diagnostics of `uri`, capped at [`MAX_DIAGNOSTICS`].
 fn to_lsp_diagnostics(all: &[Diagnostic], uri: &Uri, view: &View<'_>) -> Vec<lsp::Diagnostic> {
     let mut out: Vec<lsp::Diagnostic> = all
@@ -280,7 +291,7 @@ pub fn pull_diagnostics(
 }
 
 /// A digest of diagnostics as sent: 16 hex digits of a 64-bit hash of their JSON.
-fn result_id(items: &[lsp::Diagnostic]) -> String {
+pub(crate) fn result_id(items: &[lsp::Diagnostic]) -> String {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     serde_json::to_string(items)
@@ -508,53 +519,11 @@ pub fn document_symbols(
     )))
 }
 
-/// At most this many `*.pir` files not open in the editor are read for workspace symbols,
-/// each at most [`MAX_WORKSPACE_FILE`] bytes, so that a huge folder cannot stall the server.
-const MAX_WORKSPACE_FILES: usize = 2000;
-/// The largest file read for workspace symbols (bytes).
-const MAX_WORKSPACE_FILE: u64 = 4 << 20;
-
-/// The `*.pir` files under `roots` (sorted; hidden folders and `target` skipped), at most
-/// [`MAX_WORKSPACE_FILES`].
-fn workspace_files(roots: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut stack: Vec<std::path::PathBuf> = roots.iter().rev().cloned().collect();
-    while let Some(dir) = stack.pop() {
-        if files.len() >= MAX_WORKSPACE_FILES {
-            break;
-        }
-        if !seen.insert(std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone())) {
-            continue;
-        }
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut entries: Vec<std::path::PathBuf> =
-            entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        entries.sort();
-        let mut dirs = Vec::new();
-        for path in entries {
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            if path.is_dir() {
-                if !name.starts_with('.') && name != "target" && name != "node_modules" {
-                    dirs.push(path);
-                }
-            } else if path.extension().is_some_and(|e| e == "pir") {
-                files.push(path);
-            }
-        }
-        stack.extend(dirs.into_iter().rev());
-    }
-    files.truncate(MAX_WORKSPACE_FILES);
-    files
-}
-
 #[allow(deprecated)]
-fn symbol_information(s: analysis::ide::Symbol, location: Location) -> lsp::SymbolInformation {
+pub(crate) fn symbol_information(
+    s: analysis::ide::Symbol,
+    location: Location,
+) -> lsp::SymbolInformation {
     lsp::SymbolInformation {
         name: s.name,
         kind: symbol_kind(s.kind),
@@ -565,20 +534,15 @@ fn symbol_information(s: analysis::ide::Symbol, location: Location) -> lsp::Symb
     }
 }
 
-/// `workspace/symbol`: kernels, tensors, registers and parameters of the open documents and
-/// of the `*.pir` files in the workspace folders `roots` (read from disk when not open).
-pub fn workspace_symbols(
-    snap: &Snapshot,
-    params: lsp::WorkspaceSymbolParams,
-    roots: &[std::path::PathBuf],
-    disk: &DiskSymbols,
-) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
+/// `workspace/symbol` of the open documents: their kernels, tensors, registers and
+/// parameters matching `query` (the files on disk are `workspace::Workspace::symbols`').
+pub fn open_workspace_symbols(snap: &Snapshot, query: &str) -> Result<Vec<lsp::SymbolInformation>> {
     let mut out = Vec::new();
     let mut docs: Vec<&Doc> = snap.docs.values().filter(|d| !d.lost).collect();
     docs.sort_by(|a, b| a.uri.cmp(&b.uri));
     for doc in docs {
         let view = view(snap, doc);
-        for (_, s) in cancellable(snap.analysis.workspace_symbols(&[doc.file], &params.query))? {
+        for (_, s) in cancellable(snap.analysis.workspace_symbols(&[doc.file], query))? {
             let range = view.range(s.selection_range);
             out.push(symbol_information(
                 s,
@@ -589,91 +553,85 @@ pub fn workspace_symbols(
             ));
         }
     }
-    // The files on disk that are not open, each read in a database of its own (the
-    // server's database holds the open documents only), once until it changes.
-    let query = params.query.to_lowercase();
-    let files = workspace_files(roots);
-    let mut cache = disk
-        .0
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let walked: std::collections::HashSet<&std::path::PathBuf> = files.iter().collect();
-    cache.retain(|path, _| walked.contains(path));
-    for path in &files {
-        let Some(uri) = Uri::from_file_path(path) else {
-            continue;
-        };
-        if snap.docs.contains_key(&document_key(&uri)) {
-            continue;
-        }
-        let Ok(meta) = std::fs::metadata(path) else {
-            continue;
-        };
-        let stamp = (meta.modified().ok(), meta.len());
-        let fresh = cache.get(path).is_some_and(|c| c.stamp == stamp);
-        if !fresh {
-            let symbols = if meta.len() <= MAX_WORKSPACE_FILE {
-                file_symbols(path, &uri, snap.encoding)?
-            } else {
-                Vec::new()
-            };
-            cache.insert(path.clone(), CachedFile { stamp, symbols });
-        }
-        if let Some(cached) = cache.get(path) {
-            out.extend(
-                cached
-                    .symbols
-                    .iter()
-                    .filter(|s| analysis::ide::matches_query(&s.name, &query))
-                    .cloned(),
-            );
-        }
-    }
-    Ok(Some(lsp::WorkspaceSymbolResponse::Flat(out)))
+    Ok(out)
 }
 
-/// The workspace symbols of the `*.pir` files on disk that are not open, by path, each
-/// read once until its modification time or length changes (an editor asks as the user
-/// types a query: the files need not be read again for each letter).
-#[derive(Default)]
-pub struct DiskSymbols(std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, CachedFile>>);
-
-/// One file's workspace symbols (all of them: a query filters them) and what they were
-/// read from.
-struct CachedFile {
-    /// Its modification time and length when read.
-    stamp: (Option<std::time::SystemTime>, u64),
-    symbols: Vec<lsp::SymbolInformation>,
-}
-
-/// Every workspace symbol of the file at `path` (`uri`), read from disk; none when it
-/// cannot be read.
-fn file_symbols(
-    path: &std::path::Path,
-    uri: &Uri,
-    encoding: convert::Encoding,
-) -> Result<Vec<lsp::SymbolInformation>> {
-    let Ok(bytes) = std::fs::read(path) else {
-        return Ok(Vec::new());
-    };
-    let (text, _) = syntax::decode(&bytes);
-    let rope = Rope::from_str(&text);
-    let mut host = analysis::AnalysisHost::new();
-    let file = host.add_file(&text);
-    let symbols = cancellable(host.snapshot().workspace_symbols(&[file], ""))?;
-    Ok(symbols
-        .into_iter()
-        .map(|(_, s)| {
-            let range = convert::range(&rope, s.selection_range, encoding);
-            symbol_information(
-                s,
-                Location {
-                    uri: uri.clone(),
-                    range,
-                },
-            )
+/// The workspace-diagnostic reports of the open documents under the folders `roots`, from
+/// their live text: `unchanged` where `previous` (result ids by document key) holds the id
+/// of what would be sent; a lost document's report is empty.
+pub fn open_workspace_reports(
+    snap: &Snapshot,
+    roots: &[std::path::PathBuf],
+    previous: &std::collections::HashMap<String, String>,
+) -> Result<Vec<lsp::WorkspaceDocumentDiagnosticReport>> {
+    let mut docs: Vec<(&Uri, &Doc)> = snap
+        .docs
+        .iter()
+        .filter(|(_, doc)| {
+            doc.uri
+                .to_file_path()
+                .is_some_and(|path| roots.iter().any(|root| path.starts_with(root)))
         })
-        .collect())
+        .collect();
+    docs.sort_by(|a, b| a.1.uri.cmp(&b.1.uri));
+    let mut out = Vec::new();
+    for (key, doc) in docs {
+        let items = if doc.lost {
+            Vec::new()
+        } else {
+            diagnostics(snap, &doc.uri)?
+        };
+        out.push(workspace_report(
+            doc.uri.clone(),
+            Some(doc.version),
+            items,
+            previous.get(key.as_str()),
+        ));
+    }
+    Ok(out)
+}
+
+/// One document's workspace-diagnostic report: `unchanged` when `previous` is the id of
+/// `items`, else full with that id.
+pub(crate) fn workspace_report(
+    uri: Uri,
+    version: Option<i32>,
+    items: Vec<lsp::Diagnostic>,
+    previous: Option<&String>,
+) -> lsp::WorkspaceDocumentDiagnosticReport {
+    let id = result_id(&items);
+    workspace_report_with_id(uri, version, items, id, previous)
+}
+
+/// [`workspace_report`] with the result id already known (kept for files on disk).
+pub(crate) fn workspace_report_with_id(
+    uri: Uri,
+    version: Option<i32>,
+    items: Vec<lsp::Diagnostic>,
+    result_id: String,
+    previous: Option<&String>,
+) -> lsp::WorkspaceDocumentDiagnosticReport {
+    let version = version.map(i64::from);
+    if previous == Some(&result_id) {
+        lsp::WorkspaceDocumentDiagnosticReport::Unchanged(
+            lsp::WorkspaceUnchangedDocumentDiagnosticReport {
+                uri,
+                version,
+                unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport {
+                    result_id,
+                },
+            },
+        )
+    } else {
+        lsp::WorkspaceDocumentDiagnosticReport::Full(lsp::WorkspaceFullDocumentDiagnosticReport {
+            uri,
+            version,
+            full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                result_id: Some(result_id),
+                items,
+            },
+        })
+    }
 }
 
 /// `textDocument/completion`.

@@ -11,3 +11,4 @@ pub mod server;
 mod state;
 mod tokens;
 mod transport;
+mod workspace;

@@ -25,19 +25,20 @@ use crate::state::{
 };
 use crate::tokens::SentTokens;
 use crate::transport::{self, LOST_CHANGE, LostChange, STASHED_OPEN, Stash, StashedOpen};
+use crate::workspace::{self, Cancel, CancelOnDrop, Step, Workspace};
 
 /// The server's state shared by the framework's handler tasks.
 pub struct Backend {
     client: Client,
     owner: OnceLock<mpsc::Sender<Msg>>,
     shutdown: Arc<AtomicBool>,
-    /// The workspace folders (or root) of `initialize`, as paths: where workspace symbols
-    /// look for `*.pir` files that are not open.
-    roots: OnceLock<Arc<Vec<std::path::PathBuf>>>,
+    /// The workspace folders (or root) of `initialize` and what their files on disk gave:
+    /// workspace symbols and diagnostics of the `*.pir` files that are not open.
+    workspace: OnceLock<Arc<Workspace>>,
+    /// Whether the client supports `window/workDoneProgress`.
+    progress: OnceLock<bool>,
     /// The big `didOpen`s the transport kept out of the framework.
     stash: Stash,
-    /// The workspace symbols of the files on disk, read once until they change.
-    disk_symbols: Arc<handlers::DiskSymbols>,
     /// The last whole-document semantic tokens sent for each open document.
     sent_tokens: Arc<SentTokens>,
     /// The frames waiting for stdout: requests wait for room in it.
@@ -113,6 +114,71 @@ impl Backend {
                 eprintln!("pir lsp: {name} did not finish: {e}");
                 Err(Error::internal_error())
             }
+        }
+    }
+
+    /// Runs a pass over the files on disk (`work`, on a blocking thread, with no snapshot)
+    /// and forwards its steps as they come: work-done progress on `work_token` (or one
+    /// created, when the client supports it), partial results on `partial`. Answers once
+    /// every step has been queued for the client.
+    async fn pass<T: Send + 'static>(
+        &self,
+        title: &'static str,
+        work_token: Option<ProgressToken>,
+        partial: Option<ProgressToken>,
+        work: impl FnOnce(&mut dyn FnMut(Step)) -> T + Send + 'static,
+    ) -> Result<T> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Step>();
+        let supported = self.progress.get().copied().unwrap_or(false);
+        // The request's own token, or one the server creates when the client supports it.
+        let token = match work_token {
+            Some(token) => Some((token, false)),
+            None => supported.then(|| {
+                let n = PASSES.fetch_add(1, Ordering::Relaxed);
+                (ProgressToken::String(format!("pir/workspace/{n}")), true)
+            }),
+        };
+        let forwarder = tokio::spawn(forward_steps(
+            self.client.clone(),
+            title,
+            token,
+            partial,
+            rx,
+            Arc::clone(&self.output),
+        ));
+        let done = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                work(&mut |step| {
+                    let _ = tx.send(step);
+                })
+            }))
+        })
+        .await;
+        let _ = forwarder.await;
+        match done {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(payload)) => {
+                let message = panic_message(payload.as_ref());
+                eprintln!("pir lsp: {title} panicked: {message}");
+                Err(Error {
+                    code: ErrorCode::InternalError,
+                    message: format!("{title} failed: {message}").into(),
+                    data: None,
+                })
+            }
+            Err(e) => {
+                eprintln!("pir lsp: {title} did not finish: {e}");
+                Err(Error::internal_error())
+            }
+        }
+    }
+
+    /// Tells the user what a pass found they must hear of.
+    async fn tell(&self, tell: workspace::Tell) {
+        if let Some(message) = tell {
+            self.client
+                .show_message(MessageType::WARNING, message)
+                .await;
         }
     }
 
@@ -257,6 +323,96 @@ fn spawn_open_progress(
     tx
 }
 
+/// The open documents as a pass over the disk needs them (their keys), and the settings.
+struct Open {
+    keys: std::collections::HashSet<Uri>,
+    encoding: Encoding,
+    threshold: u64,
+}
+
+impl Open {
+    fn of(snapshot: &Snapshot) -> Open {
+        Open {
+            keys: snapshot.docs.keys().cloned().collect(),
+            encoding: snapshot.encoding,
+            threshold: snapshot.config.tkg_seqlen_threshold,
+        }
+    }
+
+    fn context<'a>(&'a self, cancel: &'a Cancel) -> workspace::Context<'a> {
+        workspace::Context {
+            open: &self.keys,
+            encoding: self.encoding,
+            threshold: self.threshold,
+            cancel,
+        }
+    }
+}
+
+/// Numbers the progress tokens of passes.
+static PASSES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// `$/progress` carrying a partial result (`ls_types` knows only work-done progress).
+enum PartialResult {}
+
+impl notification::Notification for PartialResult {
+    type Params = serde_json::Value;
+    const METHOD: &'static str = "$/progress";
+}
+
+/// Forwards a pass's steps: work-done progress on `work` (a token, and whether it must be
+/// created first), begun at the first progress step and ended when the pass ends;
+/// reports as partial results on `partial`. Returns once all it sent is queued.
+async fn forward_steps(
+    client: Client,
+    title: &'static str,
+    work: Option<(ProgressToken, bool)>,
+    partial: Option<ProgressToken>,
+    mut steps: tokio::sync::mpsc::UnboundedReceiver<Step>,
+    output: Arc<transport::OutQueue>,
+) {
+    let base = output.progress_queued();
+    let mut sent = 0u64;
+    let mut begun: Option<ProgressToken> = None;
+    let mut tried = false;
+    let mut last = None;
+    while let Some(step) = steps.recv().await {
+        match step {
+            Step::Progress(percentage, message) => {
+                if !tried {
+                    tried = true;
+                    if let Some((token, create)) = &work
+                        && (!create || create_progress(&client, token.clone()).await)
+                    {
+                        send_progress(&client, token, begin(title.to_string())).await;
+                        sent += 1;
+                        begun = Some(token.clone());
+                    }
+                }
+                if let Some(token) = &begun
+                    && last != Some(percentage)
+                {
+                    last = Some(percentage);
+                    send_progress(&client, token, report(percentage, message)).await;
+                    sent += 1;
+                }
+            }
+            Step::Reports(items) => {
+                if let Some(token) = &partial {
+                    let value = serde_json::json!({"token": token, "value": {"items": items}});
+                    client.send_notification::<PartialResult>(value).await;
+                    sent += 1;
+                }
+            }
+        }
+    }
+    if let Some(token) = begun {
+        send_progress(&client, &token, end("done".into())).await;
+        sent += 1;
+    }
+    output.progress_reached(base + sent).await;
+}
+
 /// How long the client has to answer `window/workDoneProgress/create`.
 const PROGRESS_CREATE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
 
@@ -338,7 +494,7 @@ impl LanguageServer for Backend {
             .filter(|uri| uri.scheme().as_str() == "file")
             .filter_map(|uri| uri.to_file_path().map(std::borrow::Cow::into_owned))
             .collect();
-        let _ = self.roots.set(Arc::new(roots));
+        let _ = self.workspace.set(Arc::new(Workspace::new(roots)));
         let publisher = spawn_publisher(self.client.clone());
         let runtime = tokio::runtime::Handle::current();
         let progress = params
@@ -347,6 +503,7 @@ impl LanguageServer for Backend {
             .as_ref()
             .and_then(|w| w.work_done_progress)
             .unwrap_or(false);
+        let _ = self.progress.set(progress);
         let progress = Mutex::new(spawn_open_progress(self.client.clone(), progress));
         let client = self.client.clone();
         let owner = spawn_owner(encoding, config, move |event: Event| {
@@ -428,7 +585,7 @@ impl LanguageServer for Backend {
                     DiagnosticOptions {
                         identifier: Some("pir".into()),
                         inter_file_dependencies: false,
-                        workspace_diagnostics: false,
+                        workspace_diagnostics: config.workspace_diagnostics,
                         work_done_progress_options: WorkDoneProgressOptions::default(),
                     },
                 )),
@@ -606,16 +763,99 @@ impl LanguageServer for Backend {
         .await
     }
 
+    /// `workspace/symbol`: the open documents' symbols on a snapshot, then (the snapshot let
+    /// go of) those of the files on disk, read on a blocking thread, cancellable between
+    /// files, with progress while files are read.
     async fn symbol(
         &self,
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
-        let roots = self.roots.get().cloned().unwrap_or_default();
-        let disk = Arc::clone(&self.disk_symbols);
-        self.run("workspace/symbol", move |s| {
-            handlers::workspace_symbols(s, params, &roots, &disk)
-        })
-        .await
+        let cancel = CancelOnDrop(Cancel::default());
+        let query = params.query.clone();
+        let (mut symbols, open) = self
+            .run("workspace/symbol", move |s| {
+                Ok((handlers::open_workspace_symbols(s, &query)?, Open::of(s)))
+            })
+            .await?;
+        let Some(ws) = self.workspace.get().cloned() else {
+            return Ok(Some(WorkspaceSymbolResponse::Flat(symbols)));
+        };
+        let flag = cancel.0.clone();
+        let query = params.query;
+        let (disk, tell) = self
+            .pass(
+                "Reading the workspace's symbols",
+                params.work_done_progress_params.work_done_token,
+                None,
+                move |step| {
+                    let context = open.context(&flag);
+                    ws.symbols(&query, &context, step)
+                },
+            )
+            .await?;
+        self.tell(tell).await;
+        symbols.extend(disk);
+        Ok(Some(WorkspaceSymbolResponse::Flat(symbols)))
+    }
+
+    /// `workspace/diagnostic` (pull): a report for every `*.pir` file of the workspace
+    /// folders — the open ones from their live text, the others from disk — each
+    /// `unchanged` when the client's result id is still right; streamed as partial results
+    /// when the client gives a token for them; cancellable between files; with progress
+    /// while files are read.
+    async fn workspace_diagnostic(
+        &self,
+        params: WorkspaceDiagnosticParams,
+    ) -> Result<WorkspaceDiagnosticReportResult> {
+        let cancel = CancelOnDrop(Cancel::default());
+        let previous: HashMap<String, String> = params
+            .previous_result_ids
+            .iter()
+            .map(|p| (document_key(&p.uri).as_str().to_string(), p.value.clone()))
+            .collect();
+        let Some(ws) = self.workspace.get().cloned() else {
+            return Ok(WorkspaceDiagnosticReportResult::Report(
+                WorkspaceDiagnosticReport { items: Vec::new() },
+            ));
+        };
+        let roots = ws.roots().to_vec();
+        let previous = Arc::new(previous);
+        let before = Arc::clone(&previous);
+        let (open_reports, open) = self
+            .run("workspace/diagnostic", move |s| {
+                Ok((
+                    handlers::open_workspace_reports(s, &roots, &before)?,
+                    Open::of(s),
+                ))
+            })
+            .await?;
+        let partial = params.partial_result_params.partial_result_token;
+        let flag = cancel.0.clone();
+        let first = open_reports.clone();
+        let (disk, tell) = self
+            .pass(
+                "Checking the workspace",
+                params.work_done_progress_params.work_done_token,
+                partial.clone(),
+                move |step| {
+                    if !first.is_empty() {
+                        step(Step::Reports(first));
+                    }
+                    let context = open.context(&flag);
+                    ws.diagnostics(&context, &previous, step)
+                },
+            )
+            .await?;
+        self.tell(tell).await;
+        let items = if partial.is_some() {
+            // Every report went as a partial result: the answer adds none (LSP 3.17).
+            Vec::new()
+        } else {
+            open_reports.into_iter().chain(disk).collect()
+        };
+        Ok(WorkspaceDiagnosticReportResult::Report(
+            WorkspaceDiagnosticReport { items },
+        ))
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
@@ -735,8 +975,8 @@ pub fn run() -> i32 {
             client,
             owner: OnceLock::new(),
             shutdown: flag,
-            roots: OnceLock::new(),
-            disk_symbols: Arc::default(),
+            workspace: OnceLock::new(),
+            progress: OnceLock::new(),
             sent_tokens: Arc::default(),
             stash,
             output: queue,

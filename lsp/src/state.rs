@@ -45,6 +45,10 @@ pub struct Config {
     pub tkg_seqlen_threshold: u64,
     /// `inlayHints.enabled` (default true).
     pub inlay_hints: bool,
+    /// `workspaceDiagnostics` (default false): whether the server announces
+    /// `workspace/diagnostic`, which a client such as VS Code then pulls every few seconds
+    /// for every `*.pir` file of the workspace (the request is answered either way).
+    pub workspace_diagnostics: bool,
 }
 
 impl Default for Config {
@@ -52,6 +56,7 @@ impl Default for Config {
         Config {
             tkg_seqlen_threshold: 0,
             inlay_hints: true,
+            workspace_diagnostics: false,
         }
     }
 }
@@ -91,6 +96,15 @@ impl Config {
                 None => problems.push(format!(
                     "`inlayHints.enabled` must be true or false, not {enabled}; \
                      inlay hints stay on"
+                )),
+            }
+        }
+        if let Some(enabled) = options.get("workspaceDiagnostics") {
+            match enabled.as_bool() {
+                Some(enabled) => config.workspace_diagnostics = enabled,
+                None => problems.push(format!(
+                    "`workspaceDiagnostics` must be true or false, not {enabled}; \
+                     workspace diagnostics stay off"
                 )),
             }
         }

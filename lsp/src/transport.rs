@@ -420,6 +420,8 @@ struct Queued {
     coalesced: u64,
     /// The answer handed over last ([`OutQueue::hand_over`]), until the next frame comes.
     handed: Option<tokio::sync::OwnedSemaphorePermit>,
+    /// How many `$/progress` notifications were queued ([`OutQueue::progress_queued`]).
+    progress: u64,
 }
 
 impl Queued {
@@ -437,6 +439,9 @@ impl Queued {
             return;
         }
         let document = published_document(&frame);
+        if is_progress(&frame) {
+            self.progress += 1;
+        }
         if let Some(uri) = &document
             && let Some(i) = self
                 .items
@@ -490,6 +495,29 @@ impl OutQueue {
         }
     }
 
+    /// The number of `$/progress` notifications queued so far.
+    pub(crate) fn progress_queued(&self) -> u64 {
+        self.state.lock().map_or(0, |state| state.progress)
+    }
+
+    /// Waits (at most a second) until `count` `$/progress` notifications were queued: a
+    /// request that streamed partial results answers after the last of them, which the
+    /// framework would otherwise write in either order (it picks at random between its
+    /// responses and its notifications when both are ready).
+    pub(crate) async fn progress_reached(&self, count: u64) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+        loop {
+            let mut notified = std::pin::pin!(self.room.notified());
+            notified.as_mut().enable();
+            if self.progress_queued() >= count {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return;
+            }
+        }
+    }
+
     /// Queues a frame from a thread, waiting while the queue is full.
     fn push_blocking(&self, frame: Vec<u8>) -> bool {
         let Ok(mut state) = self.state.lock() else {
@@ -527,6 +555,8 @@ impl OutQueue {
         if let Some(frame) = frame.take() {
             state.push(frame);
             self.changed.notify_all();
+            drop(state);
+            self.room.notify_waiters();
         }
         Poll::Ready(Ok(()))
     }
@@ -582,6 +612,15 @@ impl OutQueue {
         }
         self.room.notify_waiters();
     }
+}
+
+/// Whether a frame is a `$/progress` notification (as the framework writes it).
+fn is_progress(frame: &[u8]) -> bool {
+    const PREFIX: &[u8] = br#"{"jsonrpc":"2.0","method":"$/progress""#;
+    frame
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .is_some_and(|at| frame[at + 4..].starts_with(PREFIX))
 }
 
 /// The document of a `textDocument/publishDiagnostics` frame (as the framework writes it:
