@@ -297,7 +297,7 @@ fn main() {
             warm_full,
         ),
     ] {
-        let _ = writeln!(table, "| {name} | {secs:.3} | {:.2} |", secs / check);
+        let _ = writeln!(table, "| {name} | {secs:.3} | {:.3} |", secs / check);
     }
     let _ = writeln!(table, "\nServer RSS after the cold pass: {rss:.0} MiB.");
     println!("{table}");
