@@ -296,7 +296,8 @@ fn pull(
 /// Issue 22: a workspace of 200 files, 3 with errors, one of them open with a fix typed:
 /// `workspace/diagnostic` reports every file, the errors exactly as `pir check` of the
 /// folder gives them (the open one from its live text), streamed as partial results, with
-/// progress; then `unchanged` for all; then one changed report after an edit on disk.
+/// progress; a workspace symbol scan with progress; then `unchanged` for all; then one
+/// changed report after an edit on disk.
 #[test]
 fn workspace_diagnostics_of_200_files() {
     let dir = scratch("diagnostics");
@@ -363,6 +364,28 @@ fn workspace_diagnostics_of_200_files() {
                 && m["params"]["value"]["percentage"] == 100),
         "{progress:#?}"
     );
+
+    // A workspace symbol scan reads the 199 files not open, with progress; a second reads
+    // none, and shows none.
+    for (scan, reads) in [(1, true), (2, false)] {
+        let (answer, before) = server.request_answering("workspace/symbol", json!({"query": "k1"}));
+        assert!(
+            answer["result"].as_array().is_some_and(|s| s.len() > 10),
+            "scan {scan}: {answer}"
+        );
+        let kinds: Vec<&str> = before
+            .iter()
+            .filter(|m| m["method"] == "$/progress")
+            .filter_map(|m| m["params"]["value"]["kind"].as_str())
+            .collect();
+        if reads {
+            assert_eq!(kinds.first(), Some(&"begin"), "scan {scan}: {before:#?}");
+            assert_eq!(kinds.last(), Some(&"end"), "scan {scan}: {before:#?}");
+            assert!(kinds.contains(&"report"), "scan {scan}: {before:#?}");
+        } else {
+            assert!(kinds.is_empty(), "scan {scan}: {before:#?}");
+        }
+    }
 
     // Nothing changed: unchanged, every one, and nothing read (no progress).
     let (second, progress) = pull(&mut server, &first, &dir, false);
