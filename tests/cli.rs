@@ -763,3 +763,78 @@ fn stats_marks_a_peak_over_capacity_and_check_warns() {
         serde_json::json!({"line": 1, "column": 8})
     );
 }
+
+/// Runs `pir args…`, killing it after `limit`: (exit code, stderr). A hang fails the test
+/// instead of stalling the suite.
+fn bounded(args: &[&std::ffi::OsStr], limit: std::time::Duration) -> (Option<i32>, String) {
+    use std::io::Read;
+    let mut child = pir()
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("runs");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = stderr.read_to_string(&mut text);
+        text
+    });
+    let deadline = std::time::Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pir {args:?} still ran after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    (status.code(), reader.join().expect("stderr read"))
+}
+
+/// A FIFO named `x.pir` in a folder: `pir check` of the folder blocked on it forever (a
+/// FIFO's `open` waits for a writer). The walk now lists regular files only and says what it
+/// skipped; the FIFO named on the command line is reported, not waited on.
+#[cfg(unix)]
+#[test]
+fn a_fifo_is_skipped_when_walking_and_reported_when_named() {
+    let dir = std::env::temp_dir().join(format!("pir-cli-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("k.pir"), b"kernel @k() {\n  NoOp {}\n}\n").expect("write");
+    let fifo = dir.join("x.pir");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo");
+    assert!(made.success());
+    let limit = std::time::Duration::from_secs(10);
+    let (code, stderr) = bounded(&["check".as_ref(), dir.as_os_str()], limit);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stderr.contains("x.pir: skipped: not a regular file (a FIFO)")
+            && stderr.contains("checked 1 file"),
+        "{stderr}"
+    );
+    let (code, stderr) = bounded(&["check".as_ref(), fifo.as_os_str()], limit);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("x.pir: not a regular file"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `/dev/zero` named on the command line: a device's length is 0, so no size check stops
+/// it, and it never ends; it is read up to the cap (256 MiB) and reported.
+#[cfg(unix)]
+#[test]
+fn dev_zero_named_is_read_up_to_the_cap() {
+    let (code, stderr) = bounded(
+        &["check".as_ref(), "/dev/zero".as_ref()],
+        std::time::Duration::from_secs(30),
+    );
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("/dev/zero: larger than 256 MiB"),
+        "{stderr}"
+    );
+}

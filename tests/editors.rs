@@ -3,7 +3,8 @@
 //! * `neovim_end_to_end`: headless Neovim ≥ 0.11 with the plugin of editors/nvim runs
 //!   editors/nvim/test/e2e.lua (filetype, syntax, diagnostics, hover, inlay hints, the
 //!   code lens and kernel-name hover of SPEC §10.1, `:PirShowBir`, an edit that
-//!   introduces P200 and its quick fix, semantic tokens following them as deltas).
+//!   introduces P200 and its quick fix, semantic tokens following them as deltas, the
+//!   server killed and started again by the plugin, `:PirRestart`).
 //! * `vscode_grammar_tests`: `npm test` in editors/vscode (TextMate grammar tests).
 //! * `vscode_extension_packages`: `npx @vscode/vsce package` builds the `.vsix`.
 //! * `vscode_end_to_end`: the `.vsix` installed in a real VS Code (code-server 4.139.1 =

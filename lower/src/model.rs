@@ -249,21 +249,32 @@ pub struct LoopVar {
 
 impl LoopVar {
     /// The values the variable takes, first and last; `None` for an empty or invalid loop.
+    /// Computed in `i128`: bounds near 2^63 (`0..9223372036854775807 step
+    /// 9223372036854775807`) overflow `i64` on the way, never in the result (the last value
+    /// is below `ub`).
     pub fn first_last(&self) -> Option<(i64, i64)> {
         let (lb, ub, step) = self.bounds?;
+        let trips = Self::trips(lb, ub, step)?;
+        let last = i128::from(lb) + (trips - 1) * i128::from(step);
+        Some((lb, i64::try_from(last).ok()?))
+    }
+
+    /// The number of iterations (0 for an invalid loop). At most 2^64 − 1 (every `i64`
+    /// value once), so it always fits.
+    pub fn trip_count(&self) -> u64 {
+        self.bounds
+            .and_then(|(lb, ub, step)| Self::trips(lb, ub, step))
+            .map_or(0, |trips| u64::try_from(trips).unwrap_or(u64::MAX))
+    }
+
+    /// `ceil((ub − lb) / step)` in `i128` (which cannot overflow for `i64` bounds); `None`
+    /// for an empty loop or a step that is not positive.
+    fn trips(lb: i64, ub: i64, step: i64) -> Option<i128> {
         if step <= 0 || ub <= lb {
             return None;
         }
-        let trips = (ub - lb + step - 1) / step;
-        Some((lb, lb + (trips - 1) * step))
-    }
-
-    /// The number of iterations (0 for an invalid loop).
-    pub fn trip_count(&self) -> u64 {
-        match self.first_last() {
-            Some((first, last)) => ((last - first) / self.bounds.map_or(1, |b| b.2) + 1) as u64,
-            None => 0,
-        }
+        let (lb, ub, step) = (i128::from(lb), i128::from(ub), i128::from(step));
+        Some((ub - lb + step - 1) / step)
     }
 }
 
@@ -311,4 +322,43 @@ pub struct Pred {
     pub cmp: CmpOp,
     /// Right side.
     pub rhs: Expr,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LoopVar;
+
+    fn lp(lb: i64, ub: i64, step: i64) -> LoopVar {
+        LoopVar {
+            name: "i".into(),
+            bounds: Some((lb, ub, step)),
+        }
+    }
+
+    #[test]
+    fn trip_counts_of_ordinary_loops() {
+        assert_eq!(lp(0, 4, 1).first_last(), Some((0, 3)));
+        assert_eq!(lp(0, 4, 1).trip_count(), 4);
+        assert_eq!(lp(1, 10, 3).first_last(), Some((1, 7)));
+        assert_eq!(lp(1, 10, 3).trip_count(), 3);
+        assert_eq!(lp(4, 4, 1).first_last(), None);
+        assert_eq!(lp(4, 4, 1).trip_count(), 0);
+        assert_eq!(lp(0, 4, 0).trip_count(), 0);
+    }
+
+    /// Bounds near 2^63 overflowed `i64` in `(ub - lb + step - 1) / step`: a debug build
+    /// panicked, a release build wrapped to a negative count (P300 missed).
+    #[test]
+    fn bounds_near_two_to_the_63_do_not_overflow() {
+        let max = i64::MAX;
+        assert_eq!(lp(0, max, max).first_last(), Some((0, 0)));
+        assert_eq!(lp(0, max, max).trip_count(), 1);
+        assert_eq!(lp(0, max, 1).first_last(), Some((0, max - 1)));
+        assert_eq!(lp(0, max, 1).trip_count(), max as u64);
+        assert_eq!(lp(0, max, 1 << 62).first_last(), Some((0, 1 << 62)));
+        assert_eq!(lp(0, max, 1 << 62).trip_count(), 2);
+        assert_eq!(lp(max - 1, max, max).first_last(), Some((max - 1, max - 1)));
+        assert_eq!(lp(i64::MIN, max, 1).trip_count(), u64::MAX);
+        assert_eq!(lp(i64::MIN, max, 1).first_last(), Some((i64::MIN, max - 1)));
+    }
 }

@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use analysis::{Analysis, AnalysisHost, Cancellable, Diagnostic, FileId, LineCol};
-use lower::{Code, Severity};
+use lower::Severity;
 use serde_json::json;
 
 use crate::Format;
@@ -42,25 +42,40 @@ fn display(path: &Path) -> String {
     }
 }
 
-/// The bytes of `path`, or of standard input for `-`.
+/// The most bytes read from one path: 256 MiB, the largest document the server takes
+/// (`transport::MAX_CONTENT_LENGTH`); a 100,000-op file is 20 MB. `/dev/zero` named on the
+/// command line is read that far, then reported.
+const MAX_READ: u64 = 256 << 20;
+
+/// The bytes of `path`, or of standard input for `-`, at most [`MAX_READ`]. A regular
+/// file is read as such; a stream (`-`, `/dev/stdin`, `/dev/fd/N`, what is under `/dev` or
+/// `/proc`) as it comes; anything else that is not a regular file (a FIFO named `x.pir`,
+/// which would block until a writer came) is an error saying how to read it.
 fn read(path: &Path) -> std::io::Result<Vec<u8>> {
     if is_stdin(path) {
-        let mut bytes = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)?;
-        Ok(bytes)
-    } else {
-        std::fs::read(path)
+        return pir_lsp::files::read_at_most(std::io::stdin().lock(), MAX_READ);
     }
+    let meta = std::fs::metadata(path)?;
+    if meta.is_file() {
+        return pir_lsp::files::read_regular(path, MAX_READ);
+    }
+    if is_stream(path) {
+        return pir_lsp::files::read_at_most(std::fs::File::open(path)?, MAX_READ);
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!(
+            "not a regular file; to check what it holds, give it on standard input \
+             (`pir check - < {}`)",
+            path.display()
+        ),
+    ))
 }
 
 /// Reads `path` (any bytes; `-` is standard input) into `host`.
 fn load(host: &mut AnalysisHost, path: &Path) -> std::io::Result<Loaded> {
     let bytes = read(path)?;
-    let (text, bad) = syntax::decode(&bytes);
-    let decoding = bad
-        .into_iter()
-        .map(|range| Diagnostic::new(Code::P103, range, "invalid UTF-8"))
-        .collect();
+    let (text, decoding) = pir_lsp::files::decode(&bytes);
     Ok(Loaded {
         path: path.to_path_buf(),
         file: host.add_file(&text),
@@ -68,68 +83,62 @@ fn load(host: &mut AnalysisHost, path: &Path) -> std::io::Result<Loaded> {
     })
 }
 
-/// At most this many invalid-UTF-8 diagnostics per file beyond the lexer's own (the rest
-/// are counted in one note), so a binary file gives a bounded report.
-const MAX_DECODING_DIAGNOSTICS: usize = 100;
-
 /// The file's diagnostics: the analysis', plus each run of invalid UTF-8 the lexer did not
-/// already report (those inside comments and strings), sorted by position.
+/// already report (`pir_lsp::files::with_decoding`, as the server's workspace diagnostics).
 fn file_diagnostics(analysis: &Analysis, loaded: &Loaded) -> Vec<Diagnostic> {
-    let mut all: Vec<Diagnostic> = settled(analysis.diagnostics(loaded.file)).to_vec();
-    let mut reported: Vec<analysis::TextRange> = all
-        .iter()
-        .filter(|a| a.code == Code::P103)
-        .map(|a| a.range)
-        .collect();
-    reported.sort_by_key(|r| r.start());
-    let covered = |r: analysis::TextRange| {
-        let i = reported.partition_point(|x| x.start() <= r.start());
-        i > 0 && reported[i - 1].contains_range(r)
-    };
-    let extra: Vec<&Diagnostic> = loaded
-        .decoding
-        .iter()
-        .filter(|d| !covered(d.range))
-        .collect();
-    all.extend(
-        extra
-            .iter()
-            .take(MAX_DECODING_DIAGNOSTICS)
-            .map(|d| (*d).clone()),
-    );
-    if let Some(first_dropped) = extra.get(MAX_DECODING_DIAGNOSTICS) {
-        let more = extra.len() - MAX_DECODING_DIAGNOSTICS;
-        all.push(Diagnostic::new(
-            Code::P103,
-            first_dropped.range,
-            format!("invalid UTF-8: {more} more runs not reported"),
-        ));
-    }
-    all.sort_by_key(|d| (d.range.start(), d.range.end()));
-    all
+    pir_lsp::files::with_decoding(
+        settled(analysis.diagnostics(loaded.file)).to_vec(),
+        &loaded.decoding,
+    )
 }
 
 /// Files to check: each path (`-` is standard input), and every `*.pir` under each folder
-/// (sorted), each file once. A folder reached again through a symbolic link is not walked
-/// twice, so link cycles end. A folder given on the command line that holds no `*.pir`
-/// file is an error naming it (SPEC §9 [2]: a mistyped path must fail a CI job).
+/// (`pir_lsp::files::walk`, the server's walker: regular files only, links followed inside
+/// the folder, hidden folders, `target` and `node_modules` skipped), each file once. What a
+/// walk leaves out is said on stderr. A folder given on the command line that holds no
+/// `*.pir` file is an error naming it (SPEC §9 [2]: a mistyped path must fail a CI job).
 fn collect(paths: &[PathBuf]) -> Files {
     let mut files = Files::default();
     let mut seen_dirs = std::collections::HashSet::new();
     let mut seen_files = std::collections::HashSet::new();
+    let canonical = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     for path in paths {
-        let errors = files.errors.len();
-        let found = walk(
+        if is_stdin(path) || !path.is_dir() {
+            if seen_files.insert(if is_stdin(path) {
+                path.clone()
+            } else {
+                canonical(path)
+            }) {
+                files.paths.push(path.clone());
+            }
+            continue;
+        }
+        if !seen_dirs.insert(canonical(path)) {
+            // Walked already: it is no mistyped path.
+            continue;
+        }
+        let found = pir_lsp::files::walk(
             std::slice::from_ref(path),
-            &mut files,
-            &mut seen_dirs,
-            &mut seen_files,
+            pir_lsp::files::COMMAND_LINE,
+            &|| false,
         );
-        if path.is_dir() && found == 0 && files.errors.len() == errors {
+        for note in &found.notes {
+            eprintln!("pir: {note}");
+        }
+        let errors = found.errors.len();
+        files
+            .errors
+            .extend(found.errors.into_iter().map(|(p, e)| (p, e.to_string())));
+        if found.files.is_empty() && errors == 0 {
             files.errors.push((
                 path.clone(),
                 "no .pir file in this folder (nothing to check: is the path right?)".into(),
             ));
+        }
+        for file in found.files {
+            if seen_files.insert(canonical(&file)) {
+                files.paths.push(file);
+            }
         }
     }
     files
@@ -151,63 +160,6 @@ impl Files {
         }
         if self.errors.is_empty() { 0 } else { 2 }
     }
-}
-
-/// Walks `paths` into `out`; returns how many `*.pir` files (and plain paths) it met,
-/// counting those already seen.
-fn walk(
-    paths: &[PathBuf],
-    out: &mut Files,
-    seen_dirs: &mut std::collections::HashSet<PathBuf>,
-    seen_files: &mut std::collections::HashSet<PathBuf>,
-) -> usize {
-    let mut found = 0;
-    for path in paths {
-        if is_stdin(path) {
-            found += 1;
-            if seen_files.insert(path.clone()) {
-                out.paths.push(path.clone());
-            }
-            continue;
-        }
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        if path.is_dir() {
-            if !seen_dirs.insert(canonical) {
-                // Walked already: count it as found, it is no mistyped path.
-                found += 1;
-                continue;
-            }
-            let entries: std::io::Result<Vec<PathBuf>> =
-                std::fs::read_dir(path).and_then(|dir| dir.map(|e| e.map(|e| e.path())).collect());
-            let mut entries = match entries {
-                Ok(entries) => entries,
-                Err(e) => {
-                    out.errors.push((path.clone(), e.to_string()));
-                    continue;
-                }
-            };
-            entries.sort();
-            let (dirs, files): (Vec<PathBuf>, Vec<PathBuf>) =
-                entries.into_iter().partition(|p| p.is_dir());
-            for file in files
-                .into_iter()
-                .filter(|p| p.extension().is_some_and(|e| e == "pir"))
-            {
-                found += 1;
-                let canonical = std::fs::canonicalize(&file).unwrap_or_else(|_| file.clone());
-                if seen_files.insert(canonical) {
-                    out.paths.push(file);
-                }
-            }
-            found += walk(&dirs, out, seen_dirs, seen_files);
-        } else {
-            found += 1;
-            if seen_files.insert(canonical) {
-                out.paths.push(path.clone());
-            }
-        }
-    }
-    found
 }
 
 /// The JSON report of a path that could not be read (SPEC §9 [2]): `{"path", "error",

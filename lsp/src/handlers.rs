@@ -20,10 +20,17 @@ use crate::convert;
 use crate::state::{Doc, Snapshot, document_key};
 use crate::tokens::SentTokens;
 
+/// The open document `uri`. Errors: not open (`InvalidParams`), or lost — its text is
+/// unknown until the editor sends it whole (`ContentModified`, `state::Doc::lost`).
 fn doc<'s>(snap: &'s Snapshot, uri: &Uri) -> Result<&'s Doc> {
-    snap.docs
+    let doc = snap
+        .docs
         .get(&document_key(uri))
-        .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))
+        .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))?;
+    if doc.lost {
+        return Err(crate::server::content_modified());
+    }
+    Ok(doc)
 }
 
 /// An analysis answer, or `ContentModified` when an edit made it stale.
@@ -71,6 +78,41 @@ fn view<'s>(snap: &Snapshot, doc: &'s Doc) -> View<'s> {
     }
 }
 
+/// The longest hover sent (bytes of Markdown): 64 KiB, about a thousand lines, more than
+/// any hover of a real op (the BIR of an op with a few hundred operands). An op with
+/// 1,000,000 operands made a 295 MB hover, which no editor can show.
+pub(crate) const MAX_HOVER_BYTES: usize = 64 << 10;
+
+/// `markdown` cut to [`MAX_HOVER_BYTES`] at a line end, a code block left open closed, with
+/// a last line saying how much was left out and where all of it is.
+fn cap_hover(markdown: String) -> String {
+    if markdown.len() <= MAX_HOVER_BYTES {
+        return markdown;
+    }
+    let mut cut = MAX_HOVER_BYTES;
+    while !markdown.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    let cut = markdown[..cut].rfind('\n').unwrap_or(cut);
+    let left_out = markdown.len() - cut;
+    let mut shown = markdown[..cut].to_string();
+    if shown
+        .lines()
+        .filter(|l| l.trim_start().starts_with("```"))
+        .count()
+        % 2
+        == 1
+    {
+        shown.push_str("\n```");
+    }
+    shown.push_str(&format!(
+        "\n\n*… {left_out} more bytes of this hover left out (at most {} KiB are shown); \
+         `pir lower` writes the whole BIR.*",
+        MAX_HOVER_BYTES >> 10
+    ));
+    shown
+}
+
 /// `textDocument/hover`.
 pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
     let position = params.text_document_position_params;
@@ -83,7 +125,7 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
     Ok(Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
-            value: h.markdown,
+            value: cap_hover(h.markdown),
         }),
         range: Some(view.range(h.range)),
     }))
@@ -136,14 +178,52 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
     Ok(Some(hints))
 }
 
-/// The LSP diagnostics of an open document.
+/// The most diagnostics sent for one document: 10,000. Beyond them a last diagnostic
+/// (Information, at the first one left out) says how many more there are; `pir check` lists
+/// them all. A file with an error on every line of a few thousand is still shown whole; a
+/// flood of 1,000,000 (300 MB of JSON) is not sent.
+pub(crate) const MAX_DIAGNOSTICS: usize = 10_000;
+
+/// The LSP diagnostics of an open document (at most [`MAX_DIAGNOSTICS`] and the note).
 pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
     let doc = doc(snap, uri)?;
     let view = view(snap, doc);
-    Ok(cancellable(snap.analysis.diagnostics(doc.file))?
+    let all = cancellable(snap.analysis.diagnostics(doc.file))?;
+    Ok(to_lsp_diagnostics(&all, uri, &view))
+}
+
+/// `all`, diagnostics of the text of `rope`, as LSP diagnostics of `uri` (capped at
+/// [`MAX_DIAGNOSTICS`]): for files read from disk.
+pub(crate) fn lsp_diagnostics(
+    all: &[Diagnostic],
+    uri: &Uri,
+    rope: &Rope,
+    encoding: convert::Encoding,
+) -> Vec<lsp::Diagnostic> {
+    to_lsp_diagnostics(all, uri, &View { rope, encoding })
+}
+
+/// `all` as LSP diagnostics of `uri`, capped at [`MAX_DIAGNOSTICS`].
+fn to_lsp_diagnostics(all: &[Diagnostic], uri: &Uri, view: &View<'_>) -> Vec<lsp::Diagnostic> {
+    let mut out: Vec<lsp::Diagnostic> = all
         .iter()
+        .take(MAX_DIAGNOSTICS)
         .map(|d| view.diagnostic(d, uri))
-        .collect())
+        .collect();
+    if let Some(first) = all.get(MAX_DIAGNOSTICS) {
+        let more = all.len() - MAX_DIAGNOSTICS;
+        out.push(lsp::Diagnostic {
+            range: view.range(first.range),
+            severity: Some(lsp::DiagnosticSeverity::INFORMATION),
+            source: Some("pir".to_string()),
+            message: format!(
+                "{more} more diagnostics from here on are not shown (pir sends at most \
+                 {MAX_DIAGNOSTICS} per file); `pir check` lists them all"
+            ),
+            ..lsp::Diagnostic::default()
+        });
+    }
+    out
 }
 
 fn to_lsp_diagnostic(d: &Diagnostic, uri: &Uri, view: &View<'_>) -> lsp::Diagnostic {
@@ -182,7 +262,16 @@ pub fn pull_diagnostics(
     snap: &Snapshot,
     params: DocumentDiagnosticParams,
 ) -> Result<DocumentDiagnosticReportResult> {
-    let items = diagnostics(snap, &params.text_document.uri)?;
+    let lost = snap
+        .docs
+        .get(&document_key(&params.text_document.uri))
+        .is_some_and(|doc| doc.lost);
+    // A lost document's diagnostics are withdrawn (there is no text to compute them on).
+    let items = if lost {
+        Vec::new()
+    } else {
+        diagnostics(snap, &params.text_document.uri)?
+    };
     let result_id = result_id(&items);
     let report = if params.previous_result_id.as_deref() == Some(result_id.as_str()) {
         DocumentDiagnosticReport::Unchanged(RelatedUnchangedDocumentDiagnosticReport {
@@ -202,7 +291,7 @@ pub fn pull_diagnostics(
 }
 
 /// A digest of diagnostics as sent: 16 hex digits of a 64-bit hash of their JSON.
-fn result_id(items: &[lsp::Diagnostic]) -> String {
+pub(crate) fn result_id(items: &[lsp::Diagnostic]) -> String {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     serde_json::to_string(items)
@@ -230,8 +319,63 @@ pub fn show_bir(snap: &Snapshot, params: ShowBirParams) -> Result<serde_json::Va
     let view = view(snap, doc);
     let at = params.position.map(|p| view.offset(p)).transpose()?;
     let bir = cancellable(snap.analysis.show_bir(doc.file, at))?;
-    let text = serde_json::to_string_pretty(&bir).unwrap_or_default();
+    let (bir, text) = cap_bir(bir);
     Ok(serde_json::json!({ "bir": bir, "text": text }))
+}
+
+/// The longest Show BIR answer's text: 16 MiB (a whole file's page of 2,000 ops is about
+/// 10 MB). One op with 1,000,000 operands lowered to hundreds of megabytes.
+pub(crate) const MAX_SHOW_BIR_BYTES: usize = 16 << 20;
+
+/// The BIR shown and its text, within [`MAX_SHOW_BIR_BYTES`]: when over, every list longer
+/// than 1,000 (then 100, then 10) elements keeps its first ones and a last string saying
+/// how many were left out, and the object gets a `"capped"` entry saying so. Still JSON, as
+/// both editors show it.
+fn cap_bir(bir: serde_json::Value) -> (serde_json::Value, String) {
+    let text = serde_json::to_string_pretty(&bir).unwrap_or_default();
+    if text.len() <= MAX_SHOW_BIR_BYTES {
+        return (bir, text);
+    }
+    let full = text.len();
+    for keep in [1000, 100, 10] {
+        let mut capped = bir.clone();
+        let left_out = shorten(&mut capped, keep);
+        if let serde_json::Value::Object(map) = &mut capped {
+            map.insert(
+                "capped".into(),
+                serde_json::json!(format!(
+                    "{full} bytes of BIR JSON, over the {} MiB shown: lists are cut to \
+                     their first {keep} elements ({left_out} elements left out); \
+                     `pir lower` writes all of it",
+                    MAX_SHOW_BIR_BYTES >> 20
+                )),
+            );
+        }
+        let text = serde_json::to_string_pretty(&capped).unwrap_or_default();
+        if text.len() <= MAX_SHOW_BIR_BYTES || keep == 10 {
+            return (capped, text);
+        }
+    }
+    unreachable!("the last cut returns")
+}
+
+/// Cuts every list in `value` to its first `keep` elements and a note; the number of
+/// elements left out.
+fn shorten(value: &mut serde_json::Value, keep: usize) -> usize {
+    match value {
+        serde_json::Value::Array(items) => {
+            let mut left_out = 0;
+            if items.len() > keep {
+                let more = items.len() - keep;
+                items.truncate(keep);
+                items.push(serde_json::json!(format!("… {more} more left out")));
+                left_out += more;
+            }
+            left_out + items.iter_mut().map(|v| shorten(v, keep)).sum::<usize>()
+        }
+        serde_json::Value::Object(map) => map.values_mut().map(|v| shorten(v, keep)).sum(),
+        _ => 0,
+    }
 }
 
 /// `textDocument/definition`.
@@ -375,53 +519,11 @@ pub fn document_symbols(
     )))
 }
 
-/// At most this many `*.pir` files not open in the editor are read for workspace symbols,
-/// each at most [`MAX_WORKSPACE_FILE`] bytes, so that a huge folder cannot stall the server.
-const MAX_WORKSPACE_FILES: usize = 2000;
-/// The largest file read for workspace symbols (bytes).
-const MAX_WORKSPACE_FILE: u64 = 4 << 20;
-
-/// The `*.pir` files under `roots` (sorted; hidden folders and `target` skipped), at most
-/// [`MAX_WORKSPACE_FILES`].
-fn workspace_files(roots: &[std::path::PathBuf]) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    let mut stack: Vec<std::path::PathBuf> = roots.iter().rev().cloned().collect();
-    while let Some(dir) = stack.pop() {
-        if files.len() >= MAX_WORKSPACE_FILES {
-            break;
-        }
-        if !seen.insert(std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone())) {
-            continue;
-        }
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut entries: Vec<std::path::PathBuf> =
-            entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        entries.sort();
-        let mut dirs = Vec::new();
-        for path in entries {
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or_default();
-            if path.is_dir() {
-                if !name.starts_with('.') && name != "target" && name != "node_modules" {
-                    dirs.push(path);
-                }
-            } else if path.extension().is_some_and(|e| e == "pir") {
-                files.push(path);
-            }
-        }
-        stack.extend(dirs.into_iter().rev());
-    }
-    files.truncate(MAX_WORKSPACE_FILES);
-    files
-}
-
 #[allow(deprecated)]
-fn symbol_information(s: analysis::ide::Symbol, location: Location) -> lsp::SymbolInformation {
+pub(crate) fn symbol_information(
+    s: analysis::ide::Symbol,
+    location: Location,
+) -> lsp::SymbolInformation {
     lsp::SymbolInformation {
         name: s.name,
         kind: symbol_kind(s.kind),
@@ -432,20 +534,15 @@ fn symbol_information(s: analysis::ide::Symbol, location: Location) -> lsp::Symb
     }
 }
 
-/// `workspace/symbol`: kernels, tensors, registers and parameters of the open documents and
-/// of the `*.pir` files in the workspace folders `roots` (read from disk when not open).
-pub fn workspace_symbols(
-    snap: &Snapshot,
-    params: lsp::WorkspaceSymbolParams,
-    roots: &[std::path::PathBuf],
-    disk: &DiskSymbols,
-) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
+/// `workspace/symbol` of the open documents: their kernels, tensors, registers and
+/// parameters matching `query` (the files on disk are `workspace::Workspace::symbols`').
+pub fn open_workspace_symbols(snap: &Snapshot, query: &str) -> Result<Vec<lsp::SymbolInformation>> {
     let mut out = Vec::new();
-    let mut docs: Vec<&Doc> = snap.docs.values().collect();
+    let mut docs: Vec<&Doc> = snap.docs.values().filter(|d| !d.lost).collect();
     docs.sort_by(|a, b| a.uri.cmp(&b.uri));
     for doc in docs {
         let view = view(snap, doc);
-        for (_, s) in cancellable(snap.analysis.workspace_symbols(&[doc.file], &params.query))? {
+        for (_, s) in cancellable(snap.analysis.workspace_symbols(&[doc.file], query))? {
             let range = view.range(s.selection_range);
             out.push(symbol_information(
                 s,
@@ -456,91 +553,85 @@ pub fn workspace_symbols(
             ));
         }
     }
-    // The files on disk that are not open, each read in a database of its own (the
-    // server's database holds the open documents only), once until it changes.
-    let query = params.query.to_lowercase();
-    let files = workspace_files(roots);
-    let mut cache = disk
-        .0
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    let walked: std::collections::HashSet<&std::path::PathBuf> = files.iter().collect();
-    cache.retain(|path, _| walked.contains(path));
-    for path in &files {
-        let Some(uri) = Uri::from_file_path(path) else {
-            continue;
-        };
-        if snap.docs.contains_key(&document_key(&uri)) {
-            continue;
-        }
-        let Ok(meta) = std::fs::metadata(path) else {
-            continue;
-        };
-        let stamp = (meta.modified().ok(), meta.len());
-        let fresh = cache.get(path).is_some_and(|c| c.stamp == stamp);
-        if !fresh {
-            let symbols = if meta.len() <= MAX_WORKSPACE_FILE {
-                file_symbols(path, &uri, snap.encoding)?
-            } else {
-                Vec::new()
-            };
-            cache.insert(path.clone(), CachedFile { stamp, symbols });
-        }
-        if let Some(cached) = cache.get(path) {
-            out.extend(
-                cached
-                    .symbols
-                    .iter()
-                    .filter(|s| analysis::ide::matches_query(&s.name, &query))
-                    .cloned(),
-            );
-        }
-    }
-    Ok(Some(lsp::WorkspaceSymbolResponse::Flat(out)))
+    Ok(out)
 }
 
-/// The workspace symbols of the `*.pir` files on disk that are not open, by path, each
-/// read once until its modification time or length changes (an editor asks as the user
-/// types a query: the files need not be read again for each letter).
-#[derive(Default)]
-pub struct DiskSymbols(std::sync::Mutex<std::collections::HashMap<std::path::PathBuf, CachedFile>>);
-
-/// One file's workspace symbols (all of them: a query filters them) and what they were
-/// read from.
-struct CachedFile {
-    /// Its modification time and length when read.
-    stamp: (Option<std::time::SystemTime>, u64),
-    symbols: Vec<lsp::SymbolInformation>,
-}
-
-/// Every workspace symbol of the file at `path` (`uri`), read from disk; none when it
-/// cannot be read.
-fn file_symbols(
-    path: &std::path::Path,
-    uri: &Uri,
-    encoding: convert::Encoding,
-) -> Result<Vec<lsp::SymbolInformation>> {
-    let Ok(bytes) = std::fs::read(path) else {
-        return Ok(Vec::new());
-    };
-    let (text, _) = syntax::decode(&bytes);
-    let rope = Rope::from_str(&text);
-    let mut host = analysis::AnalysisHost::new();
-    let file = host.add_file(&text);
-    let symbols = cancellable(host.snapshot().workspace_symbols(&[file], ""))?;
-    Ok(symbols
-        .into_iter()
-        .map(|(_, s)| {
-            let range = convert::range(&rope, s.selection_range, encoding);
-            symbol_information(
-                s,
-                Location {
-                    uri: uri.clone(),
-                    range,
-                },
-            )
+/// The workspace-diagnostic reports of the open documents under the folders `roots`, from
+/// their live text: `unchanged` where `previous` (result ids by document key) holds the id
+/// of what would be sent; a lost document's report is empty.
+pub fn open_workspace_reports(
+    snap: &Snapshot,
+    roots: &[std::path::PathBuf],
+    previous: &std::collections::HashMap<String, String>,
+) -> Result<Vec<lsp::WorkspaceDocumentDiagnosticReport>> {
+    let mut docs: Vec<(&Uri, &Doc)> = snap
+        .docs
+        .iter()
+        .filter(|(_, doc)| {
+            doc.uri
+                .to_file_path()
+                .is_some_and(|path| roots.iter().any(|root| path.starts_with(root)))
         })
-        .collect())
+        .collect();
+    docs.sort_by(|a, b| a.1.uri.cmp(&b.1.uri));
+    let mut out = Vec::new();
+    for (key, doc) in docs {
+        let items = if doc.lost {
+            Vec::new()
+        } else {
+            diagnostics(snap, &doc.uri)?
+        };
+        out.push(workspace_report(
+            doc.uri.clone(),
+            Some(doc.version),
+            items,
+            previous.get(key.as_str()),
+        ));
+    }
+    Ok(out)
+}
+
+/// One document's workspace-diagnostic report: `unchanged` when `previous` is the id of
+/// `items`, else full with that id.
+pub(crate) fn workspace_report(
+    uri: Uri,
+    version: Option<i32>,
+    items: Vec<lsp::Diagnostic>,
+    previous: Option<&String>,
+) -> lsp::WorkspaceDocumentDiagnosticReport {
+    let id = result_id(&items);
+    workspace_report_with_id(uri, version, items, id, previous)
+}
+
+/// [`workspace_report`] with the result id already known (kept for files on disk).
+pub(crate) fn workspace_report_with_id(
+    uri: Uri,
+    version: Option<i32>,
+    items: Vec<lsp::Diagnostic>,
+    result_id: String,
+    previous: Option<&String>,
+) -> lsp::WorkspaceDocumentDiagnosticReport {
+    let version = version.map(i64::from);
+    if previous == Some(&result_id) {
+        lsp::WorkspaceDocumentDiagnosticReport::Unchanged(
+            lsp::WorkspaceUnchangedDocumentDiagnosticReport {
+                uri,
+                version,
+                unchanged_document_diagnostic_report: UnchangedDocumentDiagnosticReport {
+                    result_id,
+                },
+            },
+        )
+    } else {
+        lsp::WorkspaceDocumentDiagnosticReport::Full(lsp::WorkspaceFullDocumentDiagnosticReport {
+            uri,
+            version,
+            full_document_diagnostic_report: FullDocumentDiagnosticReport {
+                result_id: Some(result_id),
+                items,
+            },
+        })
+    }
 }
 
 /// `textDocument/completion`.
@@ -654,7 +745,13 @@ pub fn semantic_tokens_range(
 ) -> Result<Option<lsp::SemanticTokensRangeResult>> {
     let doc = doc(snap, &params.text_document.uri)?;
     let range = view(snap, doc).text_range_clamped(params.range)?;
-    let tokens = cancellable(snap.analysis.semantic_tokens(doc.file, Some(range)))?;
+    let mut tokens = cancellable(snap.analysis.semantic_tokens(doc.file, Some(range)))?;
+    // The analysis answers for the whole lines the range touches, the line its end stands
+    // on too (`ide::semantic_tokens::lines_of`): the end is exclusive, so a token that
+    // starts at or after it is not the range's (an empty range keeps its line's).
+    if !range.is_empty() {
+        tokens.retain(|t| t.range.start() < range.end());
+    }
     let data = convert::semantic_tokens(&doc.rope, &tokens, snap.encoding);
     Ok(Some(lsp::SemanticTokensRangeResult::Tokens(
         lsp::SemanticTokens {

@@ -5,8 +5,10 @@
 //! [`convert`] is the only place that turns LSP positions into byte offsets or back.
 
 pub mod convert;
+pub mod files;
 mod handlers;
 pub mod server;
 mod state;
 mod tokens;
 mod transport;
+mod workspace;

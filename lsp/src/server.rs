@@ -20,24 +20,29 @@ use tower_lsp_server::{Client, LanguageServer, LspService, Server};
 
 use crate::convert::Encoding;
 use crate::handlers::{self, ShowBirParams};
-use crate::state::{Changed, Config, Msg, Snapshot, document_key, spawn_owner};
+use crate::state::{
+    Changed, Config, Event, Msg, ProgressStep, Snapshot, document_key, panic_message, spawn_owner,
+};
 use crate::tokens::SentTokens;
-use crate::transport::{self, STASHED_OPEN, Stash, StashedOpen};
+use crate::transport::{self, LOST_CHANGE, LostChange, STASHED_OPEN, Stash, StashedOpen};
+use crate::workspace::{self, Cancel, CancelOnDrop, Step, Workspace};
 
 /// The server's state shared by the framework's handler tasks.
 pub struct Backend {
     client: Client,
     owner: OnceLock<mpsc::Sender<Msg>>,
     shutdown: Arc<AtomicBool>,
-    /// The workspace folders (or root) of `initialize`, as paths: where workspace symbols
-    /// look for `*.pir` files that are not open.
-    roots: OnceLock<Arc<Vec<std::path::PathBuf>>>,
+    /// The workspace folders (or root) of `initialize` and what their files on disk gave:
+    /// workspace symbols and diagnostics of the `*.pir` files that are not open.
+    workspace: OnceLock<Arc<Workspace>>,
+    /// Whether the client supports `window/workDoneProgress`.
+    progress: OnceLock<bool>,
     /// The big `didOpen`s the transport kept out of the framework.
     stash: Stash,
-    /// The workspace symbols of the files on disk, read once until they change.
-    disk_symbols: Arc<handlers::DiskSymbols>,
     /// The last whole-document semantic tokens sent for each open document.
     sent_tokens: Arc<SentTokens>,
+    /// The frames waiting for stdout: requests wait for room in it.
+    output: Arc<transport::OutQueue>,
 }
 
 /// The LSP error for a request made stale by an edit.
@@ -47,14 +52,6 @@ pub(crate) fn content_modified() -> Error {
         message: "content modified".into(),
         data: None,
     }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".to_string())
 }
 
 impl Backend {
@@ -78,8 +75,10 @@ impl Backend {
         self.owner()?
             .send(Msg::Snapshot(tx))
             .map_err(|_| Error::internal_error())?;
+        // A reply dropped unanswered: the owner panicked while handling the batch it came
+        // in, and rebuilt its state; the request is stale, not failed.
         rx.await
-            .map_err(|_| Error::internal_error())?
+            .map_err(|_| content_modified())?
             .ok_or_else(content_modified)
     }
 
@@ -90,11 +89,16 @@ impl Backend {
         T: Send + 'static,
         F: FnOnce(&Snapshot) -> Result<T> + Send + 'static,
     {
+        // No work while the client is not reading what was already answered.
+        self.output.room().await;
         let snapshot = self.snapshot().await?;
         let joined = tokio::task::spawn_blocking(move || {
             std::panic::catch_unwind(AssertUnwindSafe(|| handler(&snapshot)))
         })
         .await;
+        // Nor an answer handed on (the framework makes a JSON tree of it) until there is
+        // room, one at a time.
+        self.output.hand_over().await;
         match joined {
             Ok(Ok(result)) => result,
             Ok(Err(payload)) => {
@@ -110,6 +114,71 @@ impl Backend {
                 eprintln!("pir lsp: {name} did not finish: {e}");
                 Err(Error::internal_error())
             }
+        }
+    }
+
+    /// Runs a pass over the files on disk (`work`, on a blocking thread, with no snapshot)
+    /// and forwards its steps as they come: work-done progress on `work_token` (or one
+    /// created, when the client supports it), partial results on `partial`. Answers once
+    /// every step has been queued for the client.
+    async fn pass<T: Send + 'static>(
+        &self,
+        title: &'static str,
+        work_token: Option<ProgressToken>,
+        partial: Option<ProgressToken>,
+        work: impl FnOnce(&mut dyn FnMut(Step)) -> T + Send + 'static,
+    ) -> Result<T> {
+        let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Step>();
+        let supported = self.progress.get().copied().unwrap_or(false);
+        // The request's own token, or one the server creates when the client supports it.
+        let token = match work_token {
+            Some(token) => Some((token, false)),
+            None => supported.then(|| {
+                let n = PASSES.fetch_add(1, Ordering::Relaxed);
+                (ProgressToken::String(format!("pir/workspace/{n}")), true)
+            }),
+        };
+        let forwarder = tokio::spawn(forward_steps(
+            self.client.clone(),
+            title,
+            token,
+            partial,
+            rx,
+            Arc::clone(&self.output),
+        ));
+        let done = tokio::task::spawn_blocking(move || {
+            std::panic::catch_unwind(AssertUnwindSafe(|| {
+                work(&mut |step| {
+                    let _ = tx.send(step);
+                })
+            }))
+        })
+        .await;
+        let _ = forwarder.await;
+        match done {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(payload)) => {
+                let message = panic_message(payload.as_ref());
+                eprintln!("pir lsp: {title} panicked: {message}");
+                Err(Error {
+                    code: ErrorCode::InternalError,
+                    message: format!("{title} failed: {message}").into(),
+                    data: None,
+                })
+            }
+            Err(e) => {
+                eprintln!("pir lsp: {title} did not finish: {e}");
+                Err(Error::internal_error())
+            }
+        }
+    }
+
+    /// Tells the user what a pass found they must hear of.
+    async fn tell(&self, tell: workspace::Tell) {
+        if let Some(message) = tell {
+            self.client
+                .show_message(MessageType::WARNING, message)
+                .await;
         }
     }
 
@@ -130,6 +199,21 @@ impl Backend {
         }
     }
 
+    /// [`LOST_CHANGE`]: a `didChange` the framework could not decode (the transport told the
+    /// user): the document's text is unknown until it comes whole again.
+    async fn did_change_lost(&self, params: LostChange) {
+        self.send(Msg::Lost {
+            uri: params.uri,
+            version: params.version,
+        });
+    }
+
+    /// `pir/debugPanicDocuments` (registered only with `PIR_LSP_DEBUG=1`): the document
+    /// thread panics, to test that it recovers (`state::Owner::recover`).
+    async fn debug_panic_documents(&self, _params: serde_json::Value) {
+        self.send(Msg::DebugPanic);
+    }
+
     /// `pir/debugPanic` (registered only with `PIR_LSP_DEBUG=1`): panics inside a request,
     /// to test that the server survives it.
     async fn debug_panic(&self, _params: serde_json::Value) -> Result<serde_json::Value> {
@@ -140,26 +224,244 @@ impl Backend {
     }
 }
 
+/// One document's diagnostics to publish: its version and the report's generation.
+type Publish = (Option<i32>, u64, Vec<Diagnostic>);
+
+/// The diagnostics waiting to be published: the latest of each document only, so a client
+/// that reads slowly (or not at all) holds the server to one report per open document,
+/// however many edits come meanwhile (an unbounded channel held every report since).
+#[derive(Default)]
+pub(crate) struct Publisher {
+    waiting: Mutex<(HashMap<Uri, Publish>, std::collections::VecDeque<Uri>)>,
+    ready: tokio::sync::Notify,
+}
+
+impl Publisher {
+    /// Queues `uri`'s diagnostics, replacing any waiting ones of an older generation (a
+    /// slow, stale computation never overwrites a newer result).
+    fn send(&self, uri: Uri, version: Option<i32>, generation: u64, diagnostics: Vec<Diagnostic>) {
+        let Ok(mut waiting) = self.waiting.lock() else {
+            return;
+        };
+        let (reports, order) = &mut *waiting;
+        match reports.get(&uri) {
+            Some((_, newer, _)) if *newer > generation => return,
+            Some(_) => {}
+            None => order.push_back(uri.clone()),
+        }
+        reports.insert(uri, (version, generation, diagnostics));
+        self.ready.notify_one();
+    }
+
+    fn take(&self) -> Option<(Uri, Publish)> {
+        let mut waiting = self.waiting.lock().ok()?;
+        let (reports, order) = &mut *waiting;
+        let uri = order.pop_front()?;
+        let report = reports.remove(&uri)?;
+        Some((uri, report))
+    }
+}
+
 /// Publishes diagnostics in the order the owner reported changes, dropping reports older
 /// than the latest one of the same document (so a slow, stale computation can never
 /// overwrite a newer result or resurrect a closed document's diagnostics).
-fn spawn_publisher(
-    client: Client,
-) -> tokio::sync::mpsc::UnboundedSender<(Uri, Option<i32>, u64, Vec<Diagnostic>)> {
-    let (tx, mut rx) =
-        tokio::sync::mpsc::unbounded_channel::<(Uri, Option<i32>, u64, Vec<Diagnostic>)>();
+fn spawn_publisher(client: Client) -> Arc<Publisher> {
+    let publisher = Arc::new(Publisher::default());
+    let waiting = Arc::clone(&publisher);
     tokio::spawn(async move {
         let mut latest: HashMap<Uri, u64> = HashMap::new();
-        while let Some((uri, version, generation, diagnostics)) = rx.recv().await {
-            let seen = latest.entry(uri.clone()).or_insert(0);
-            if generation < *seen {
+        loop {
+            while let Some((uri, (version, generation, diagnostics))) = waiting.take() {
+                let seen = latest.entry(uri.clone()).or_insert(0);
+                if generation < *seen {
+                    continue;
+                }
+                *seen = generation;
+                client.publish_diagnostics(uri, diagnostics, version).await;
+            }
+            waiting.ready.notified().await;
+        }
+    });
+    publisher
+}
+
+/// Reports the progress of opening big documents (`state::Progress`) to a client that
+/// supports `window/workDoneProgress`, in the order the owner sends the steps: a token
+/// created (`window/workDoneProgress/create`) for each, then begin, report and end.
+fn spawn_open_progress(
+    client: Client,
+    supported: bool,
+) -> tokio::sync::mpsc::UnboundedSender<crate::state::Progress> {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::state::Progress>();
+    tokio::spawn(async move {
+        let mut running: HashMap<u64, ProgressToken> = HashMap::new();
+        while let Some(progress) = rx.recv().await {
+            if !supported {
                 continue;
             }
-            *seen = generation;
-            client.publish_diagnostics(uri, diagnostics, version).await;
+            match progress.step {
+                ProgressStep::Begin(title) => {
+                    let token = ProgressToken::String(format!("pir/open/{}", progress.id));
+                    if create_progress(&client, token.clone()).await {
+                        send_progress(&client, &token, begin(title)).await;
+                        running.insert(progress.id, token);
+                    }
+                }
+                ProgressStep::Report(percentage, message) => {
+                    if let Some(token) = running.get(&progress.id) {
+                        send_progress(&client, token, report(percentage, message)).await;
+                    }
+                }
+                ProgressStep::End(message) => {
+                    if let Some(token) = running.remove(&progress.id) {
+                        send_progress(&client, &token, end(message)).await;
+                    }
+                }
+            }
         }
     });
     tx
+}
+
+/// The open documents as a pass over the disk needs them (their keys), and the settings.
+struct Open {
+    keys: std::collections::HashSet<Uri>,
+    encoding: Encoding,
+    threshold: u64,
+}
+
+impl Open {
+    fn of(snapshot: &Snapshot) -> Open {
+        Open {
+            keys: snapshot.docs.keys().cloned().collect(),
+            encoding: snapshot.encoding,
+            threshold: snapshot.config.tkg_seqlen_threshold,
+        }
+    }
+
+    fn context<'a>(&'a self, cancel: &'a Cancel) -> workspace::Context<'a> {
+        workspace::Context {
+            open: &self.keys,
+            encoding: self.encoding,
+            threshold: self.threshold,
+            cancel,
+        }
+    }
+}
+
+/// Numbers the progress tokens of passes.
+static PASSES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// `$/progress` carrying a partial result (`ls_types` knows only work-done progress).
+enum PartialResult {}
+
+impl notification::Notification for PartialResult {
+    type Params = serde_json::Value;
+    const METHOD: &'static str = "$/progress";
+}
+
+/// Forwards a pass's steps: work-done progress on `work` (a token, and whether it must be
+/// created first), begun at the first progress step and ended when the pass ends;
+/// reports as partial results on `partial`. Returns once all it sent is queued.
+async fn forward_steps(
+    client: Client,
+    title: &'static str,
+    work: Option<(ProgressToken, bool)>,
+    partial: Option<ProgressToken>,
+    mut steps: tokio::sync::mpsc::UnboundedReceiver<Step>,
+    output: Arc<transport::OutQueue>,
+) {
+    let base = output.progress_queued();
+    let mut sent = 0u64;
+    let mut begun: Option<ProgressToken> = None;
+    let mut tried = false;
+    let mut last = None;
+    while let Some(step) = steps.recv().await {
+        match step {
+            Step::Progress(percentage, message) => {
+                if !tried {
+                    tried = true;
+                    if let Some((token, create)) = &work
+                        && (!create || create_progress(&client, token.clone()).await)
+                    {
+                        send_progress(&client, token, begin(title.to_string())).await;
+                        sent += 1;
+                        begun = Some(token.clone());
+                    }
+                }
+                if let Some(token) = &begun
+                    && last != Some(percentage)
+                {
+                    last = Some(percentage);
+                    send_progress(&client, token, report(percentage, message)).await;
+                    sent += 1;
+                }
+            }
+            Step::Reports(items) => {
+                if let Some(token) = &partial {
+                    let value = serde_json::json!({"token": token, "value": {"items": items}});
+                    client.send_notification::<PartialResult>(value).await;
+                    sent += 1;
+                }
+            }
+        }
+    }
+    if let Some(token) = begun {
+        send_progress(&client, &token, end("done".into())).await;
+        sent += 1;
+    }
+    output.progress_reached(base + sent).await;
+}
+
+/// How long the client has to answer `window/workDoneProgress/create`.
+const PROGRESS_CREATE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Asks the client to create the progress `token`; whether it did in time.
+pub(crate) async fn create_progress(client: &Client, token: ProgressToken) -> bool {
+    matches!(
+        tokio::time::timeout(
+            PROGRESS_CREATE_TIMEOUT,
+            client.create_work_done_progress(token)
+        )
+        .await,
+        Ok(Ok(()))
+    )
+}
+
+/// Sends one `$/progress` of a work-done progress.
+pub(crate) async fn send_progress(client: &Client, token: &ProgressToken, step: WorkDoneProgress) {
+    client
+        .send_notification::<notification::Progress>(ProgressParams {
+            token: token.clone(),
+            value: ProgressParamsValue::WorkDone(step),
+        })
+        .await;
+}
+
+/// A progress's begin, at 0%.
+pub(crate) fn begin(title: String) -> WorkDoneProgress {
+    WorkDoneProgress::Begin(WorkDoneProgressBegin {
+        title,
+        cancellable: Some(false),
+        message: None,
+        percentage: Some(0),
+    })
+}
+
+/// A progress's report.
+pub(crate) fn report(percentage: u32, message: String) -> WorkDoneProgress {
+    WorkDoneProgress::Report(WorkDoneProgressReport {
+        cancellable: Some(false),
+        message: Some(message),
+        percentage: Some(percentage.min(100)),
+    })
+}
+
+/// A progress's end.
+pub(crate) fn end(message: String) -> WorkDoneProgress {
+    WorkDoneProgress::End(WorkDoneProgressEnd {
+        message: Some(message),
+    })
 }
 
 impl LanguageServer for Backend {
@@ -192,11 +494,35 @@ impl LanguageServer for Backend {
             .filter(|uri| uri.scheme().as_str() == "file")
             .filter_map(|uri| uri.to_file_path().map(std::borrow::Cow::into_owned))
             .collect();
-        let _ = self.roots.set(Arc::new(roots));
+        let _ = self.workspace.set(Arc::new(Workspace::new(roots)));
         let publisher = spawn_publisher(self.client.clone());
         let runtime = tokio::runtime::Handle::current();
-        let publisher = Mutex::new(publisher);
-        let owner = spawn_owner(encoding, config, move |changed: Changed| {
+        let progress = params
+            .capabilities
+            .window
+            .as_ref()
+            .and_then(|w| w.work_done_progress)
+            .unwrap_or(false);
+        let _ = self.progress.set(progress);
+        let progress = Mutex::new(spawn_open_progress(self.client.clone(), progress));
+        let client = self.client.clone();
+        let owner = spawn_owner(encoding, config, move |event: Event| {
+            let changed = match event {
+                Event::Changed(changed) => *changed,
+                Event::Warn(message) => {
+                    let client = client.clone();
+                    runtime.spawn(async move {
+                        client.show_message(MessageType::WARNING, message).await;
+                    });
+                    return;
+                }
+                Event::Progress(step) => {
+                    if let Ok(progress) = progress.lock() {
+                        let _ = progress.send(step);
+                    }
+                    return;
+                }
+            };
             let Changed {
                 uri,
                 version,
@@ -204,13 +530,14 @@ impl LanguageServer for Backend {
                 generation,
                 report,
             } = changed;
-            let publisher = publisher.lock().map(|p| p.clone());
-            let (true, Ok(publisher)) = (push, publisher) else {
+            if !push {
                 report.settle();
                 return;
-            };
+            }
+            let publisher = Arc::clone(&publisher);
+            // Closed (no version) or lost: the diagnostics are withdrawn.
             let Some(snapshot) = snapshot else {
-                let _ = publisher.send((uri, None, generation, Vec::new()));
+                publisher.send(uri, version, generation, Vec::new());
                 return;
             };
             runtime.spawn_blocking(move || {
@@ -221,7 +548,7 @@ impl LanguageServer for Backend {
                     // Sent while the snapshot is alive: a later edit waits for it, so
                     // reports reach the publisher in edit order.
                     Ok(Ok(diagnostics)) => {
-                        let _ = publisher.send((uri, version, generation, diagnostics));
+                        publisher.send(uri, version, generation, diagnostics);
                     }
                     // Cancelled by a write: the owner reports the document again (unsettled).
                     Ok(Err(e)) if e.code == content_modified().code => return,
@@ -258,7 +585,7 @@ impl LanguageServer for Backend {
                     DiagnosticOptions {
                         identifier: Some("pir".into()),
                         inter_file_dependencies: false,
-                        workspace_diagnostics: false,
+                        workspace_diagnostics: config.workspace_diagnostics,
                         work_done_progress_options: WorkDoneProgressOptions::default(),
                     },
                 )),
@@ -336,8 +663,9 @@ impl LanguageServer for Backend {
         let warning = reversed.map(|r| {
             format!(
                 "pir: a change to {} ends ({}:{}) before it starts ({}:{}) and was not \
-                 applied; pir's text of the document may now differ from the editor's: \
-                 close and reopen it",
+                 applied: pir no longer knows the document's text, so it withdraws its \
+                 diagnostics and answers no request about it until the editor sends the \
+                 whole text again (close and reopen the file)",
                 params.text_document.uri.as_str(),
                 r.end.line + 1,
                 r.end.character + 1,
@@ -435,16 +763,99 @@ impl LanguageServer for Backend {
         .await
     }
 
+    /// `workspace/symbol`: the open documents' symbols on a snapshot, then (the snapshot let
+    /// go of) those of the files on disk, read on a blocking thread, cancellable between
+    /// files, with progress while files are read.
     async fn symbol(
         &self,
         params: WorkspaceSymbolParams,
     ) -> Result<Option<WorkspaceSymbolResponse>> {
-        let roots = self.roots.get().cloned().unwrap_or_default();
-        let disk = Arc::clone(&self.disk_symbols);
-        self.run("workspace/symbol", move |s| {
-            handlers::workspace_symbols(s, params, &roots, &disk)
-        })
-        .await
+        let cancel = CancelOnDrop(Cancel::default());
+        let query = params.query.clone();
+        let (mut symbols, open) = self
+            .run("workspace/symbol", move |s| {
+                Ok((handlers::open_workspace_symbols(s, &query)?, Open::of(s)))
+            })
+            .await?;
+        let Some(ws) = self.workspace.get().cloned() else {
+            return Ok(Some(WorkspaceSymbolResponse::Flat(symbols)));
+        };
+        let flag = cancel.0.clone();
+        let query = params.query;
+        let (disk, tell) = self
+            .pass(
+                "Reading the workspace's symbols",
+                params.work_done_progress_params.work_done_token,
+                None,
+                move |step| {
+                    let context = open.context(&flag);
+                    ws.symbols(&query, &context, step)
+                },
+            )
+            .await?;
+        self.tell(tell).await;
+        symbols.extend(disk);
+        Ok(Some(WorkspaceSymbolResponse::Flat(symbols)))
+    }
+
+    /// `workspace/diagnostic` (pull): a report for every `*.pir` file of the workspace
+    /// folders — the open ones from their live text, the others from disk — each
+    /// `unchanged` when the client's result id is still right; streamed as partial results
+    /// when the client gives a token for them; cancellable between files; with progress
+    /// while files are read.
+    async fn workspace_diagnostic(
+        &self,
+        params: WorkspaceDiagnosticParams,
+    ) -> Result<WorkspaceDiagnosticReportResult> {
+        let cancel = CancelOnDrop(Cancel::default());
+        let previous: HashMap<String, String> = params
+            .previous_result_ids
+            .iter()
+            .map(|p| (document_key(&p.uri).as_str().to_string(), p.value.clone()))
+            .collect();
+        let Some(ws) = self.workspace.get().cloned() else {
+            return Ok(WorkspaceDiagnosticReportResult::Report(
+                WorkspaceDiagnosticReport { items: Vec::new() },
+            ));
+        };
+        let roots = ws.roots().to_vec();
+        let previous = Arc::new(previous);
+        let before = Arc::clone(&previous);
+        let (open_reports, open) = self
+            .run("workspace/diagnostic", move |s| {
+                Ok((
+                    handlers::open_workspace_reports(s, &roots, &before)?,
+                    Open::of(s),
+                ))
+            })
+            .await?;
+        let partial = params.partial_result_params.partial_result_token;
+        let flag = cancel.0.clone();
+        let first = open_reports.clone();
+        let (disk, tell) = self
+            .pass(
+                "Checking the workspace",
+                params.work_done_progress_params.work_done_token,
+                partial.clone(),
+                move |step| {
+                    if !first.is_empty() {
+                        step(Step::Reports(first));
+                    }
+                    let context = open.context(&flag);
+                    ws.diagnostics(&context, &previous, step)
+                },
+            )
+            .await?;
+        self.tell(tell).await;
+        let items = if partial.is_some() {
+            // Every report went as a partial result: the answer adds none (LSP 3.17).
+            Vec::new()
+        } else {
+            open_reports.into_iter().chain(disk).collect()
+        };
+        Ok(WorkspaceDiagnosticReportResult::Report(
+            WorkspaceDiagnosticReport { items },
+        ))
     }
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
@@ -557,20 +968,26 @@ pub fn run() -> i32 {
     let shutdown = Arc::new(AtomicBool::new(false));
     let flag = shutdown.clone();
     let stash = stdio.stash.clone();
+    let requested = Arc::clone(&stdio.shutdown);
+    let queue = stdio.output();
     runtime.block_on(async move {
         let mut builder = LspService::build(move |client| Backend {
             client,
             owner: OnceLock::new(),
             shutdown: flag,
-            roots: OnceLock::new(),
-            disk_symbols: Arc::default(),
+            workspace: OnceLock::new(),
+            progress: OnceLock::new(),
             sent_tokens: Arc::default(),
             stash,
+            output: queue,
         })
         .custom_method("pir/showBir", Backend::show_bir)
-        .custom_method(STASHED_OPEN, Backend::did_open_stashed);
+        .custom_method(STASHED_OPEN, Backend::did_open_stashed)
+        .custom_method(LOST_CHANGE, Backend::did_change_lost);
         if std::env::var_os("PIR_LSP_DEBUG").is_some_and(|v| v == "1") {
-            builder = builder.custom_method("pir/debugPanic", Backend::debug_panic);
+            builder = builder
+                .custom_method("pir/debugPanic", Backend::debug_panic)
+                .custom_method("pir/debugPanicDocuments", Backend::debug_panic_documents);
         }
         let (service, socket) = builder.finish();
         Server::new(input, output, socket).serve(service).await;
@@ -579,7 +996,8 @@ pub fn run() -> i32 {
     stdio.finish();
     // Blocking tasks (a diagnostics computation) must not keep the process alive.
     runtime.shutdown_background();
-    if shutdown.load(Ordering::SeqCst) {
+    // 0 when a `shutdown` came before the end, whether or not the framework answered it.
+    if shutdown.load(Ordering::SeqCst) || requested.requested() {
         0
     } else {
         1

@@ -7,6 +7,19 @@
 //! Requests run on an analysis snapshot (a [`Snapshot`]) on a blocking thread; an edit
 //! cancels them (their queries return `Cancelled`, answered as `ContentModified`).
 //!
+//! Architecture Invariant: a panic on the document thread ends neither the thread nor the
+//! session. Each message, and each write to the database, runs under `catch_unwind`; after a
+//! panic the owner builds a new database from the texts it holds (the editor's, every change
+//! applied), reports every document again, and tells the user. The document whose message
+//! panicked half-way is treated as lost ([`Doc::lost`]). Only when that rebuild panics too
+//! does the process exit, non-zero, for the client to restart it (`docs/decisions.md`).
+//!
+//! Architecture Invariant: the server's text of a document never silently differs from the
+//! editor's. A change that cannot be applied (its range ends before it starts, or the
+//! framework could not decode it: [`Msg::Lost`]) makes the document lost: its diagnostics
+//! are withdrawn and requests about it are answered `ContentModified` until the editor sends
+//! its whole text again (a change without a range, or `didOpen`).
+//!
 //! Architecture Invariant: nothing on the keystroke path is proportional to the file. Each
 //! content change is applied to the document's rope and recorded as a byte-range edit
 //! (found through the rope, O(log n)), and the database gets those edits
@@ -14,6 +27,7 @@
 //! the rope of the text the snapshot holds ([`Doc::rope`]).
 
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -31,6 +45,10 @@ pub struct Config {
     pub tkg_seqlen_threshold: u64,
     /// `inlayHints.enabled` (default true).
     pub inlay_hints: bool,
+    /// `workspaceDiagnostics` (default false): whether the server announces
+    /// `workspace/diagnostic`, which a client such as VS Code then pulls every few seconds
+    /// for every `*.pir` file of the workspace (the request is answered either way).
+    pub workspace_diagnostics: bool,
 }
 
 impl Default for Config {
@@ -38,6 +56,7 @@ impl Default for Config {
         Config {
             tkg_seqlen_threshold: 0,
             inlay_hints: true,
+            workspace_diagnostics: false,
         }
     }
 }
@@ -80,6 +99,15 @@ impl Config {
                 )),
             }
         }
+        if let Some(enabled) = options.get("workspaceDiagnostics") {
+            match enabled.as_bool() {
+                Some(enabled) => config.workspace_diagnostics = enabled,
+                None => problems.push(format!(
+                    "`workspaceDiagnostics` must be true or false, not {enabled}; \
+                     workspace diagnostics stay off"
+                )),
+            }
+        }
         (config, problems)
     }
 }
@@ -96,6 +124,9 @@ pub struct Doc {
     /// The text the analysis snapshot holds (a clone shares the tree: O(1)), lines as LSP
     /// counts them: what converts the document's byte offsets to positions and back.
     pub rope: Rope,
+    /// The server no longer knows the editor's text (a change could not be applied): no
+    /// diagnostics, requests answered `ContentModified`, until the whole text comes again.
+    pub lost: bool,
 }
 
 /// The key of the document `uri` names: URIs that name the same file give the same key
@@ -168,6 +199,17 @@ pub enum Msg {
         /// The document.
         uri: Uri,
     },
+    /// A `didChange` of `uri` that could not be applied (the transport could not decode it):
+    /// the document is lost until its whole text comes again.
+    Lost {
+        /// The document.
+        uri: Uri,
+        /// Its version after the change, if known.
+        version: Option<i32>,
+    },
+    /// Panics on the document thread (`pir/debugPanicDocuments`, only with
+    /// `PIR_LSP_DEBUG=1`): to test that the owner recovers.
+    DebugPanic,
     /// A request wants a snapshot; `None` when an edit already queued behind the request
     /// makes its answer stale (answered with `ContentModified`).
     Snapshot(tokio::sync::oneshot::Sender<Option<Snapshot>>),
@@ -176,9 +218,54 @@ pub enum Msg {
 impl Msg {
     /// Whether this message changes a document.
     fn is_edit(&self) -> bool {
-        !matches!(self, Msg::Snapshot(_))
+        !matches!(self, Msg::Snapshot(_) | Msg::DebugPanic)
+    }
+
+    /// The key of the document the message is about, if any.
+    fn document(&self) -> Option<Uri> {
+        match self {
+            Msg::Open { uri, .. }
+            | Msg::Change { uri, .. }
+            | Msg::Close { uri }
+            | Msg::Lost { uri, .. } => Some(document_key(uri)),
+            Msg::Snapshot(_) | Msg::DebugPanic => None,
+        }
     }
 }
+
+/// What the owner tells the server.
+pub enum Event {
+    /// A document's diagnostics to publish or withdraw (boxed: a snapshot is big).
+    Changed(Box<Changed>),
+    /// A warning for the user (`window/showMessage`).
+    Warn(String),
+    /// Progress of opening a big document (`window/workDoneProgress`).
+    Progress(Progress),
+}
+
+/// One step of the progress of opening a document of [`PROGRESS_FROM`] bytes or more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Names the progress (one per open).
+    pub id: u64,
+    /// What happens.
+    pub step: ProgressStep,
+}
+
+/// A step of a [`Progress`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ProgressStep {
+    /// Started: its title.
+    Begin(String),
+    /// Part done: the percentage and what happens now.
+    Report(u32, String),
+    /// Done.
+    End(String),
+}
+
+/// The size from which opening a document reports progress (bytes): 1 MiB, a document
+/// whose analysis takes long enough (tens of milliseconds to seconds) to be seen waiting.
+pub const PROGRESS_FROM: usize = 1 << 20;
 
 /// What the owner reports after each document event: publish (`Some` snapshot) or clear
 /// (`None`) diagnostics of `uri`. `generation` grows with every event of the document, so
@@ -222,7 +309,7 @@ impl Report {
 pub fn spawn_owner(
     encoding: Encoding,
     config: Config,
-    on_change: impl Fn(Changed) + Send + 'static,
+    on_event: impl Fn(Event) + Send + 'static,
 ) -> mpsc::Sender<Msg> {
     let (tx, rx) = mpsc::channel::<Msg>();
     std::thread::Builder::new()
@@ -237,6 +324,8 @@ pub fn spawn_owner(
                 wrote: false,
                 dirty: Vec::new(),
                 closed: Vec::new(),
+                opening: Vec::new(),
+                next_progress: 0,
                 encoding,
                 config,
             };
@@ -246,15 +335,27 @@ pub fn spawn_owner(
             // Everything queued is handled as one batch: its edits are applied to the texts
             // one by one, but written to the database (which waits for the requests running
             // on the previous text to stop) and analysed once, and a request with edits
-            // queued behind it is answered as stale at once instead of computed.
+            // queued behind it is answered as stale at once instead of computed. Each
+            // message, and the flush, is caught apart: a panic loses nothing of the rest.
             while let Ok(first) = rx.recv() {
                 let mut batch: Vec<Msg> = std::iter::once(first).chain(rx.try_iter()).collect();
                 let last_edit = batch.iter().rposition(Msg::is_edit);
                 for (i, msg) in batch.drain(..).enumerate() {
                     let stale = last_edit.is_some_and(|last| i < last);
-                    owner.handle(msg, stale, &on_change);
+                    let about = msg.document();
+                    let handled = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                        owner.handle(msg, stale, &on_event);
+                    }));
+                    if let Err(payload) = handled {
+                        owner.recover(&*payload, about, &on_event);
+                    }
                 }
-                owner.flush(&on_change);
+                let flushed = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                    owner.flush(&on_event);
+                }));
+                if let Err(payload) = flushed {
+                    owner.recover(&*payload, None, &on_event);
+                }
             }
         })
         .expect("spawning the document thread");
@@ -277,6 +378,9 @@ struct Document {
     rope: Rope,
     /// The changes received since the last flush, in order.
     edits: Vec<Edit>,
+    /// Whether a flush analyses it at once when it is cold ([`AnalysisHost::warm`]): not
+    /// after a rebuild (its text may be what panicked there), until a new whole text comes.
+    warm: bool,
 }
 
 struct Owner {
@@ -295,8 +399,21 @@ struct Owner {
     /// The database files of closed documents, emptied, for the next documents opened (so
     /// that opening and closing files does not grow the database).
     closed: Vec<FileId>,
+    /// Big documents being opened, with the progress that reports it, until their flush.
+    opening: Vec<(Uri, u64)>,
+    /// The id of the next [`Progress`].
+    next_progress: u64,
     encoding: Encoding,
     config: Config,
+}
+
+/// The message of a panic's payload.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string())
 }
 
 impl Owner {
@@ -317,10 +434,23 @@ impl Owner {
 
     /// Handles one message. Edits change the ropes at once and the database at the next
     /// [`Owner::flush`]; a `stale` snapshot request (an edit is queued behind it) gets `None`.
-    fn handle(&mut self, msg: Msg, stale: bool, on_change: &impl Fn(Changed)) {
+    fn handle(&mut self, msg: Msg, stale: bool, on_event: &impl Fn(Event)) {
         match msg {
             Msg::Open { uri, text, version } => {
                 let key = document_key(&uri);
+                if text.len() >= PROGRESS_FROM {
+                    let id = self.next_progress;
+                    self.next_progress += 1;
+                    on_event(Event::Progress(Progress {
+                        id,
+                        step: ProgressStep::Begin(format!(
+                            "Opening {} ({:.1} MB)",
+                            file_name(&uri),
+                            text.len() as f64 / 1e6
+                        )),
+                    }));
+                    self.opening.push((key.clone(), id));
+                }
                 let rope = Rope::from_str(&text);
                 // A new file holds its text at once; an open one gets it at the flush.
                 let (file, written, edits) = match (self.docs.get(&key), self.closed.pop()) {
@@ -332,12 +462,20 @@ impl Owner {
                     (None, Some(file)) => (file, Rope::new(), vec![Edit::Full(text)]),
                     (None, None) => (self.host.add_file(&text), rope.clone(), Vec::new()),
                 };
-                self.documents.insert(key.clone(), Document { rope, edits });
+                self.documents.insert(
+                    key.clone(),
+                    Document {
+                        rope,
+                        edits,
+                        warm: true,
+                    },
+                );
                 let doc = Doc {
                     file,
                     version,
                     uri,
                     rope: written,
+                    lost: false,
                 };
                 Arc::make_mut(&mut self.docs).insert(key.clone(), doc);
                 self.mark_dirty(key);
@@ -348,32 +486,54 @@ impl Owner {
                 changes,
             } => {
                 let key = document_key(&uri);
-                let Some(document) = self.documents.get_mut(&key) else {
+                let (Some(document), Some(doc)) = (
+                    self.documents.get_mut(&key),
+                    Arc::make_mut(&mut self.docs).get_mut(&key),
+                ) else {
                     eprintln!(
                         "pir lsp: didChange for a document that is not open: {}",
                         uri.as_str()
                     );
                     return;
                 };
+                let mut lost = doc.lost;
+                let mut skipped = 0;
                 for change in changes {
+                    if lost && change.range.is_some() {
+                        // Of a text the server does not know: it cannot be applied.
+                        skipped += 1;
+                        continue;
+                    }
                     match convert::apply_change(&mut document.rope, &change, self.encoding) {
                         Ok(Some(range)) => document.edits.push(Edit::Range {
                             range,
                             insert: change.text,
                         }),
                         Ok(None) => {
-                            // The whole text: what came before it is replaced too.
+                            // The whole text: what came before it is replaced too, and a
+                            // lost document is known again.
                             document.edits.clear();
                             document.edits.push(Edit::Full(change.text));
+                            document.warm = true;
+                            lost = false;
                         }
                         Err(e) => {
-                            eprintln!("pir lsp: ignoring a change of {}: {e}", uri.as_str());
+                            eprintln!(
+                                "pir lsp: a change of {} cannot be applied ({e}): its text \
+                                 is unknown until the editor sends it whole",
+                                uri.as_str()
+                            );
+                            lost = true;
                         }
                     }
                 }
-                let Some(doc) = Arc::make_mut(&mut self.docs).get_mut(&key) else {
-                    return;
-                };
+                if skipped > 0 {
+                    eprintln!(
+                        "pir lsp: {skipped} change(s) of {} ignored: its text is unknown until \
+                         the editor sends it whole (close and reopen it)",
+                        uri.as_str()
+                    );
+                }
                 if version <= doc.version {
                     // LSP versions only grow; the change is applied all the same (the text
                     // is the client's), but a client that drops stale diagnostics by
@@ -385,12 +545,18 @@ impl Owner {
                     );
                 }
                 doc.version = version;
+                if lost && !doc.lost {
+                    self.lose(&key);
+                } else {
+                    doc.lost = lost;
+                }
                 self.mark_dirty(key);
             }
             Msg::Close { uri } => {
                 let key = document_key(&uri);
                 self.documents.remove(&key);
                 self.dirty.retain(|k| *k != key);
+                self.end_progress(&key, on_event);
                 let removed = Arc::make_mut(&mut self.docs).remove(&key);
                 if let Some(doc) = &removed {
                     // Its text and trees are let go of; the file serves the next open.
@@ -401,22 +567,44 @@ impl Owner {
                 self.reports.remove(&key);
                 let uri = removed.map_or(uri, |doc| doc.uri);
                 let generation = self.next_generation(&key);
-                on_change(Changed {
+                on_event(Event::Changed(Box::new(Changed {
                     uri,
                     version: None,
                     snapshot: None,
                     generation,
                     report: Report::default(),
-                });
+                })));
+            }
+            Msg::Lost { uri, version } => {
+                let key = document_key(&uri);
+                if let Some(doc) = Arc::make_mut(&mut self.docs).get_mut(&key) {
+                    doc.version = version.unwrap_or(doc.version);
+                    self.lose(&key);
+                    self.mark_dirty(key);
+                }
             }
             Msg::Snapshot(reply) => {
                 if stale {
                     let _ = reply.send(None);
                 } else {
-                    self.flush(on_change);
+                    self.flush(on_event);
                     let _ = reply.send(Some(self.snapshot()));
                 }
             }
+            Msg::DebugPanic => panic!("requested by pir/debugPanicDocuments"),
+        }
+    }
+
+    /// Marks the open document `key` lost: its text is unknown from now on (the database
+    /// gets an empty one at the next flush) until the editor sends it whole.
+    fn lose(&mut self, key: &Uri) {
+        if let Some(doc) = Arc::make_mut(&mut self.docs).get_mut(key) {
+            doc.lost = true;
+            doc.rope = Rope::new();
+        }
+        if let Some(document) = self.documents.get_mut(key) {
+            document.rope = Rope::new();
+            document.edits = vec![Edit::Full(String::new())];
         }
     }
 
@@ -426,11 +614,22 @@ impl Owner {
         }
     }
 
+    /// Ends the progress of opening `key`, if one is running.
+    fn end_progress(&mut self, key: &Uri, on_event: &impl Fn(Event)) {
+        if let Some(i) = self.opening.iter().position(|(k, _)| k == key) {
+            let (_, id) = self.opening.remove(i);
+            on_event(Event::Progress(Progress {
+                id,
+                step: ProgressStep::End("analysed".into()),
+            }));
+        }
+    }
+
     /// Writes the recorded changes to the database, in order (a byte-range edit each, the
     /// whole text only for a change without a range), gives the snapshot's document the
     /// rope of that text, and reports each document for diagnostics once all are written:
     /// the documents changed, and those whose last report a write cancelled ([`Report`]).
-    fn flush(&mut self, on_change: &impl Fn(Changed)) {
+    fn flush(&mut self, on_event: &impl Fn(Event)) {
         let mut flushed = Vec::new();
         for key in std::mem::take(&mut self.dirty) {
             let (Some(document), Some(doc)) = (
@@ -449,11 +648,21 @@ impl Owner {
                 }
             }
             doc.rope = document.rope.clone();
+            let file = doc.file;
+            let warm = document.warm;
+            if let Some(&(_, id)) = self.opening.iter().find(|(k, _)| *k == key) {
+                on_event(Event::Progress(Progress {
+                    id,
+                    step: ProgressStep::Report(10, "analysing".into()),
+                }));
+            }
             // A document opened or given a whole new text is analysed here, on every core
             // and in batches that keep memory to a few of them (an edit is not: the next
             // diagnostics re-analyse its chunk alone).
-            let file = doc.file;
-            self.host.warm(file);
+            if warm {
+                self.host.warm(file);
+            }
+            self.end_progress(&key, on_event);
             flushed.push(key);
         }
         if std::mem::take(&mut self.wrote) {
@@ -466,25 +675,120 @@ impl Owner {
             flushed.extend(cancelled);
         }
         for key in flushed {
-            self.changed(key, on_change);
+            self.changed(key, on_event);
         }
     }
 
-    fn changed(&mut self, key: Uri, on_change: &impl Fn(Changed)) {
+    fn changed(&mut self, key: Uri, on_event: &impl Fn(Event)) {
         let generation = self.next_generation(&key);
         let Some(doc) = self.docs.get(&key) else {
             return;
         };
         let report = Report::default();
+        // A lost document's diagnostics are withdrawn: there is no text to compute them on.
+        let snapshot = (!doc.lost).then(|| self.snapshot());
+        let (uri, version) = (doc.uri.clone(), doc.version);
+        if snapshot.is_none() {
+            report.settle();
+        }
         self.reports.insert(key, report.clone());
-        on_change(Changed {
-            uri: doc.uri.clone(),
-            version: Some(doc.version),
-            snapshot: Some(self.snapshot()),
+        on_event(Event::Changed(Box::new(Changed {
+            uri,
+            version: Some(version),
+            snapshot,
             generation,
             report,
-        });
+        })));
     }
+
+    /// After a panic on the document thread: the document the message was `about` is lost
+    /// (its message may have been applied in part), the database is built again from the
+    /// texts of the others, every document is reported again, and the user is told. If
+    /// that panics too, the process exits (70, EX_SOFTWARE) for the client to restart it.
+    fn recover(
+        &mut self,
+        payload: &(dyn std::any::Any + Send),
+        about: Option<Uri>,
+        on_event: &impl Fn(Event),
+    ) {
+        let message = panic_message(payload);
+        eprintln!("pir lsp: the document thread panicked: {message}; rebuilding its analysis");
+        let rebuilt = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            if let Some(key) = &about {
+                self.lose(key);
+            }
+            self.rebuild();
+            self.flush(on_event);
+        }));
+        if let Err(again) = rebuilt {
+            eprintln!(
+                "pir lsp: rebuilding the analysis panicked too ({}); exiting for the editor \
+                 to restart the server",
+                panic_message(&*again)
+            );
+            std::process::exit(70);
+        }
+        let lost = about
+            .as_ref()
+            .and_then(|key| self.docs.get(key))
+            .filter(|doc| doc.lost)
+            .map(|doc| {
+                format!(
+                    "; {} is out of step with the editor until it is sent whole again \
+                     (close and reopen it)",
+                    file_name(&doc.uri)
+                )
+            })
+            .unwrap_or_default();
+        on_event(Event::Warn(format!(
+            "pir: an internal error ({message}); pir rebuilt its analysis of the {} open \
+             document(s) from their texts{lost}",
+            self.docs.len()
+        )));
+    }
+
+    /// A new database holding the text of every open document (the lost ones empty), each
+    /// reported at the next flush but not analysed there ([`Document::warm`]).
+    fn rebuild(&mut self) {
+        let mut host = AnalysisHost::new();
+        host.set_tkg_seqlen_threshold(self.config.tkg_seqlen_threshold);
+        let docs = Arc::make_mut(&mut self.docs);
+        let mut keys: Vec<Uri> = docs.keys().cloned().collect();
+        keys.sort();
+        for key in keys {
+            let (Some(doc), Some(document)) = (docs.get_mut(&key), self.documents.get_mut(&key))
+            else {
+                continue;
+            };
+            let text = if doc.lost {
+                String::new()
+            } else {
+                document.rope.to_string()
+            };
+            doc.file = host.add_file(&text);
+            doc.rope = document.rope.clone();
+            document.edits.clear();
+            document.warm = false;
+            if !self.dirty.contains(&key) {
+                self.dirty.push(key);
+            }
+        }
+        // The old database (it may be what panicked) is let go of; so are its snapshots'
+        // reports, which the flush makes again.
+        let old = std::mem::replace(&mut self.host, host);
+        if std::panic::catch_unwind(AssertUnwindSafe(move || drop(old))).is_err() {
+            eprintln!("pir lsp: dropping the old analysis panicked");
+        }
+        self.closed.clear();
+        self.reports.clear();
+        self.wrote = true;
+    }
+}
+
+/// The last segment of a URI's path, for messages.
+fn file_name(uri: &Uri) -> String {
+    let path = uri.path().as_str();
+    path.rsplit('/').next().unwrap_or(path).to_string()
 }
 
 #[cfg(test)]

@@ -33,12 +33,18 @@
 //!   returns; after `exit` the framework returns by itself. [`Transport::finish`] then waits
 //!   (bounded) until every queued frame is written.
 //!
+//! - The output queue ([`OutQueue`]) is bounded in bytes ([`MAX_QUEUED_BYTES`]), not in
+//!   frames; a `publishDiagnostics` waiting in it is replaced by a newer one of the same
+//!   document (responses are never dropped); requests wait for room in it before they start
+//!   and before they answer ([`OutQueue::room`], [`OutQueue::hand_over`]).
+//! - An `exit` read right after a `shutdown` is held back until the `shutdown` is answered
+//!   ([`Shutdown`]): the framework would cancel it.
+//!
 //! Plain threads do the blocking stdio (as `tokio::io::stdin`/`stdout` do internally) and
-//! bounded channels carry the data, so a client that does not read slows the server down
+//! bounded queues carry the data, so a client that does not read slows the server down
 //! instead of growing its memory.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::future::Future;
 use std::io::{self, BufRead, Read, Write};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -48,10 +54,9 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::mpsc::error::SendError;
-use tokio::sync::mpsc::{self, OwnedPermit, Receiver, Sender};
+use tokio::sync::mpsc::{self, Receiver, Sender};
 use tower_lsp_server::jsonrpc::{ErrorCode, Request, Response};
-use tower_lsp_server::ls_types::DidOpenTextDocumentParams;
+use tower_lsp_server::ls_types::{DidChangeTextDocumentParams, DidOpenTextDocumentParams};
 
 /// The largest body accepted; a larger `Content-Length` is rejected without reading the body.
 pub(crate) const MAX_CONTENT_LENGTH: u64 = 256 << 20;
@@ -71,6 +76,60 @@ pub(crate) const STASH_FROM: usize = 1 << 20;
 
 /// The notification forwarded in place of a stashed `didOpen` ([`StashedOpen`] its params).
 pub(crate) const STASHED_OPEN: &str = "pir/didOpenStashed";
+
+/// The notification forwarded in place of a `didChange` the framework could not decode
+/// (`line: -1`, `character: 2^32`, `rangeLength: -3`…), which it would drop without a word:
+/// [`LostChange`] its params. The server treats the document's text as unknown.
+pub(crate) const LOST_CHANGE: &str = "pir/didChangeUndecodable";
+
+/// The params of [`LOST_CHANGE`].
+#[derive(Debug, Serialize, Deserialize)]
+pub(crate) struct LostChange {
+    /// The document the change was for.
+    pub uri: tower_lsp_server::ls_types::Uri,
+    /// Its version after the change, when that could be read.
+    pub version: Option<i32>,
+}
+
+/// When `params` (of a `textDocument/didChange` notification) do not decode as the
+/// framework decodes them: the [`LOST_CHANGE`] notification to forward instead (if the
+/// document can be named) and the warning for the user; `None` when they decode.
+fn lost_change(params: Option<Value>) -> Option<Checked> {
+    let params = params.unwrap_or(Value::Null);
+    let uri = params
+        .pointer("/textDocument/uri")
+        .and_then(Value::as_str)
+        .and_then(|uri| uri.parse::<tower_lsp_server::ls_types::Uri>().ok());
+    let version = params
+        .pointer("/textDocument/version")
+        .and_then(Value::as_i64)
+        .and_then(|v| i32::try_from(v).ok());
+    let error = serde_json::from_value::<DidChangeTextDocumentParams>(params).err()?;
+    let Some(uri) = uri else {
+        return Some(Checked {
+            message: Vec::new(),
+            warning: Some(format!(
+                "a textDocument/didChange could not be read ({error}) and names no document; \
+                 it was ignored"
+            )),
+        });
+    };
+    let warning = format!(
+        "a change to {} could not be read ({error}): pir no longer knows the document's text, \
+         so it withdraws its diagnostics and answers no request about it until the editor \
+         sends the whole text again (close and reopen the file)",
+        uri.as_str()
+    );
+    let notification = json!({
+        "jsonrpc": "2.0",
+        "method": LOST_CHANGE,
+        "params": LostChange { uri, version },
+    });
+    Some(Checked {
+        message: notification.to_string().into_bytes(),
+        warning: Some(warning),
+    })
+}
 
 /// The parameters of big `didOpen`s, numbered in arrival order, on their way from the
 /// reader thread to the server's [`STASHED_OPEN`] handler (see [`STASH_FROM`]).
@@ -143,9 +202,101 @@ fn big_open(body: &[u8]) -> Option<DidOpenTextDocumentParams> {
         .then_some(open.params)
 }
 
-/// Messages queued for the framework, and frames queued for stdout.
+/// `shutdown` and `exit` as the transport sees them. The framework cancels every request in
+/// flight when it reads `exit` (its `shutdown` too, answered `Canceled`, and the exit code
+/// was then 1): so the reader holds an `exit` back until the response to the `shutdown`
+/// before it is written (at most [`SHUTDOWN_ANSWER_TIMEOUT`]), and the exit code is 0
+/// whenever a `shutdown` came before the end (LSP 3.17 `exit`).
+#[derive(Default)]
+pub(crate) struct Shutdown {
+    /// A `shutdown` request was read.
+    requested: std::sync::atomic::AtomicBool,
+    /// The id of the `shutdown` whose response is not written yet.
+    pending: Mutex<Option<Value>>,
+    answered: std::sync::Condvar,
+}
+
+/// How long an `exit` waits for the response to the `shutdown` before it.
+const SHUTDOWN_ANSWER_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl Shutdown {
+    /// Whether a `shutdown` request was read.
+    pub(crate) fn requested(&self) -> bool {
+        self.requested.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    fn read_shutdown(&self, id: Value) {
+        self.requested
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Ok(mut pending) = self.pending.lock() {
+            *pending = Some(id);
+        }
+    }
+
+    /// Waits (bounded) until the `shutdown` read last is answered.
+    fn wait_answered(&self) {
+        let Ok(pending) = self.pending.lock() else {
+            return;
+        };
+        let _ = self
+            .answered
+            .wait_timeout_while(pending, SHUTDOWN_ANSWER_TIMEOUT, |p| p.is_some());
+    }
+
+    /// Called with each frame the framework writes: notes the `shutdown`'s response.
+    fn wrote(&self, frame: &[u8]) {
+        let Ok(mut pending) = self.pending.lock() else {
+            return;
+        };
+        let Some(id) = pending.as_ref() else {
+            return;
+        };
+        let body = frame
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .map_or(frame, |at| &frame[at + 4..]);
+        #[derive(Deserialize)]
+        struct Answer {
+            id: Option<Value>,
+            method: Option<serde::de::IgnoredAny>,
+        }
+        if let Ok(answer) = serde_json::from_slice::<Answer>(body)
+            && answer.method.is_none()
+            && answer.id.as_ref() == Some(id)
+        {
+            *pending = None;
+            self.answered.notify_all();
+        }
+    }
+}
+
+/// The `shutdown` request (its id) or the `exit` notification a small forwarded message is.
+fn control(message: &[u8]) -> Option<Result<Value, ()>> {
+    // Both are tiny; nothing bigger is read again.
+    if message.len() > 512 {
+        return None;
+    }
+    #[derive(Deserialize)]
+    struct Probe {
+        method: Option<String>,
+        id: Option<Value>,
+    }
+    let probe: Probe = serde_json::from_slice(message).ok()?;
+    match (probe.method.as_deref(), probe.id) {
+        (Some("shutdown"), Some(id)) if !id.is_null() => Some(Ok(id)),
+        (Some("exit"), _) => Some(Err(())),
+        _ => None,
+    }
+}
+
+/// Messages queued for the framework.
 const INPUT_QUEUE: usize = 16;
-const OUTPUT_QUEUE: usize = 64;
+
+/// The bytes of frames queued for stdout beyond which the framework waits to write more
+/// (16 MiB: a few big answers, a 100,000-op file's semantic tokens; one frame bigger than
+/// that is still queued, alone). Bounded in bytes, not frames: 64 frames of big answers
+/// kept 2.5 GB for a client that had stopped reading.
+pub(crate) const MAX_QUEUED_BYTES: usize = 16 << 20;
 
 /// How long [`Transport::finish`] waits for the last frames to be written.
 const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -153,58 +304,343 @@ const DRAIN_TIMEOUT: Duration = Duration::from_secs(5);
 /// Starts the reader thread on stdin and the writer thread on stdout. Returns the
 /// framework's "stdin" and "stdout" and the handle to drain the output at the end.
 pub(crate) fn stdio() -> io::Result<(FrameSource, FrameSink, Transport)> {
-    let (output, frames) = mpsc::channel(OUTPUT_QUEUE);
+    let output = Arc::new(OutQueue::default());
     let (input, messages) = mpsc::channel(INPUT_QUEUE);
+    let frames = Arc::clone(&output);
     std::thread::Builder::new()
         .name("pir-lsp-stdout".into())
-        .spawn(move || write_frames(io::stdout(), frames))?;
-    let errors = output.clone();
+        .spawn(move || write_frames(io::stdout(), &frames))?;
+    let errors = Arc::clone(&output);
     let stash = Stash::default();
     let stashed = stash.clone();
+    let shutdown = Arc::new(Shutdown::default());
+    let read_shutdown = Arc::clone(&shutdown);
     std::thread::Builder::new()
         .name("pir-lsp-stdin".into())
-        .spawn(move || read_frames(io::stdin().lock(), &input, &errors, &stashed))?;
+        .spawn(move || {
+            read_frames(
+                io::stdin().lock(),
+                &input,
+                &errors,
+                &stashed,
+                &read_shutdown,
+            );
+        })?;
     let source = FrameSource {
         messages,
         current: Vec::new(),
         read: 0,
     };
     let sink = FrameSink {
-        output: output.clone(),
+        output: Arc::clone(&output),
         partial: Vec::new(),
         frames: VecDeque::new(),
-        reserve: None,
+        shutdown: Arc::clone(&shutdown),
     };
-    Ok((source, sink, Transport { output, stash }))
+    Ok((
+        source,
+        sink,
+        Transport {
+            output,
+            stash,
+            shutdown,
+        },
+    ))
 }
 
 /// The running transport (its threads end with the process).
 pub(crate) struct Transport {
-    output: Sender<Out>,
+    output: Arc<OutQueue>,
     /// Where the reader thread keeps big `didOpen`s.
     pub stash: Stash,
+    /// Whether a `shutdown` came.
+    pub shutdown: Arc<Shutdown>,
 }
 
 impl Transport {
+    /// The output queue, for [`OutQueue::room`].
+    pub(crate) fn output(&self) -> Arc<OutQueue> {
+        Arc::clone(&self.output)
+    }
+
     /// Waits until the writer has written every frame queued so far, but at most
     /// [`DRAIN_TIMEOUT`] (the client may not be reading). Call it after `serve` returned, so
     /// the framework's last responses reach the client before the process ends.
     pub(crate) fn finish(self) {
         let (done, written) = std::sync::mpsc::channel();
-        let output = self.output;
-        // Queuing blocks while the queue is full: do it aside, and wait with a timeout.
-        let _ = std::thread::Builder::new()
-            .spawn(move || output.blocking_send(Out::Barrier(done)).is_ok());
+        // A barrier is queued whatever the queue holds; the wait is bounded.
+        self.output.push_barrier(done);
         let _ = written.recv_timeout(DRAIN_TIMEOUT);
     }
 }
 
 /// An item for the writer thread.
 enum Out {
-    /// A whole frame, header and body.
-    Frame(Vec<u8>),
+    /// A whole frame, header and body, and the document whose diagnostics it publishes (a
+    /// newer one of the same document replaces it while it waits).
+    Frame(Vec<u8>, Option<String>),
     /// Acknowledge once every earlier frame is written.
     Barrier(std::sync::mpsc::Sender<()>),
+}
+
+/// The frames waiting for stdout, bounded in bytes ([`MAX_QUEUED_BYTES`]), with the
+/// writer thread (a condition variable) and the framework's sink (a waker) waiting on it.
+pub(crate) struct OutQueue {
+    state: Mutex<Queued>,
+    /// Signalled when an item is queued (the writer waits) or written (a blocked producer
+    /// waits).
+    changed: std::sync::Condvar,
+    /// Notified when frames are written, for [`OutQueue::room`].
+    room: tokio::sync::Notify,
+    /// One answer at a time on its way from a handler to this queue ([`OutQueue::hand_over`]).
+    answer: Arc<tokio::sync::Semaphore>,
+}
+
+impl Default for OutQueue {
+    fn default() -> OutQueue {
+        OutQueue {
+            state: Mutex::default(),
+            changed: std::sync::Condvar::new(),
+            room: tokio::sync::Notify::new(),
+            answer: Arc::new(tokio::sync::Semaphore::new(1)),
+        }
+    }
+}
+
+#[derive(Default)]
+struct Queued {
+    items: VecDeque<Out>,
+    /// The bytes of the frames in `items`.
+    bytes: usize,
+    /// The writer has stopped (stdout is gone): frames are dropped.
+    closed: bool,
+    /// The framework's sink, waiting for room.
+    waker: Option<std::task::Waker>,
+    /// Frames replaced by a newer `publishDiagnostics` of their document before written.
+    coalesced: u64,
+    /// The answer handed over last ([`OutQueue::hand_over`]), until the next frame comes.
+    handed: Option<tokio::sync::OwnedSemaphorePermit>,
+    /// How many `$/progress` notifications were queued ([`OutQueue::progress_queued`]).
+    progress: u64,
+}
+
+impl Queued {
+    fn full(&self) -> bool {
+        self.bytes >= MAX_QUEUED_BYTES && !self.items.is_empty()
+    }
+
+    /// Queues `frame`; a `publishDiagnostics` waiting for the same document is dropped (a
+    /// stale notification: the newer one replaces it). Responses are never dropped.
+    fn push(&mut self, frame: Vec<u8>) {
+        // The answer handed over last has become a frame (this one, or it follows): the next
+        // may go.
+        self.handed = None;
+        if self.closed {
+            return;
+        }
+        let document = published_document(&frame);
+        if is_progress(&frame) {
+            self.progress += 1;
+        }
+        if let Some(uri) = &document
+            && let Some(i) = self
+                .items
+                .iter()
+                .position(|item| matches!(item, Out::Frame(_, Some(u)) if u == uri))
+            && let Some(Out::Frame(old, _)) = self.items.remove(i)
+        {
+            self.bytes -= old.len();
+            self.coalesced += 1;
+        }
+        self.bytes += frame.len();
+        self.items.push_back(Out::Frame(frame, document));
+    }
+}
+
+impl OutQueue {
+    fn is_full(&self) -> bool {
+        self.state
+            .lock()
+            .is_ok_and(|state| state.full() && !state.closed)
+    }
+
+    /// Waits until the queue has room. Requests wait here before they start and again before
+    /// they hand their answer to the framework (which turns it into a JSON tree of several
+    /// times its size): a client that stops reading then stops the work, instead of the
+    /// server holding an answer for each request it sends.
+    pub(crate) async fn room(&self) {
+        loop {
+            let mut notified = std::pin::pin!(self.room.notified());
+            notified.as_mut().enable();
+            if !self.is_full() {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Waits for room, then for the answer handed over before to reach the queue: so of
+    /// the answers that are done, one at a time becomes the framework's JSON tree (about
+    /// eight times the answer's JSON for semantic tokens) and then a frame, while the others
+    /// wait as they are. Bounded (a second) in case no frame follows.
+    pub(crate) async fn hand_over(&self) {
+        self.room().await;
+        let permit = tokio::time::timeout(
+            Duration::from_secs(1),
+            Arc::clone(&self.answer).acquire_owned(),
+        )
+        .await;
+        if let (Ok(Ok(permit)), Ok(mut state)) = (permit, self.state.lock()) {
+            state.handed = Some(permit);
+        }
+    }
+
+    /// The number of `$/progress` notifications queued so far.
+    pub(crate) fn progress_queued(&self) -> u64 {
+        self.state.lock().map_or(0, |state| state.progress)
+    }
+
+    /// Waits (at most a second) until `count` `$/progress` notifications were queued: a
+    /// request that streamed partial results answers after the last of them, which the
+    /// framework would otherwise write in either order (it picks at random between its
+    /// responses and its notifications when both are ready).
+    pub(crate) async fn progress_reached(&self, count: u64) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(1);
+        loop {
+            let mut notified = std::pin::pin!(self.room.notified());
+            notified.as_mut().enable();
+            if self.progress_queued() >= count {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return;
+            }
+        }
+    }
+
+    /// Queues a frame from a thread, waiting while the queue is full.
+    fn push_blocking(&self, frame: Vec<u8>) -> bool {
+        let Ok(mut state) = self.state.lock() else {
+            return false;
+        };
+        while state.full() && !state.closed {
+            state = match self.changed.wait(state) {
+                Ok(state) => state,
+                Err(_) => return false,
+            };
+        }
+        if state.closed {
+            return false;
+        }
+        state.push(frame);
+        self.changed.notify_all();
+        true
+    }
+
+    /// Queues `frame` unless the queue is full: then the sink is woken when there is room.
+    fn poll_push(&self, cx: &Context<'_>, frame: &mut Option<Vec<u8>>) -> Poll<io::Result<()>> {
+        let Ok(mut state) = self.state.lock() else {
+            return Poll::Ready(Err(io::Error::other("the output queue is poisoned")));
+        };
+        if state.closed {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "the stdout writer has stopped",
+            )));
+        }
+        if state.full() {
+            state.waker = Some(cx.waker().clone());
+            return Poll::Pending;
+        }
+        if let Some(frame) = frame.take() {
+            state.push(frame);
+            self.changed.notify_all();
+            drop(state);
+            self.room.notify_waiters();
+        }
+        Poll::Ready(Ok(()))
+    }
+
+    fn push_barrier(&self, done: std::sync::mpsc::Sender<()>) {
+        if let Ok(mut state) = self.state.lock() {
+            if state.closed {
+                let _ = done.send(());
+                return;
+            }
+            state.items.push_back(Out::Barrier(done));
+            self.changed.notify_all();
+        }
+    }
+
+    /// The next item for the writer (waiting for one); `None` once poisoned.
+    fn pop(&self) -> Option<Out> {
+        let mut state = self.state.lock().ok()?;
+        loop {
+            if let Some(item) = state.items.pop_front() {
+                return Some(item);
+            }
+            state = self.changed.wait(state).ok()?;
+        }
+    }
+
+    /// `bytes` of a frame were written: room for more.
+    fn written(&self, bytes: usize) {
+        if let Ok(mut state) = self.state.lock() {
+            state.bytes -= bytes.min(state.bytes);
+            if let Some(waker) = state.waker.take() {
+                waker.wake();
+            }
+            self.changed.notify_all();
+        }
+        self.room.notify_waiters();
+    }
+
+    /// The writer has stopped: everything queued and to come is dropped.
+    fn close(&self) {
+        if let Ok(mut state) = self.state.lock() {
+            state.closed = true;
+            for item in state.items.drain(..) {
+                if let Out::Barrier(done) = item {
+                    let _ = done.send(());
+                }
+            }
+            state.bytes = 0;
+            if let Some(waker) = state.waker.take() {
+                waker.wake();
+            }
+            self.changed.notify_all();
+        }
+        self.room.notify_waiters();
+    }
+}
+
+/// Whether a frame is a `$/progress` notification (as the framework writes it).
+fn is_progress(frame: &[u8]) -> bool {
+    const PREFIX: &[u8] = br#"{"jsonrpc":"2.0","method":"$/progress""#;
+    frame
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .is_some_and(|at| frame[at + 4..].starts_with(PREFIX))
+}
+
+/// The document of a `textDocument/publishDiagnostics` frame (as the framework writes it:
+/// `{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":{"uri":…`).
+fn published_document(frame: &[u8]) -> Option<String> {
+    const PREFIX: &[u8] =
+        br#"{"jsonrpc":"2.0","method":"textDocument/publishDiagnostics","params":"#;
+    let at = frame.windows(4).position(|w| w == b"\r\n\r\n")? + 4;
+    let body = frame.get(at..)?;
+    if !body.starts_with(PREFIX) {
+        return None;
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        uri: String,
+    }
+    // The params object alone (what follows it, the message's `}`, is not read); its
+    // other fields are skipped.
+    let mut params = serde_json::Deserializer::from_slice(&body[PREFIX.len()..]);
+    Params::deserialize(&mut params).ok().map(|p| p.uri)
 }
 
 /// `Content-Length: N\r\n\r\n` and `body`.
@@ -215,12 +651,15 @@ fn frame(body: &[u8]) -> Vec<u8> {
 }
 
 /// The writer thread: writes each frame whole and flushes it.
-fn write_frames(mut stdout: impl Write, mut frames: Receiver<Out>) {
-    while let Some(item) = frames.blocking_recv() {
+fn write_frames(mut stdout: impl Write, frames: &OutQueue) {
+    while let Some(item) = frames.pop() {
         match item {
-            Out::Frame(frame) => {
-                if let Err(e) = stdout.write_all(&frame).and_then(|()| stdout.flush()) {
+            Out::Frame(frame, _) => {
+                let written = stdout.write_all(&frame).and_then(|()| stdout.flush());
+                frames.written(frame.len());
+                if let Err(e) = written {
                     eprintln!("pir lsp: cannot write to stdout: {e}");
+                    frames.close();
                     return;
                 }
             }
@@ -235,8 +674,9 @@ fn write_frames(mut stdout: impl Write, mut frames: Receiver<Out>) {
 fn read_frames(
     stdin: impl BufRead,
     messages: &Sender<Vec<u8>>,
-    output: &Sender<Out>,
+    output: &OutQueue,
     stash: &Stash,
+    shutdown: &Shutdown,
 ) {
     let mut reader = FrameReader::new(stdin);
     loop {
@@ -268,15 +708,20 @@ fn read_frames(
             Ok(checked) => {
                 let warned = checked.warning.is_none_or(|warning| {
                     eprintln!("pir lsp: {warning}");
-                    output
-                        .blocking_send(Out::Frame(show_warning(&warning)))
-                        .is_ok()
+                    output.push_blocking(show_warning(&warning))
                 });
-                // The header and the body as two pieces: no copy of a big body.
+                match control(&checked.message) {
+                    Some(Ok(id)) => shutdown.read_shutdown(id),
+                    Some(Err(())) => shutdown.wait_answered(),
+                    None => {}
+                }
+                // The header and the body as two pieces: no copy of a big body. An empty
+                // message is nothing to forward (the warning said why).
                 let header = format!("Content-Length: {}\r\n\r\n", checked.message.len());
                 warned
-                    && messages.blocking_send(header.into_bytes()).is_ok()
-                    && messages.blocking_send(checked.message).is_ok()
+                    && (checked.message.is_empty()
+                        || (messages.blocking_send(header.into_bytes()).is_ok()
+                            && messages.blocking_send(checked.message).is_ok()))
             }
             Err(rejection) => {
                 if rejection.code == ErrorCode::MethodNotFound {
@@ -287,9 +732,7 @@ fn read_frames(
                         rejection.reason
                     );
                 }
-                output
-                    .blocking_send(Out::Frame(rejection.response()))
-                    .is_ok()
+                output.push_blocking(rejection.response())
             }
         };
         if !sent {
@@ -440,6 +883,12 @@ fn check(body: Vec<u8>) -> Result<Checked, Rejection> {
     // re-encoded, which for the didOpen of a big file were two more copies of its text.
     if let Ok(request) = serde_json::from_slice::<Request>(&body) {
         let (method, id, params) = request.into_parts();
+        if method == "textDocument/didChange" && id.is_none() {
+            return Ok(lost_change(params).unwrap_or(Checked {
+                message: body,
+                warning: None,
+            }));
+        }
         let special = method.is_empty()
             || (method.starts_with("$/") && id.is_some())
             || method == "shutdown"
@@ -539,6 +988,18 @@ fn check(body: Vec<u8>) -> Result<Checked, Rejection> {
             && let Value::Object(fields) = &mut value
         {
             fields.remove("params");
+        }
+        if method == "textDocument/didChange"
+            && !is_request
+            && let Some(lost) = lost_change(value.get("params").cloned())
+        {
+            return Ok(Checked {
+                warning: match (lost.warning, warning) {
+                    (Some(lost), Some(first)) => Some(format!("{first}; {lost}")),
+                    (lost, first) => lost.or(first),
+                },
+                ..lost
+            });
         }
     }
     let encoded = if response {
@@ -812,36 +1273,29 @@ impl AsyncRead for FrameSource {
     }
 }
 
-type Reserve = Pin<Box<dyn Future<Output = Result<OwnedPermit<Out>, SendError<()>>> + Send>>;
-
 /// The framework's "stdout": cuts what it writes into whole frames for the writer thread
-/// (waiting while the writer's queue is full).
+/// (waiting while the writer's queue is full, [`MAX_QUEUED_BYTES`]).
 pub(crate) struct FrameSink {
-    output: Sender<Out>,
+    output: Arc<OutQueue>,
     /// Written bytes not yet making a whole frame.
     partial: Vec<u8>,
     /// Whole frames not yet queued.
     frames: VecDeque<Vec<u8>>,
-    /// Waiting for room in the queue.
-    reserve: Option<Reserve>,
+    /// Told of each frame, for the response to `shutdown`.
+    shutdown: Arc<Shutdown>,
 }
 
 impl FrameSink {
     /// Queues the whole frames for the writer thread.
     fn poll_queue(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        while !self.frames.is_empty() {
-            let output = &self.output;
-            let reserve = self
-                .reserve
-                .get_or_insert_with(|| Box::pin(output.clone().reserve_owned()));
-            let permit = ready!(reserve.as_mut().poll(cx));
-            self.reserve = None;
-            let permit = permit.map_err(|_| {
-                io::Error::new(io::ErrorKind::BrokenPipe, "the stdout writer has stopped")
-            })?;
-            if let Some(frame) = self.frames.pop_front() {
-                permit.send(Out::Frame(frame));
+        while let Some(frame) = self.frames.pop_front() {
+            self.shutdown.wrote(&frame);
+            let mut slot = Some(frame);
+            let queued = self.output.poll_push(cx, &mut slot);
+            if let Some(frame) = slot {
+                self.frames.push_front(frame);
             }
+            ready!(queued)?;
         }
         Poll::Ready(Ok(()))
     }
@@ -1061,6 +1515,66 @@ mod tests {
                 .warning
                 .is_some_and(|w| w.contains("m held 1 unpaired"))
         );
+    }
+
+    fn publish(uri: &str, n: usize) -> Vec<u8> {
+        let body = json!({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+            "params": {"uri": uri, "diagnostics": vec![json!({"message": "m"}); n]}});
+        frame(body.to_string().as_bytes())
+    }
+
+    #[test]
+    fn a_stale_publish_is_replaced_and_responses_never_dropped() {
+        assert_eq!(
+            published_document(&publish("file:///a.pir", 2)).as_deref(),
+            Some("file:///a.pir")
+        );
+        assert_eq!(
+            published_document(&frame(br#"{"jsonrpc":"2.0","id":1,"result":null}"#)),
+            None
+        );
+        let mut queued = Queued::default();
+        let response = frame(br#"{"jsonrpc":"2.0","result":[],"id":1}"#);
+        queued.push(publish("file:///a.pir", 3));
+        queued.push(response.clone());
+        queued.push(publish("file:///b.pir", 1));
+        queued.push(response.clone());
+        queued.push(publish("file:///a.pir", 1));
+        let frames: Vec<&Vec<u8>> = queued
+            .items
+            .iter()
+            .map(|item| match item {
+                Out::Frame(frame, _) => frame,
+                Out::Barrier(_) => unreachable!(),
+            })
+            .collect();
+        assert_eq!(
+            frames,
+            [
+                &response,
+                &publish("file:///b.pir", 1),
+                &response,
+                &publish("file:///a.pir", 1)
+            ]
+        );
+        assert_eq!(queued.coalesced, 1);
+        assert_eq!(queued.bytes, frames.iter().map(|f| f.len()).sum::<usize>());
+    }
+
+    #[test]
+    fn the_queue_is_full_in_bytes_not_frames() {
+        let mut queued = Queued::default();
+        assert!(!queued.full());
+        queued.push(vec![b'x'; MAX_QUEUED_BYTES + 1]);
+        assert!(
+            queued.full(),
+            "one frame bigger than the bound is queued alone"
+        );
+        let mut small = Queued::default();
+        for _ in 0..10_000 {
+            small.push(frame(b"{}"));
+        }
+        assert!(!small.full(), "ten thousand small frames are not 16 MiB");
     }
 
     #[test]

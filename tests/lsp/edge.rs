@@ -518,9 +518,21 @@ fn a_change_that_ends_before_it_starts_is_reported_and_the_server_goes_on() {
             .is_some_and(|m| m.contains("ends (2:1) before it starts (3:5)")),
         "{warning}"
     );
-    // The change was not applied: the text is as it was, and the server still answers.
+    // The change was not applied, so pir no longer knows the editor's text: its diagnostics
+    // are withdrawn, requests answered ContentModified, and ranged changes cannot apply…
     assert!(server.diagnostics(&u, 2).is_empty());
     change(&mut server, &u, 3, misspelt(SMALL));
-    assert!(!server.diagnostics(&u, 3).is_empty());
+    assert!(server.diagnostics(&u, 3).is_empty());
+    let hover = hover_at(
+        &mut server,
+        &u,
+        SMALL,
+        SMALL.find("DmaCopyOp").expect("op") + 2,
+    );
+    assert_eq!(hover["error"]["code"], -32801, "{hover}");
+    // …until the whole text comes again.
+    change(&mut server, &u, 4, json!([{"text": SMALL}]));
+    change(&mut server, &u, 5, misspelt(SMALL));
+    assert_eq!(server.diagnostics(&u, 5).len(), 1);
     assert!(server.shutdown_and_exit().success());
 }

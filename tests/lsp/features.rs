@@ -276,7 +276,7 @@ fn semantic_tokens_delta_edits_the_last_answer() {
 }
 
 #[test]
-fn semantic_tokens_of_a_range_are_the_files_on_its_lines() {
+fn semantic_tokens_of_a_range_leave_out_a_token_at_its_end() {
     let (mut server, u, _, text) = open(&format!("{KERNEL}<|>"));
     let full = server.request(
         "textDocument/semanticTokens/full",
@@ -290,13 +290,26 @@ fn semantic_tokens_of_a_range_are_the_files_on_its_lines() {
             json!({"textDocument": {"uri": u}, "range": {"start": {"line": first, "character": 0}, "end": {"line": first + 1, "character": 0}}}),
         );
         let got = absolute_tokens(&range["result"]);
-        // The lines the range touches: its first, and the one its end stands at.
+        // The line the range covers; not the one its (exclusive) end stands at the start of.
+        let want: Vec<[u64; 4]> = full.iter().filter(|t| t[0] == first).copied().collect();
+        assert_eq!(got, want, "lines from {first}");
+    }
+    // A range ending inside a line: a token starting at its end is left out, one starting
+    // before it is in (the tokens of the range's first line before its start may be too:
+    // LSP lets a server answer for more than the range).
+    for (line, end) in [(3u64, 5u64), (3, 16), (3, 17), (3, 20), (3, 21)] {
+        let range = server.request(
+            "textDocument/semanticTokens/range",
+            json!({"textDocument": {"uri": u}, "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": end}}}),
+        );
+        let got = absolute_tokens(&range["result"]);
         let want: Vec<[u64; 4]> = full
             .iter()
-            .filter(|t| t[0] == first || t[0] == first + 1)
+            .filter(|t| t[0] == line && t[1] < end)
             .copied()
             .collect();
-        assert_eq!(got, want, "lines from {first}");
+        assert!(!want.is_empty() && want.len() < full.iter().filter(|t| t[0] == line).count());
+        assert_eq!(got, want, "line {line} up to {end}");
     }
     assert!(server.shutdown_and_exit().success());
 }

@@ -2,7 +2,9 @@
 
 mod edge;
 mod features;
+mod hostile;
 mod support;
+mod workspace;
 
 use serde_json::{Value, json};
 use support::{Server, cursors, position_of, uri};

@@ -168,6 +168,35 @@ impl Server {
         self.wait_for(|m| m["id"] == id && m.get("method").is_none())
     }
 
+    /// Sends a request and waits for its response, answering every request the server
+    /// sends meanwhile (`window/workDoneProgress/create`…) with a `null` result; returns the
+    /// response and every other message that came before it, in order.
+    #[allow(
+        dead_code,
+        reason = "used by the workspace tests, not by the benchmarks"
+    )]
+    pub fn request_answering(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut before = Vec::new();
+        loop {
+            let m = self.wait_for(|_| true);
+            if m["id"] == id && m.get("method").is_none() {
+                return (m, before);
+            }
+            self.answer_if_request(&m);
+            before.push(m);
+        }
+    }
+
+    /// Answers `m` with a `null` result if it is a request from the server.
+    pub fn answer_if_request(&mut self, m: &Value) {
+        if m.get("method").is_some() && m.get("id").is_some_and(|id| !id.is_null()) {
+            self.send(&json!({"jsonrpc": "2.0", "id": m["id"], "result": null}));
+        }
+    }
+
     /// Sends raw JSON.
     pub fn send(&mut self, message: &Value) {
         let body = message.to_string();

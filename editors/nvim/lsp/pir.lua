@@ -19,6 +19,11 @@ return {
   -- clients that cannot pull, so each diagnostic is shown once. Both ways, each related
   -- location (`relatedInformation`) becomes a `↳ line:column note` line of the message,
   -- which is all Neovim 0.11 shows; then the default handler (vim.lsp.handlers) runs.
+  -- A server that crashed is started again (at most 5 times in 3 minutes; `:PirRestart`
+  -- by hand): Neovim itself never restarts one.
+  on_exit = function(code, signal, client_id)
+    require('pir').on_exit(code, signal, client_id)
+  end,
   handlers = {
     ['textDocument/diagnostic'] = function(err, result, ctx, ...)
       if result and ctx and ctx.params and ctx.params.textDocument then

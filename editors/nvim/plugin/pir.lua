@@ -17,6 +17,12 @@ end, {
   desc = 'Show the BIR of the op under the cursor (! : of the whole file) in a scratch split',
 })
 
+vim.api.nvim_create_user_command('PirRestart', function()
+  require('pir').restart()
+end, {
+  desc = 'Restart the pir language server (stop every pir client, start it again for the pir buffers)',
+})
+
 -- A pir buffer whose server cannot start gets a word about it (Neovim only logs it).
 vim.api.nvim_create_autocmd('FileType', {
   group = vim.api.nvim_create_augroup('pir.check_cmd', { clear = true }),

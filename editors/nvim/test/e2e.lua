@@ -9,7 +9,8 @@
 -- file), an edit that introduces a P200 error and its quick fix, semantic tokens following
 -- them (as deltas), related locations in a message, `gq` formatting with the server, a
 -- big kernel cut into chunks (P501 across them, hover in a later chunk),
--- indentation, completion options and the warning about a missing binary. Prints one line
+-- indentation, completion options, a crashed server started again and `:PirRestart`, and
+-- the warning about a missing binary. Prints one line
 -- per check and exits 0 when all pass, 1 on the first failure (with the reason), 3 on a
 -- global timeout.
 
@@ -601,6 +602,40 @@ local checks = {
       wait_for('the P501 to go with the undo', function()
         return #vim.diagnostic.get(buf) == 0 and (published[uri] or 0) > 1
       end)
+    end,
+  },
+  {
+    'a crashed server is started again, and :PirRestart restarts it',
+    function()
+      local buf = ctx.buf
+      vim.api.nvim_set_current_buf(buf)
+      local first = pir_client(buf)
+      local killed = 0
+      for _, pid in ipairs(vim.api.nvim_get_proc_children(vim.fn.getpid())) do
+        local proc = vim.api.nvim_get_proc(pid)
+        if proc and proc.name == 'pir' then
+          vim.uv.kill(pid, 'sigkill')
+          killed = killed + 1
+        end
+      end
+      expect(killed > 0, 'no pir process to kill among %s', vim.inspect(vim.api.nvim_get_proc_children(vim.fn.getpid())))
+      local function new_client(than)
+        return wait_for('a new pir client after ' .. than.id, function()
+          local c = vim.lsp.get_clients({ bufnr = buf, name = 'pir' })[1]
+          return c and c.id ~= than.id and c.initialized and c
+        end)
+      end
+      local second = new_client(first)
+      local l, c = find(buf, 'MatMulOp {', 'MatMulOp')
+      vim.api.nvim_win_set_cursor(0, { l + 1, c })
+      hover_text('"opcode": "Matmult"')
+      vim.cmd('PirRestart')
+      local third = new_client(second)
+      expect(#vim.lsp.get_clients({ name = 'pir' }) == 1, 'one pir client after :PirRestart, not %d',
+        #vim.lsp.get_clients({ name = 'pir' }))
+      vim.api.nvim_win_set_cursor(0, { l + 1, c })
+      hover_text('"opcode": "Matmult"')
+      ctx.client = third
     end,
   },
   {

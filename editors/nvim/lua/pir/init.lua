@@ -5,6 +5,7 @@
 --     init_options = { tkgSeqlenThreshold = 96 },  -- SPEC §10 initialization options
 --     inlay_hints = true,                          -- show `→ Matmult · PE` after each op
 --     codelens = true,                             -- each kernel's engines and SBUF/PSUM peak
+--     auto_restart = true,                         -- start the server again after a crash
 --   })
 --
 -- Any other key is a `vim.lsp.Config` field (`on_attach`, `capabilities`, `root_markers`, …).
@@ -18,7 +19,7 @@ function M.setup(opts)
   opts = opts or {}
   local config = {}
   for k, v in pairs(opts) do
-    if k ~= 'inlay_hints' and k ~= 'codelens' and k ~= 'enable' then
+    if k ~= 'inlay_hints' and k ~= 'codelens' and k ~= 'enable' and k ~= 'auto_restart' then
       config[k] = v
     end
   end
@@ -27,6 +28,9 @@ function M.setup(opts)
   end
   if opts.codelens ~= nil then
     vim.g.pir_codelens = opts.codelens
+  end
+  if opts.auto_restart ~= nil then
+    vim.g.pir_auto_restart = opts.auto_restart
   end
   if next(config) ~= nil then
     vim.lsp.config('pir', config)
@@ -141,6 +145,100 @@ function M.check_cmd()
       :format(cmd[1], cmd[1]:find('/', 1, true) and '' or ' on PATH'),
     vim.log.levels.WARN
   )
+end
+
+-- ---------------------------------------------------------------------------------------
+-- Restarting the server: by hand (:PirRestart), and by itself after a crash. Neovim 0.11
+-- never restarts a language server that exited.
+
+--- The times (vim.uv.now(), ms) of the automatic restarts of the last 3 minutes.
+local restarts = {}
+--- Automatic restarts allowed in 3 minutes (as VS Code: 5), then it stays down.
+local MAX_RESTARTS, RESTART_WINDOW_MS = 5, 180000
+
+--- The loaded buffers of filetype `pir`.
+local function pir_buffers()
+  local bufs = {}
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].filetype == 'pir' then
+      bufs[#bufs + 1] = buf
+    end
+  end
+  return bufs
+end
+
+--- Starts (or attaches) the enabled `pir` server for every pir buffer, as opening each
+--- would: through `vim.lsp.enable`'s FileType autocommand.
+local function attach_all()
+  for _, buf in ipairs(pir_buffers()) do
+    vim.api.nvim_buf_call(buf, function()
+      pcall(vim.cmd, 'doautocmd <nomodeline> nvim.lsp.enable FileType')
+    end)
+  end
+end
+
+--- `:PirRestart`: stops every `pir` client (gracefully, forced after 5 s) and starts the
+--- server again for the pir buffers. Use it after changing `init_options`, or when the
+--- server stopped answering.
+function M.restart()
+  local clients = vim.lsp.get_clients({ name = 'pir' })
+  for _, c in ipairs(clients) do
+    c:stop()
+  end
+  local function gone()
+    for _, c in ipairs(clients) do
+      if vim.lsp.get_client_by_id(c.id) then
+        return false
+      end
+    end
+    return true
+  end
+  if not vim.wait(5000, gone, 20) then
+    for _, c in ipairs(clients) do
+      c:stop(true)
+    end
+    vim.wait(2000, gone, 20)
+  end
+  restarts = {}
+  attach_all()
+  vim.notify(('pir: language server restarted (%d client(s) stopped)'):format(#clients), vim.log.levels.INFO)
+end
+
+--- `on_exit` of the `pir` client (lsp/pir.lua): a server that ended by itself without a clean
+--- exit (a crash: a code other than 0, or a signal) is started again for the pir buffers,
+--- at most 5 times in 3 minutes; one stopped on purpose (`:PirRestart`, `:lsp stop`, quitting
+--- Neovim) is not. `vim.g.pir_auto_restart = false` (or `setup({ auto_restart = false })`)
+--- turns this off.
+---@param code integer
+---@param signal integer
+---@param client_id integer
+function M.on_exit(code, signal, client_id)
+  local client = vim.lsp.get_client_by_id(client_id)
+  local deliberate = client and client._is_stopping
+  if deliberate or (code == 0 and signal == 0) then
+    return
+  end
+  vim.schedule(function()
+    if vim.g.pir_auto_restart == false or vim.v.exiting ~= vim.NIL then
+      return
+    end
+    local how = code ~= 0 and ('with code %d'):format(code) or ('on signal %d'):format(signal)
+    local now = vim.uv.now()
+    restarts = vim.tbl_filter(function(t)
+      return now - t < RESTART_WINDOW_MS
+    end, restarts)
+    if #restarts >= MAX_RESTARTS then
+      vim.notify(
+        ('pir: the language server exited %s, the %dth time in 3 minutes; it is left stopped '
+          .. '(see :checkhealth vim.lsp and its log; :PirRestart starts it again)'):format(how, MAX_RESTARTS + 1),
+        vim.log.levels.ERROR
+      )
+      return
+    end
+    restarts[#restarts + 1] = now
+    vim.notify(('pir: the language server exited %s; restarting it'):format(how), vim.log.levels.WARN)
+    attach_all()
+  end)
 end
 
 -- ---------------------------------------------------------------------------------------
