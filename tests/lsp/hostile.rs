@@ -302,8 +302,11 @@ fn a_client_that_stops_reading_does_not_grow_the_server() {
         "RSS before the requests {before:.0} MiB, at most {peak:.0} MiB ({:?})",
         started.elapsed()
     );
+    // 480 MB of answers went unread; the queue holds 16 MiB and one answer is handed over
+    // at a time, but a debug build's allocator keeps what requests in flight used (seen:
+    // 20-100 MiB; before the bound, 295 MiB).
     assert!(
-        peak - before < 64.0,
+        peak - before < 160.0,
         "RSS grew from {before:.0} to {peak:.0} MiB with a client not reading"
     );
 }
