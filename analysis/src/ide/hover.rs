@@ -402,7 +402,7 @@ fn describe_loop_var(db: &dyn Db, file: SourceFile, def: &Definition) -> String 
     };
     let values = match l.var.first_last() {
         Some((first, last)) => {
-            let trips = (ub - lb + step - 1) / step;
+            let trips = l.var.trip_count();
             match trips {
                 1 => format!("1 iteration: `%{}` = {first}", def.name),
                 2 => format!("2 iterations: `%{}` = {first}, {last}", def.name),
