@@ -20,7 +20,7 @@ use lower::Severity;
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::{Value as Json, json};
 
-use crate::check::{diagnostics, for_each_op};
+use crate::check::{findings, for_each_op};
 use crate::db::{Db, SourceFile, file_items, line_index, lowering};
 use crate::document::{Chunk, Document};
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
@@ -677,9 +677,9 @@ fn op_error_codes(
     // A lone carriage return is the document's (one P103 for all, where the first is:
     // `crate::document`), not an op's.
     let lone = crate::document::lone_carriage_returns(db, file).map(|(at, _)| at);
-    let mut codes: Vec<&'static str> = diagnostics(db, file)
+    let mut codes: Vec<&'static str> = findings(db, file)
         .iter()
-        .filter(|d| d.severity == Severity::Error && op.syntax.range.contains_range(d.range))
+        .filter(|d| d.severity() == Severity::Error && op.syntax.range.contains_range(d.range))
         .filter(|d| !(d.code == lower::Code::P103 && Some(d.range) == lone))
         .map(|d| d.code.as_str())
         .chain(

@@ -6,17 +6,18 @@ use lower::diag::{Code, ValuePath};
 use syntax::ast::TextSize;
 
 use crate::db::{Db, SourceFile, file_items, lowering, parse};
-use crate::diagnostic::{Diagnostic, from_lowering};
+use crate::diagnostic::{Finding, from_lowering};
 use crate::kernel::rules;
 use crate::kernel::summary::Part;
 use crate::resolve::{Item, OpItem};
 
-/// Every diagnostic of `file`, sorted by range start (then code), without duplicates.
+/// Every finding of `file` (relative to it), sorted by range start (then code), without
+/// duplicates; the document places them (`crate::document::Document::diagnostics`).
 #[salsa::tracked(returns(ref))]
-pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+pub fn findings(db: &dyn Db, file: SourceFile) -> Vec<Finding> {
     let parse = parse(db, file);
     let items = file_items(db, file);
-    let mut out: Vec<Diagnostic> = parse
+    let mut out: Vec<Finding> = parse
         .errors
         .iter()
         .map(|e| {
@@ -26,7 +27,7 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
                 syntax::SyntaxErrorCode::P102 => Code::P102,
                 syntax::SyntaxErrorCode::P103 => Code::P103,
             };
-            Diagnostic::new(code, e.range, e.message.clone())
+            Finding::new(code, e.range, e.message.clone())
         })
         .collect();
     out.extend(items.diagnostics.iter().cloned());
@@ -50,7 +51,7 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
         .iter()
         .flatten()
     {
-        out.extend(rules::p416::diagnostics(stats));
+        out.extend(rules::p416::findings(stats));
     }
     out.sort_by(|a, b| {
         (a.range.start(), a.range.end(), a.code).cmp(&(b.range.start(), b.range.end(), b.code))
@@ -70,7 +71,7 @@ pub fn for_each_op<'a>(items: &'a [Item], f: &mut impl FnMut(&'a OpItem)) {
 }
 
 /// The kernel-wide rules of a kernel that is one part, `part`: placed in its chunk.
-fn whole_kernel_rules(part: &Part, out: &mut Vec<Diagnostic>) {
+fn whole_kernel_rules(part: &Part, out: &mut Vec<Finding>) {
     let summary = &part.summary;
     let findings = rules::p208::findings(&[&summary.ids])
         .into_iter()

@@ -102,54 +102,165 @@ fn value_at<'a>(op: &'a ast::Op, path: &ValuePath) -> Option<&'a ast::Value> {
     Some(value)
 }
 
-/// Marks an op id in a message that the document makes kernel-wide: an implicit id of an op
-/// of a chunk that continues a kernel counts from the chunk's first op
-/// ([`crate::resolve::OpItem::op_id`]); written `#\u{E000}N\u{E000}`, the document adds
-/// the ops of the kernel's earlier chunks to `N` ([`renumber`]).
-pub(crate) const OP_ID_MARK: char = '\u{E000}';
+/// A diagnostic as a chunk's analysis finds it (see [`crate::check::diagnostics`]): its
+/// ranges relative to the chunk, and its message as data where the chunk alone cannot
+/// word it ([`Message`]). The document places each finding once, into a [`Diagnostic`]
+/// in its own offsets (`crate::document::Document::diagnostics`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Finding {
+    /// The code.
+    pub code: Code,
+    /// The primary range, relative to the chunk.
+    pub range: TextRange,
+    /// The message.
+    pub message: Message,
+    /// Secondary places with notes.
+    pub related: Vec<(RelatedAt, String)>,
+    /// The quick fix, as data (for [`Message::Undefined`], the placed suggestion's).
+    pub fix: Option<FixHint>,
+}
 
-/// Converts a lowering diagnostic of `op` into a file diagnostic. `continues`: `op` is in
-/// a chunk that continues a kernel (an implicit id in the message is marked, see
-/// [`OP_ID_MARK`]).
-pub fn from_lowering(op: &OpItem, diag: &lower::Diag, continues: bool) -> Diagnostic {
-    let message = if continues && !op.op_id_written {
-        let marked = format!("{OP_ID_MARK}{}{OP_ID_MARK}", op.op_id);
-        diag.message_for(&op.resolved.class, 0).replace(
-            &format!("{} #0", op.resolved.class),
-            &format!("{} #{marked}", op.resolved.class),
-        )
+/// A finding's message (see [`Finding`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Message {
+    /// The whole text.
+    Text(String),
+    /// P200: `%name` is not defined; `local` the closest name in scope in the chunk. The
+    /// document words it with the closest of that and of the names the kernel's earlier
+    /// parts put in scope (`crate::kernel::rules::p200`).
+    Undefined {
+        /// The name, without `%`.
+        name: String,
+        /// The closest name in scope in the chunk, if any is close.
+        local: Option<String>,
+    },
+    /// A lowering message naming its op's instruction (`Class #id`, SPEC §6.1 P403) where
+    /// the op's implicit id counts from its chunk's first op (in a part that continues a
+    /// kernel): the document words it with the kernel-wide id.
+    NamesOp {
+        /// The lowering's diagnostic (its message holds the placeholder).
+        diag: Box<lower::Diag>,
+        /// The op's class as written.
+        class: String,
+        /// Its implicit id, counted from the chunk's first op.
+        local_id: u32,
+    },
+}
+
+/// Where a finding's related note stands.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum RelatedAt {
+    /// A range relative to the chunk.
+    Here(TextRange),
+    /// The first definition of the name (without `%`) in the kernel's earlier parts (a
+    /// P201 in a part that continues a kernel).
+    EarlierDefinition(String),
+    /// The first definition of the kernel `@name` in the document; `here` the first in
+    /// the chunk (P201 on a kernel defined twice).
+    FirstKernel {
+        /// The kernel's name without `@`.
+        name: String,
+        /// The chunk's first definition of it.
+        here: TextRange,
+    },
+}
+
+impl Finding {
+    /// A finding with the whole message `message`.
+    pub fn new(code: Code, range: TextRange, message: impl Into<String>) -> Finding {
+        Finding {
+            code,
+            range,
+            message: Message::Text(message.into()),
+            related: Vec::new(),
+            fix: None,
+        }
+    }
+
+    /// The finding with the quick fix `fix` (none when `None`).
+    #[must_use]
+    pub fn with_fix(mut self, fix: Option<FixHint>) -> Finding {
+        self.fix = fix;
+        self
+    }
+
+    /// Adds a related range (relative to the chunk).
+    #[must_use]
+    pub fn with_related(mut self, range: TextRange, note: impl Into<String>) -> Finding {
+        self.related.push((RelatedAt::Here(range), note.into()));
+        self
+    }
+
+    /// Its severity (the code's).
+    pub fn severity(&self) -> Severity {
+        self.code.severity()
+    }
+
+    /// The finding as a diagnostic of its chunk alone (offsets relative to it), its
+    /// message worded with what the chunk knows: for a text analysed alone, the whole
+    /// answer.
+    pub fn alone(&self) -> Diagnostic {
+        let (message, fix) = match &self.message {
+            Message::Text(text) => (text.clone(), self.fix.clone()),
+            Message::Undefined { name, local } => {
+                crate::kernel::rules::p200::word(name, local.as_deref())
+            }
+            Message::NamesOp {
+                diag,
+                class,
+                local_id,
+            } => (diag.message_for(class, *local_id), self.fix.clone()),
+        };
+        Diagnostic {
+            code: self.code,
+            severity: self.code.severity(),
+            range: self.range,
+            message,
+            related: self
+                .related
+                .iter()
+                .map(|(at, note)| {
+                    let range = match at {
+                        RelatedAt::Here(range) | RelatedAt::FirstKernel { here: range, .. } => {
+                            *range
+                        }
+                        RelatedAt::EarlierDefinition(_) => TextRange::empty(0.into()),
+                    };
+                    (range, note.clone())
+                })
+                .collect(),
+            fix,
+        }
+    }
+}
+
+/// Converts a lowering diagnostic of `op` into a finding of its chunk. `continues`: `op`
+/// is in a part that continues a kernel (an implicit id its message names is worded where
+/// the document knows the ops before, [`Message::NamesOp`]).
+pub fn from_lowering(op: &OpItem, diag: &lower::Diag, continues: bool) -> Finding {
+    let message = if continues && !op.op_id_written && diag.names_instruction {
+        Message::NamesOp {
+            diag: Box::new(diag.clone()),
+            class: op.resolved.class.to_string(),
+            local_id: op.op_id,
+        }
     } else {
-        diag.message_for(&op.resolved.class, op.op_id)
+        Message::Text(diag.message_for(&op.resolved.class, op.op_id))
     };
-    Diagnostic {
+    Finding {
         code: diag.code,
-        severity: diag.code.severity(),
         range: anchor_range(op, &diag.anchor),
         message,
         related: diag
             .related
             .iter()
-            .map(|r| (anchor_range(op, &r.anchor), r.message.clone()))
+            .map(|r| {
+                (
+                    RelatedAt::Here(anchor_range(op, &r.anchor)),
+                    r.message.clone(),
+                )
+            })
             .collect(),
         fix: diag.fix.clone(),
     }
-}
-
-/// `message` with each op id marked by [`OP_ID_MARK`] made kernel-wide: `base` added.
-pub(crate) fn renumber(message: &str, base: u32) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut parts = message.split(OP_ID_MARK);
-    if let Some(first) = parts.next() {
-        out.push_str(first);
-    }
-    while let Some(number) = parts.next() {
-        match number.parse::<u32>() {
-            Ok(n) => out.push_str(&(n + base).to_string()),
-            Err(_) => out.push_str(number),
-        }
-        if let Some(rest) = parts.next() {
-            out.push_str(rest);
-        }
-    }
-    out
 }

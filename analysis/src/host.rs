@@ -478,7 +478,16 @@ impl Analysis {
         for (chunk, part) in doc.chunks_in(range) {
             let index = doc.chunk_index(chunk.start);
             let mut fixes = self.with_db(|db| {
-                let diagnostics = doc.chunk_diagnostics(db, index);
+                // In the chunk's offsets, as the fixes read them.
+                let diagnostics: Vec<Diagnostic> = doc
+                    .chunk_diagnostics(db, index)
+                    .into_iter()
+                    .filter_map(|mut d| {
+                        d.range = d.range.checked_sub(chunk.start)?;
+                        d.related.clear();
+                        Some(d)
+                    })
+                    .collect();
                 let earlier = || doc.earlier_names(db, index);
                 let earlier = ide::Earlier::new(&earlier);
                 ide::fixes_in(db, chunk.source, part, &diagnostics, &earlier)
@@ -818,11 +827,11 @@ fn part_ops(symbols: &[ide::Symbol]) -> u32 {
         .sum()
 }
 
-/// `symbol` and those below it with the marked implicit op ids in their names counted from
-/// `base` (see `crate::diagnostic::OP_ID_MARK`).
+/// `symbol` and those below it with their implicit op ids counted from `base` ops
+/// ([`ide::Symbol::chunk_op_id`]).
 fn renumber_ops(symbol: &mut ide::Symbol, base: u32) {
-    if symbol.kind == ide::SymbolKind::Op {
-        symbol.name = crate::diagnostic::renumber(&symbol.name, base);
+    if let Some(id) = symbol.chunk_op_id.take() {
+        symbol.name = id.name(base);
     }
     for child in &mut symbol.children {
         renumber_ops(child, base);

@@ -21,7 +21,13 @@ mod split;
 
 pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
 pub use bir::source_bir as file_bir;
-pub use check::{diagnostics, for_each_op};
+
+/// Every diagnostic of `file`, a text analysed alone (one chunk, its own document), sorted
+/// by range (SPEC §7): what [`Analysis::diagnostics`] answers for the same text.
+pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
+    document::Document::of_source(db, file).diagnostics(db)
+}
+pub use check::for_each_op;
 pub use db::{Db, RootDatabase, Settings, SourceFile, file_items, line_index, op_lowering, parse};
 pub use diagnostic::Diagnostic;
 pub use document::CHUNK_TARGET;

@@ -16,7 +16,8 @@ use lower::model::{self, LoopVar, OpSettings, Register, ResolvedOp, Target, Tens
 use lower::types::{Dtype, Memory};
 use syntax::ast::{self, TextRange};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Finding, Message, RelatedAt};
+use crate::kernel::rules::{p200, p201};
 
 /// One kernel, resolved.
 #[derive(Clone, Debug, PartialEq)]
@@ -172,7 +173,7 @@ pub struct FileItems {
     /// The kernels in source order.
     pub kernels: Vec<KernelItems>,
     /// Name diagnostics.
-    pub diagnostics: Vec<Diagnostic>,
+    pub diagnostics: Vec<Finding>,
     /// Every definition.
     pub definitions: Vec<Definition>,
     /// Every use of a name: `(use range, index into definitions)`.
@@ -208,14 +209,8 @@ pub fn resolve(
             });
             if let Some(&first) = kernel_names.get(name.text.as_str()) {
                 let first_range = out.definitions[first].range;
-                out.diagnostics.push(
-                    Diagnostic::new(
-                        Code::P201,
-                        name.range,
-                        format!("kernel `@{}` is defined twice", name.text),
-                    )
-                    .with_related(first_range, "first defined here"),
-                );
+                out.diagnostics
+                    .push(p201::kernel(&name.text, name.range, first_range));
             } else {
                 kernel_names.insert(name.text.to_string(), def);
             }
@@ -393,15 +388,15 @@ impl<'a> KernelResolver<'a> {
                 .or_else(|| self.lookup(&name.text).map(|(_, d)| d))
         };
         if let Some(first) = clash {
-            let first_range = self.out.definitions[first].range;
-            self.out.diagnostics.push(
-                Diagnostic::new(
-                    Code::P201,
-                    name.range,
-                    format!("`%{}` is already defined in this kernel", name.text),
-                )
-                .with_related(first_range, "first defined here"),
-            );
+            let first = &self.out.definitions[first];
+            let at = if first.prelude {
+                RelatedAt::EarlierDefinition(first.name.clone())
+            } else {
+                RelatedAt::Here(first.range)
+            };
+            self.out
+                .diagnostics
+                .push(p201::name(&name.text, name.range, at));
             return;
         }
         if kind != DefKind::LoopVar {
@@ -465,7 +460,7 @@ impl<'a> KernelResolver<'a> {
         let ty = ty?;
         let memory = match Memory::from_name(&ty.memory.text) {
             Some(Memory::Reg) => {
-                self.out.diagnostics.push(Diagnostic::new(
+                self.out.diagnostics.push(Finding::new(
                     Code::P207,
                     ty.memory.range,
                     "a tensor cannot live in `reg`; declare a register with `reg %name : i32`",
@@ -479,11 +474,8 @@ impl<'a> KernelResolver<'a> {
                     .filter(|m| **m != Memory::Reg)
                     .map(|m| (m.name(), m.name()));
                 self.out.diagnostics.push(suggest(
-                    Diagnostic::new(
-                        Code::P207,
-                        ty.memory.range,
-                        format!("unknown memory space `{}`", ty.memory.text),
-                    ),
+                    format!("unknown memory space `{}`", ty.memory.text),
+                    (Code::P207, ty.memory.range),
                     &ty.memory.text,
                     names,
                 ));
@@ -508,7 +500,7 @@ impl<'a> KernelResolver<'a> {
         for (code, message) in problems {
             self.out
                 .diagnostics
-                .push(Diagnostic::new(code, ty.range, message));
+                .push(Finding::new(code, ty.range, message));
         }
         // A tensor with a zero dim has no access pattern: its uses would only repeat the
         // declaration's error. (Over capacity, P304, it still has one.)
@@ -522,11 +514,8 @@ impl<'a> KernelResolver<'a> {
             None => {
                 let names = Dtype::ALL.iter().map(|d| (d.name(), d.bir_name()));
                 self.out.diagnostics.push(suggest(
-                    Diagnostic::new(
-                        Code::P207,
-                        name.range,
-                        format!("unknown dtype `{}`", name.text),
-                    ),
+                    format!("unknown dtype `{}`", name.text),
+                    (Code::P207, name.range),
                     &name.text,
                     names,
                 ));
@@ -608,7 +597,7 @@ impl<'a> KernelResolver<'a> {
                 // An unreadable bound already has its syntax error: one per mistake.
                 None if has_error(e) => None,
                 None => {
-                    r.out.diagnostics.push(Diagnostic::new(
+                    r.out.diagnostics.push(Finding::new(
                         Code::P414,
                         e.range,
                         format!("a loop {what} must be an integer constant"),
@@ -624,7 +613,7 @@ impl<'a> KernelResolver<'a> {
             Some(e) => match bound(self, Some(e), "step") {
                 Some(s) if s > 0 => Some(s),
                 Some(s) => {
-                    self.out.diagnostics.push(Diagnostic::new(
+                    self.out.diagnostics.push(Finding::new(
                         Code::P414,
                         e.range,
                         format!("a loop step must be positive; got {s}"),
@@ -638,7 +627,7 @@ impl<'a> KernelResolver<'a> {
             (Some(lb), Some(ub), Some(step)) if lb >= 0 => Some((lb, ub, step)),
             (Some(lb), Some(_), Some(_)) => {
                 if let Some(e) = &lp.start {
-                    self.out.diagnostics.push(Diagnostic::new(
+                    self.out.diagnostics.push(Finding::new(
                         Code::P414,
                         e.range,
                         format!("loop bounds are natural numbers (BIR LoopAxis); got {lb}"),
@@ -739,28 +728,22 @@ impl<'a> KernelResolver<'a> {
             None if self.quiet => None,
             None => {
                 // The names of the kernel's earlier chunks are not all here (the prelude
-                // holds those this chunk names): the document suggests among them
-                // (`Document::patch`), this among the chunk's own.
-                let visible: Vec<&str> = self
+                // holds those this chunk names): the document words the finding with the
+                // closest of those too (`crate::kernel::rules::p200`).
+                let visible = self
                     .scopes
                     .iter()
                     .flatten()
                     .skip(self.prelude_names)
-                    .map(String::as_str)
-                    .collect();
-                let suggestion = lower::diag::did_you_mean(&name.text, visible);
-                let message = match suggestion {
-                    Some(s) => {
-                        format!("`%{}` is not defined here; did you mean `%{s}`?", name.text)
-                    }
-                    None => format!("`%{}` is not defined here", name.text),
-                };
-                let fix = suggestion.map(|s| FixHint::Replace {
-                    with: format!("%{s}"),
+                    .map(String::as_str);
+                let local = p200::closest(&name.text, visible).map(str::to_string);
+                self.out.diagnostics.push(Finding {
+                    message: Message::Undefined {
+                        name: name.text.to_string(),
+                        local,
+                    },
+                    ..Finding::new(Code::P200, name.range, String::new())
                 });
-                self.out
-                    .diagnostics
-                    .push(Diagnostic::new(Code::P200, name.range, message).with_fix(fix));
                 None
             }
         }
@@ -876,17 +859,19 @@ pub fn const_eval(expr: &ast::Expr) -> Option<i64> {
     }
 }
 
-/// `diagnostic` with "; did you mean `X`?" and the fix replacing its range by `X`, when
+/// A finding with `message` and "; did you mean `X`?" and the fix replacing its range by `X`, when
 /// one of `candidates` (each with its other spelling, e.g. BIR's, see
 /// [`lower::diag::did_you_mean_spelt`]) is close to `name`.
 fn suggest<'a>(
-    mut diagnostic: Diagnostic,
+    message: String,
+    (code, range): (Code, TextRange),
     name: &str,
     candidates: impl IntoIterator<Item = (&'a str, &'a str)>,
-) -> Diagnostic {
+) -> Finding {
     let suggestion = lower::diag::did_you_mean_spelt(name, candidates);
-    if let Some(s) = suggestion {
-        diagnostic.message = format!("{}; did you mean `{s}`?", diagnostic.message);
-    }
-    diagnostic.with_fix(FixHint::replace(suggestion))
+    let message = match suggestion {
+        Some(s) => format!("{message}; did you mean `{s}`?"),
+        None => message,
+    };
+    Finding::new(code, range, message).with_fix(FixHint::replace(suggestion))
 }

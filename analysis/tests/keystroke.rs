@@ -78,8 +78,8 @@ fn a_keystroke_in_one_kernel_of_many() {
         "op = subtract",
         expect![[r#"
             chunk_summary × 1
-            diagnostics × 1
             file_items × 1
+            findings × 1
             kernel_stats × 1
             lower_op × 1
             parse × 1
@@ -103,8 +103,8 @@ fn a_keystroke_in_a_middle_part_of_a_cut_kernel() {
         "op = subtract",
         expect![[r#"
             chunk_summary × 1
-            diagnostics × 1
             file_items × 1
+            findings × 1
             kernel_stats × 1
             lower_op × 1
             mentions × 1

@@ -27,7 +27,7 @@ pub fn fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<Fix> {
         db,
         file,
         range,
-        crate::diagnostics(db, file),
+        &crate::diagnostics(db, file),
         &super::completion::Earlier::none(),
     )
 }

@@ -30,7 +30,8 @@ pub use semantic_tokens::{
 pub(crate) use show_bir::show_bir;
 pub use structure::{Fold, FoldKind, folding_ranges, selection_ranges, selection_ranges_within};
 pub use symbols::{
-    MAX_DOCUMENT_SYMBOLS, Symbol, SymbolKind, document_symbols, matches_query, workspace_symbols,
+    ChunkOpId, MAX_DOCUMENT_SYMBOLS, Symbol, SymbolKind, document_symbols, matches_query,
+    workspace_symbols,
 };
 
 use std::ops::Range;

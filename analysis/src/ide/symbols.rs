@@ -37,6 +37,26 @@ pub struct Symbol {
     pub selection_range: TextRange,
     /// Nested symbols.
     pub children: Vec<Symbol>,
+    /// An op of a part that continues a kernel cut into chunks, whose id is implicit: its
+    /// id counted from the chunk's first op, with its class. The document names it with
+    /// the kernel-wide id (`crate::Analysis::document_symbols`); `None` otherwise.
+    pub chunk_op_id: Option<ChunkOpId>,
+}
+
+/// See [`Symbol::chunk_op_id`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkOpId {
+    /// The op's class as written.
+    pub class: String,
+    /// Its implicit id, counted from its chunk's first op (1-based).
+    pub id: u32,
+}
+
+impl ChunkOpId {
+    /// The op's name in the outline, its implicit id counted from `ops_before` ops.
+    pub fn name(&self, ops_before: u32) -> String {
+        format!("{} #{}", self.class, self.id + ops_before)
+    }
 }
 
 /// The symbol tree of a file. Memoized (the editor asks after every change; for a chunk not
@@ -60,6 +80,7 @@ pub fn document_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
                     range: p.range,
                     selection_range: p.name.range,
                     children: Vec::new(),
+                    chunk_op_id: None,
                 })
                 .collect();
             let mut ordinal = 0;
@@ -75,6 +96,7 @@ pub fn document_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
                 range: k.range,
                 selection_range: name_range,
                 children,
+                chunk_op_id: None,
             }
         })
         .collect()
@@ -107,13 +129,14 @@ impl Symbol {
                 .filter(|c| c.kind == SymbolKind::Param)
                 .cloned()
                 .collect(),
+            chunk_op_id: None,
         }
     }
 }
 
 /// The symbols of `stmts`; `continues`: they continue a kernel cut into chunks, and an op's
-/// implicit id (its place, counted from the chunk's first op) is marked for the document to
-/// make it the kernel's (`crate::diagnostic::OP_ID_MARK`).
+/// implicit id (its place, counted from the chunk's first op) is kept for the document to
+/// make it the kernel's ([`Symbol::chunk_op_id`]).
 fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32, continues: bool) -> Vec<Symbol> {
     let mut out = Vec::new();
     for stmt in stmts {
@@ -127,6 +150,7 @@ fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32, continues: boo
                         range: t.range,
                         selection_range: name.range,
                         children: Vec::new(),
+                        chunk_op_id: None,
                     });
                 }
             }
@@ -139,6 +163,7 @@ fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32, continues: boo
                         range: r.range,
                         selection_range: name.range,
                         children: Vec::new(),
+                        chunk_op_id: None,
                     });
                 }
             }
@@ -155,20 +180,19 @@ fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32, continues: boo
                     range: l.range,
                     selection_range: l.var.as_ref().map_or(l.range, |v| v.range),
                     children: statements(text, &l.body, ordinal, continues),
+                    chunk_op_id: None,
                 });
             }
             ast::Stmt::Op(op) => {
                 *ordinal += 1;
-                let id = match op.id {
-                    Some((id, _)) => id.to_string(),
-                    None if continues => {
-                        let mark = crate::diagnostic::OP_ID_MARK;
-                        format!("{mark}{ordinal}{mark}")
-                    }
-                    None => ordinal.to_string(),
-                };
+                let id = op.id.map_or(*ordinal, |(id, _)| id);
+                let chunk_op_id = (continues && op.id.is_none()).then(|| ChunkOpId {
+                    class: op.class.text.to_string(),
+                    id,
+                });
                 out.push(Symbol {
                     name: format!("{} #{id}", op.class.text),
+                    chunk_op_id,
                     detail: lower::lookup(&op.class.text).map(|s| s.opcode.to_string()),
                     kind: SymbolKind::Op,
                     range: op.range,

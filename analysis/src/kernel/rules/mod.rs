@@ -2,8 +2,10 @@
 //! summaries of a kernel's parts ([`crate::kernel::summary`]), whether the kernel is one
 //! part or many, with its message written once. A rule answers [`Finding`]s: a code, the
 //! part and the place in it ([`Place`]), and the message; [`place`] turns a finding into a
-//! diagnostic at the ranges its part keeps ([`PartPlaces`]).
+//! chunk's finding at the ranges its part keeps ([`PartPlaces`]).
 
+pub mod p200;
+pub mod p201;
 pub mod p208;
 pub mod p416;
 pub mod p500;
@@ -12,7 +14,7 @@ pub mod p501;
 use lower::diag::Code;
 use syntax::ast::{TextRange, TextSize};
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic;
 use crate::kernel::summary::PartPlaces;
 
 /// A kernel-wide rule's finding, position-free: where it is, as a part of the kernel and a
@@ -73,20 +75,20 @@ impl Place {
     }
 }
 
-/// `finding` as a diagnostic: `places(part)` gives a part's places and the offset its
-/// ranges are shifted by (its chunk's start in the document, or 0 for ranges relative to
-/// the chunk). `None` when the finding's own place is not found (a related one that is
-/// not is left out).
+/// `finding` at its ranges: `places(part)` gives a part's places and the offset its ranges
+/// are shifted by (its chunk's start in the document, or 0 for ranges relative to the
+/// chunk). `None` when the finding's own place is not found (a related one that is not is
+/// left out).
 pub fn place<'p>(
     finding: &Finding,
     places: impl Fn(u32) -> Option<(&'p PartPlaces, TextSize)>,
-) -> Option<Diagnostic> {
+) -> Option<diagnostic::Finding> {
     let at = |part: u32, place: &Place| {
         let (part_places, start) = places(part)?;
         Some(place.range(part_places)? + start)
     };
     let range = at(finding.part, &finding.at)?;
-    let mut diagnostic = Diagnostic::new(finding.code, range, finding.message.clone());
+    let mut diagnostic = diagnostic::Finding::new(finding.code, range, finding.message.clone());
     for related in &finding.related {
         if let Some(range) = at(related.part, &related.at) {
             diagnostic = diagnostic.with_related(range, related.note.clone());

@@ -5,7 +5,7 @@
 
 use lower::diag::Code;
 
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::Finding;
 use crate::resources::{KernelStats, group};
 
 /// P416 (SPEC §10.1 [2]) of one kernel: a warning on its name for each memory whose peak
@@ -14,7 +14,7 @@ use crate::resources::{KernelStats, group};
 /// largest tensors live there. Not when a tensor live there exceeds the capacity alone:
 /// that is its declaration's P304, and one mistake gives one diagnostic (SPEC §7;
 /// docs/decisions.md).
-pub fn diagnostics(stats: &KernelStats) -> Vec<Diagnostic> {
+pub fn findings(stats: &KernelStats) -> Vec<Finding> {
     stats
         .peaks()
         .into_iter()
@@ -27,7 +27,7 @@ pub fn diagnostics(stats: &KernelStats) -> Vec<Diagnostic> {
                 .as_ref()
                 .map(|op| format!(" at op #{} `{}`", op.op_id, op.class))
                 .unwrap_or_default();
-            let mut diagnostic = Diagnostic::new(
+            let mut diagnostic = Finding::new(
                 Code::P416,
                 stats.name_range,
                 format!(

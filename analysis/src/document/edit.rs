@@ -1,0 +1,362 @@
+//! An edit of a document ([`Document::edit`]): the chunks it touches are cut again, and
+//! only their inputs (and the chunk before's look-ahead) are set. A document's text is cut
+//! into parts by [`cut_parts`].
+
+use salsa::{Durability, Setter};
+
+use super::{Chunk, Document, new_source, new_stamp, newlines, set_entry, size};
+use crate::db::{Db, RootDatabase, SourceFile};
+use crate::{TextRange, TextSize};
+use std::sync::OnceLock;
+
+/// The longest run of chunks [`cut_parts`] reads through the database's memoized pieces
+/// (bytes); a longer one (a whole kernel re-cut) is read on every core.
+const MEMOIZED_CUT: usize = 1 << 20;
+
+/// The parts of `text` (a document, or a run of its chunks read in `context`, with
+/// `look_ahead` the first line of the chunk after them): each piece with whether it starts
+/// inside a kernel, and the cut's verdict on the ends ([`syntax::cuts`]). `db`: for an
+/// edit's run, the database it is read through (its chunks' memoized pieces); such a run
+/// is cut into parts of at least twice `target`.
+pub(super) fn cut_parts<'t>(
+    text: &'t str,
+    look_ahead: &str,
+    context: syntax::Context,
+    target: usize,
+    db: Option<&dyn Db>,
+) -> (Vec<Piece<'t>>, syntax::Cuts) {
+    let split = target.saturating_mul(crate::split::SPLIT_FACTOR);
+    // An edit's run is cut into parts of twice the target: a chunk an edit grew is cut
+    // again when it has doubled, not as soon as its last statement passes the target (an
+    // op line typed in a chunk cut there would split off a chunk of one line, and a new
+    // list of chunks makes a cut kernel's indexes anew).
+    let target = if db.is_some() {
+        target.saturating_mul(2)
+    } else {
+        target
+    };
+    let whole;
+    let all = if look_ahead.is_empty() {
+        text
+    } else {
+        whole = format!("{text}{look_ahead}");
+        whole.as_str()
+    };
+    // An edit's run of chunks (not a whole kernel re-cut) is read in the pieces its chunk's
+    // parse memoizes ([`crate::db::parse`]): only the piece the edit touched is read, and
+    // the parse after it reads none.
+    let cuts = match db {
+        Some(db) if text.len() < MEMOIZED_CUT => {
+            let mut read = |piece: &str, end: usize| {
+                crate::db::piece_statements(
+                    db,
+                    crate::db::Piece::new(db, piece.to_string(), end as u32),
+                )
+            };
+            let mut reader = syntax::StatementReader::Pieces(&mut read);
+            syntax::cuts_read(all, text.len(), context, target, split, &mut reader)
+        }
+        _ => syntax::cuts(all, text.len(), context, target, split),
+    };
+    let parts = cuts
+        .parts
+        .iter()
+        .enumerate()
+        .map(|(i, &(start, inside))| {
+            let end = cuts.parts.get(i + 1).map_or(text.len(), |p| p.0);
+            Piece {
+                text: &text[start..end],
+                inside,
+                through: cuts.through.get(i).copied().unwrap_or(false),
+            }
+        })
+        .collect();
+    (parts, cuts)
+}
+
+/// A chunk's text as [`cut_parts`] cuts it, with where it stands ([`Chunk::context`]'s
+/// `inside`, [`Chunk::through`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Piece<'t> {
+    pub(super) text: &'t str,
+    pub(super) inside: bool,
+    pub(super) through: bool,
+}
+
+/// The first line of `text` with its `\n` (a chunk's look-ahead for the chunk before it).
+///
+/// Only up to the end of the line's second significant token (`kernel @name`, `Op {`,
+/// `tensor %t`, which tell the line starts a kernel or a statement), then a line break: all
+/// the chunk before reads of it (where its last statement ends, and the token an error
+/// there quotes). So editing the rest of a chunk's first line leaves the chunk before as it
+/// was.
+pub(super) fn first_line(text: &str) -> String {
+    let line = &text[..syntax::line_end(text, 0)];
+    let (tokens, _) = syntax::lex(line);
+    let second = tokens
+        .iter()
+        .filter(|(kind, _)| !matches!(kind, syntax::Token::Comment | syntax::Token::Newline))
+        .nth(1);
+    match second {
+        Some((_, range))
+            if usize::from(range.end()) < line.trim_end_matches(['\n', '\r']).len() =>
+        {
+            format!("{}\n", &line[..usize::from(range.end())])
+        }
+        _ => line.to_string(),
+    }
+}
+
+impl Document {
+    /// Replaces the bytes `range` of the document with `insert` (`range` is clamped to the
+    /// document; an offset inside a character moves back to its start). Only the chunks the edit touches are
+    /// re-cut and set; a chunk whose first line no longer starts a kernel joins the one
+    /// before it, a chunk whose last line lost its `\n` joins the one after it.
+    pub fn edit(&mut self, db: &mut RootDatabase, range: TextRange, insert: &str) {
+        let end_of_doc = self.len();
+        let range = TextRange::new(range.start().min(end_of_doc), range.end().min(end_of_doc));
+        let mut first = self.chunk_index(range.start());
+        // A deletion ending at a chunk's start does not touch that chunk.
+        let mut last = if range.is_empty() {
+            first
+        } else {
+            self.chunk_index(range.end() - TextSize::from(1)).max(first)
+        };
+        let mut merged = String::new();
+        for chunk in &self.chunks[first..=last] {
+            merged.push_str(chunk.source.text(db));
+        }
+        let base = self.chunks[first].start;
+        let back_to_char = |offset: TextSize| {
+            let mut at = usize::from(offset - base);
+            while !merged.is_char_boundary(at) {
+                at -= 1;
+            }
+            at
+        };
+        let from = back_to_char(range.start());
+        let to = back_to_char(range.end()).max(from);
+        if merged[from..to] == *insert {
+            return;
+        }
+        merged.replace_range(from..to, insert);
+        // Grow the run of chunks re-cut until its ends fit the chunks around it: a chunk
+        // starts at a kernel line (or, inside a split kernel, at a statement line directly
+        // in its body) and ends with a `\n`, and a kernel cut inside is closed by its `}`.
+        let pieces: Vec<(String, bool, bool)> = loop {
+            let inside = self.chunks[first].context.inside;
+            let starts_ok = first == 0
+                || if inside {
+                    syntax::starts_statement_line(&merged, 0)
+                        && !syntax::starts_kernel_line(&merged, 0)
+                } else {
+                    syntax::starts_kernel_line(&merged, 0)
+                };
+            if !starts_ok {
+                first -= 1;
+                merged.insert_str(0, self.chunks[first].source.text(db));
+                continue;
+            }
+            if last + 1 < self.chunks.len() && !merged.is_empty() && !merged.ends_with('\n') {
+                last += 1;
+                merged.push_str(self.chunks[last].source.text(db));
+                continue;
+            }
+            if merged.is_empty() && self.chunks.len() > 1 {
+                if inside || self.chunks.get(last + 1).is_some_and(|c| c.context.inside) {
+                    // A split kernel lost a chunk: re-cut it whole.
+                    first = self.head(first);
+                    last = self.tail(last);
+                    merged = self.text_of(db, first..last + 1);
+                    continue;
+                }
+                break Vec::new();
+            }
+            let goes_on = self.chunks[last].context.goes_on;
+            let look_ahead = self
+                .chunks
+                .get(last + 1)
+                .map_or(String::new(), |c| first_line(c.source.text(db)));
+            let context = syntax::Context { inside, goes_on };
+            let (parts, cuts) = cut_parts(&merged, &look_ahead, context, self.target, Some(db));
+            if (inside && !cuts.entry_kept) || (goes_on && !cuts.ends_inside) {
+                // The run's ends no longer fit: re-cut the whole kernels it touches.
+                let (head, tail) = (self.head(first), self.tail(last));
+                if (head, tail) == (first, last) {
+                    break owned(&parts);
+                }
+                let mut text = self.text_of(db, head..first);
+                text.push_str(&merged);
+                text.push_str(&self.text_of(db, last + 1..tail + 1));
+                (first, last, merged) = (head, tail, text);
+                continue;
+            }
+            break owned(&parts);
+        };
+        let pieces: Vec<Piece<'_>> = pieces
+            .iter()
+            .map(|(text, inside, through)| Piece {
+                text,
+                inside: *inside,
+                through: *through,
+            })
+            .collect();
+        self.replace_chunks(db, first..last + 1, &pieces, true);
+        self.refresh_entries(db, first, first + pieces.len().max(1), Durability::LOW);
+    }
+
+    /// Replaces the chunks `old` with chunks of `pieces` (reusing their inputs in order),
+    /// and sets the look-aheads around them. `edited`: an edit, not a new text, made them
+    /// (their ops are then lowered one memo each, see [`SourceFile::coarse`]).
+    pub(super) fn replace_chunks(
+        &mut self,
+        db: &mut RootDatabase,
+        old: std::ops::Range<usize>,
+        pieces: &[Piece<'_>],
+        edited: bool,
+    ) {
+        let reused: Vec<SourceFile> = self.chunks[old.clone()].iter().map(|c| c.source).collect();
+        // Inputs no piece reuses leave the document: their texts are let go of (salsa keeps
+        // an input for good, so an emptied one is a few bytes).
+        for &source in reused.iter().skip(pieces.len()) {
+            if !source.text(db).is_empty() {
+                source
+                    .set_text(db)
+                    .with_durability(Durability::LOW)
+                    .to(String::new());
+            }
+            if !source.look_ahead(db).is_empty() {
+                source
+                    .set_look_ahead(db)
+                    .with_durability(Durability::LOW)
+                    .to(String::new());
+            }
+            set_entry(db, source, None, Durability::LOW);
+        }
+        let after = self
+            .chunks
+            .get(old.end)
+            .map(|c| (c.source, c.context.inside));
+        let after_line = after.map(|(s, _)| first_line(s.text(db)));
+        let after_inside = after.is_some_and(|a| a.1);
+        let mut new = Vec::with_capacity(pieces.len());
+        for (
+            i,
+            &Piece {
+                text: piece,
+                inside,
+                through,
+            },
+        ) in pieces.iter().enumerate()
+        {
+            let look_ahead = match pieces.get(i + 1) {
+                Some(next) => first_line(next.text),
+                None => after_line.clone().unwrap_or_default(),
+            };
+            let look_ahead = look_ahead.as_str();
+            let context = syntax::Context {
+                inside,
+                goes_on: pieces.get(i + 1).map_or(after_inside, |next| next.inside),
+            };
+            let source = match reused.get(i) {
+                Some(&source) => {
+                    if source.text(db) != piece {
+                        source
+                            .set_text(db)
+                            .with_durability(Durability::LOW)
+                            .to(piece.to_string());
+                        if edited && *source.coarse(db) {
+                            source
+                                .set_coarse(db)
+                                .with_durability(Durability::LOW)
+                                .to(false);
+                        }
+                    }
+                    if source.look_ahead(db) != look_ahead {
+                        source
+                            .set_look_ahead(db)
+                            .with_durability(Durability::LOW)
+                            .to(look_ahead.to_string());
+                    }
+                    if *source.context(db) != context {
+                        source
+                            .set_context(db)
+                            .with_durability(Durability::LOW)
+                            .to(context);
+                    }
+                    if !inside {
+                        set_entry(db, source, None, Durability::LOW);
+                    }
+                    source
+                }
+                None => new_source(db, piece, look_ahead, context, !edited),
+            };
+            new.push(Chunk {
+                source,
+                start: TextSize::from(0),
+                len: size(piece.len()),
+                first_line: 0,
+                newlines: newlines(piece),
+                context,
+                through,
+            });
+        }
+        // The chunk before: its look-ahead is the first line after it, and its last kernel
+        // goes on when the first chunk after it starts inside one.
+        if let Some(i) = old.start.checked_sub(1) {
+            let before = self.chunks[i].source;
+            let (line, inside) = match pieces.first() {
+                Some(piece) => (first_line(piece.text), piece.inside),
+                None => (after_line.unwrap_or_default(), after_inside),
+            };
+            if *before.look_ahead(db) != line {
+                before
+                    .set_look_ahead(db)
+                    .with_durability(Durability::LOW)
+                    .to(line);
+                self.forget(i);
+            }
+            let context = syntax::Context {
+                goes_on: inside,
+                ..self.chunks[i].context
+            };
+            if context != self.chunks[i].context {
+                before
+                    .set_context(db)
+                    .with_durability(Durability::LOW)
+                    .to(context);
+                self.chunks[i].context = context;
+                self.forget(i);
+            }
+        }
+        let start = old.start;
+        let fresh = std::iter::repeat_with(OnceLock::new).take(new.len());
+        self.digests.splice(old.clone(), fresh);
+        let stamps = std::iter::repeat_with(new_stamp).take(new.len());
+        self.stamps.splice(old.clone(), stamps);
+        self.chunks.splice(old, new);
+        if self.chunks.is_empty() {
+            let context = syntax::Context::default();
+            self.chunks.push(Chunk {
+                source: new_source(db, "", "", context, !edited),
+                start: TextSize::from(0),
+                len: TextSize::from(0),
+                first_line: 0,
+                newlines: 0,
+                context,
+                through: false,
+            });
+            self.digests.push(OnceLock::new());
+            self.stamps.push(new_stamp());
+        }
+        self.renumber(start);
+    }
+}
+
+/// The pieces of a run of chunks as [`Document::edit`] keeps them while it grows the run.
+fn owned(parts: &[Piece<'_>]) -> Vec<(String, bool, bool)> {
+    parts
+        .iter()
+        .map(|p| (p.text.to_string(), p.inside, p.through))
+        .collect()
+}

@@ -1,0 +1,392 @@
+//! A document as chunks (issue 9): the text cut at kernel lines (`kernel @name` first on
+//! its line, [`syntax::starts_kernel_line`]) into chunks of at least [`CHUNK_TARGET`]
+//! bytes, and a kernel of [`crate::split::SPLIT_FACTOR`] targets or more also at the
+//! statement lines of its body; each chunk a [`SourceFile`] salsa input with its own
+//! parse, names, lowering and findings, in offsets relative to its start.
+//!
+//! Architecture Invariant: a kernel line ends whatever is open before it, and a statement
+//! line starts a statement whatever precedes it, so each chunk parses alone as in the
+//! whole file (`syntax/tests/pieces.rs`). Everything the analysis knows is chunk-local but
+//! what the kernel-wide rules join over a kernel's parts (`crate::kernel`), what an
+//! [`Entry`](crate::resolve::Entry) tells a chunk of its kernel's earlier parts, and the
+//! cap on syntax errors. An edit re-cuts only the chunks it touches ([`edit`]), the
+//! entries of the chunks it changed are set anew ([`entries`]), and the diagnostics are
+//! gathered by passing over the other chunks by a digest ([`gather`]).
+//!
+//! Offsets are UTF-8 bytes; "lines" here are the language's (SPEC §1: a `\n` ends a line).
+//! A chunk starts at a line start, so a chunk's lines are the document's, shifted.
+
+mod edit;
+mod entries;
+mod gather;
+mod names;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use rustc_hash::FxHashMap as HashMap;
+use salsa::Durability;
+
+use crate::db::{Db, RootDatabase, SourceFile};
+use crate::kernel::rules::{p200, p501};
+use crate::kernel::summary;
+use crate::{LineCol, TextRange, TextSize};
+
+use edit::{cut_parts, first_line};
+use entries::{CachedIndex, set_entry};
+pub(crate) use entries::{Entering, outline_chunk};
+use gather::Digest;
+pub(crate) use gather::{analyse_chunk, lone_carriage_returns};
+
+/// The smallest chunk a document is cut into, in bytes (a chunk holds whole kernels, so it
+/// may be larger; only the last may be smaller). About 80 ops of typical kernel text: an
+/// edit re-parses and re-resolves about that much.
+pub const CHUNK_TARGET: usize = 16 * 1024;
+
+/// One chunk of a document.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Chunk {
+    /// Its text and look-ahead.
+    pub source: SourceFile,
+    /// Its first byte in the document.
+    pub start: TextSize,
+    /// Its length in bytes.
+    pub len: TextSize,
+    /// The 0-based line it starts on (the `\n`s before it).
+    pub first_line: u32,
+    /// The `\n`s in it.
+    pub newlines: u32,
+    /// Whether it starts inside a kernel, and whether its last kernel goes on into the
+    /// next chunk (its input's [`SourceFile::context`]).
+    pub context: syntax::Context,
+    /// It starts inside a kernel that goes on past its end: a middle part of a kernel cut
+    /// into chunks, holding neither its start nor its end (`syntax::Cuts::through`).
+    pub through: bool,
+}
+
+impl Chunk {
+    /// The chunk's range in the document.
+    pub fn range(&self) -> TextRange {
+        TextRange::at(self.start, self.len)
+    }
+}
+
+/// A document: its chunks in order, covering the text without gaps (at least one chunk,
+/// empty for an empty text).
+#[derive(Clone, Debug)]
+pub(crate) struct Document {
+    /// The chunks in order.
+    pub chunks: Vec<Chunk>,
+    /// Each chunk's [`Digest`], at the chunk's index; empty until a gathering computes it.
+    digests: Vec<OnceLock<Digest>>,
+    /// Whether its chunks were ever analysed together (see [`crate::AnalysisHost::warm`]);
+    /// a new text ([`Document::set_text`]) is cold again.
+    warmed: bool,
+    /// The smallest chunk, in bytes ([`CHUNK_TARGET`] but in tests).
+    target: usize,
+    /// The index of each kernel cut into chunks, by the kernel's first chunk, with the
+    /// chunks it was made from and the hashes of their outlines ([`Document::refresh_run`]).
+    indexes: HashMap<SourceFile, CachedIndex>,
+    /// Each chunk's stamp, at the chunk's index: new whenever one of its inputs is set
+    /// (where its digest is emptied), so that what is kept of a chunk outside the database
+    /// knows when it is stale ([`Document::reads_before_writes`]).
+    stamps: Vec<u64>,
+    /// P501's index of each kernel cut into chunks (the rule's private cache,
+    /// [`p501::Cache`]): shared by the document's copies, each bringing it up to date from
+    /// its own chunks and stamps when it gathers diagnostics.
+    read_cache: Arc<p501::Cache>,
+    /// P200's closest earlier names in kernels cut into chunks (the rule's private cache,
+    /// [`p200::Cache`]): shared by the document's copies.
+    suggestions: Arc<p200::Cache>,
+}
+
+/// A stamp never given before ([`Document::stamps`]).
+fn new_stamp() -> u64 {
+    static STAMPS: AtomicU64 = AtomicU64::new(0);
+    STAMPS.fetch_add(1, Ordering::Relaxed)
+}
+
+fn newlines(text: &str) -> u32 {
+    u32::try_from(bytecount(text)).unwrap_or(u32::MAX)
+}
+
+fn bytecount(text: &str) -> usize {
+    text.bytes().filter(|&b| b == b'\n').count()
+}
+
+fn size(n: usize) -> TextSize {
+    TextSize::try_from(n).unwrap_or(TextSize::from(u32::MAX))
+}
+
+impl Document {
+    /// A document holding `text`, cut into chunks.
+    #[cfg(test)]
+    pub fn new(db: &mut RootDatabase, text: &str) -> Document {
+        Document::with_target(db, text, CHUNK_TARGET, true)
+    }
+
+    /// A document holding `text`, cut into chunks of at least `target` bytes (tests cut
+    /// small, to cross chunk boundaries).
+    ///
+    /// `enter`: set the entries of the chunks that continue a kernel cut into chunks now,
+    /// one chunk after another (else the caller does, [`Document::refresh_entries`]).
+    pub fn with_target(db: &mut RootDatabase, text: &str, target: usize, enter: bool) -> Document {
+        let mut doc = Document {
+            chunks: Vec::new(),
+            digests: Vec::new(),
+            warmed: false,
+            target,
+            indexes: HashMap::default(),
+            stamps: Vec::new(),
+            read_cache: Arc::default(),
+            suggestions: Arc::default(),
+        };
+        let (pieces, _) = cut_parts(text, "", syntax::Context::default(), target, None);
+        for (i, piece) in pieces.iter().enumerate() {
+            let next = pieces.get(i + 1);
+            let look_ahead = next.map_or(String::new(), |next| first_line(next.text));
+            let context = syntax::Context {
+                inside: piece.inside,
+                goes_on: next.is_some_and(|n| n.inside),
+            };
+            let (piece, through) = (piece.text, piece.through);
+            let source = new_source(db, piece, &look_ahead, context, true);
+            doc.chunks.push(Chunk {
+                source,
+                start: TextSize::from(0),
+                len: size(piece.len()),
+                first_line: 0,
+                newlines: newlines(piece),
+                context,
+                through,
+            });
+            doc.digests.push(OnceLock::new());
+            doc.stamps.push(new_stamp());
+        }
+        doc.renumber(0);
+        if enter {
+            doc.refresh_entries(db, 0, doc.chunks.len(), Durability::MEDIUM);
+        }
+        doc
+    }
+
+    /// The chunks whose last kernel goes on into the next ones: those whose outlines the
+    /// entries are made from ([`crate::split::outline`]; a host computes them on every core
+    /// before a new text's entries, [`crate::AnalysisHost::add_file`]).
+    pub fn outlined_chunks(&self) -> Vec<Chunk> {
+        self.chunks
+            .iter()
+            .filter(|c| c.context.goes_on)
+            .copied()
+            .collect()
+    }
+
+    /// `source` alone as a document of one chunk (for the per-text functions of this crate:
+    /// [`crate::file_bir`]).
+    pub fn of_source(db: &dyn Db, source: SourceFile) -> Document {
+        let text = source.text(db);
+        Document {
+            target: CHUNK_TARGET,
+            warmed: false,
+            chunks: vec![Chunk {
+                source,
+                start: TextSize::from(0),
+                len: size(text.len()),
+                first_line: 0,
+                newlines: newlines(text),
+                context: *source.context(db),
+                through: false,
+            }],
+            digests: vec![OnceLock::new()],
+            indexes: HashMap::default(),
+            stamps: vec![new_stamp()],
+            read_cache: Arc::default(),
+            suggestions: Arc::default(),
+        }
+    }
+
+    /// The document's length in bytes.
+    pub fn len(&self) -> TextSize {
+        self.chunks
+            .last()
+            .map_or(TextSize::from(0), |c| c.range().end())
+    }
+
+    /// The whole text (a copy: O(document)).
+    pub fn text(&self, db: &dyn Db) -> String {
+        let mut out = String::with_capacity(usize::from(self.len()));
+        for chunk in &self.chunks {
+            out.push_str(chunk.source.text(db));
+        }
+        out
+    }
+
+    /// The index of the chunk holding byte `offset` (the last chunk for the end of the
+    /// document; a chunk's start belongs to it).
+    pub fn chunk_index(&self, offset: TextSize) -> usize {
+        self.chunks
+            .partition_point(|c| c.start <= offset)
+            .saturating_sub(1)
+    }
+
+    /// The chunk holding `offset` and `offset` relative to it (clamped to the document).
+    pub fn locate(&self, offset: TextSize) -> (Chunk, TextSize) {
+        let chunk = self.chunks[self.chunk_index(offset)];
+        let relative = offset.min(chunk.range().end()) - chunk.start;
+        (chunk, relative)
+    }
+
+    /// The chunks `range` touches (its ends included), each with the part of `range` in it,
+    /// relative to the chunk.
+    pub fn chunks_in(&self, range: TextRange) -> impl Iterator<Item = (Chunk, TextRange)> + '_ {
+        let first = self.chunk_index(range.start());
+        let last = self.chunk_index(range.end());
+        self.chunks[first..=last.max(first)].iter().map(move |c| {
+            let start = range.start().max(c.start).min(c.range().end());
+            let end = range.end().min(c.range().end()).max(start);
+            (*c, TextRange::new(start - c.start, end - c.start))
+        })
+    }
+
+    /// Recomputes the starts and first lines of the chunks from index `from` on.
+    fn renumber(&mut self, from: usize) {
+        let (mut start, mut line) = match from.checked_sub(1).and_then(|i| self.chunks.get(i)) {
+            Some(c) => (c.range().end(), c.first_line + c.newlines),
+            None => (TextSize::from(0), 0),
+        };
+        for chunk in &mut self.chunks[from..] {
+            chunk.start = start;
+            chunk.first_line = line;
+            start += chunk.len;
+            line += chunk.newlines;
+        }
+    }
+
+    /// Replaces the whole text (reusing the chunks' inputs in order, setting only those
+    /// whose text changed). The caller then sets the entries ([`Document::refresh_entries`]).
+    pub fn set_text(&mut self, db: &mut RootDatabase, text: &str) {
+        self.warmed = false;
+        let all = 0..self.chunks.len();
+        let (pieces, _) = cut_parts(text, "", syntax::Context::default(), self.target, None);
+        self.replace_chunks(db, all, &pieces, false);
+        self.indexes.clear();
+        self.read_cache = Arc::default();
+        self.suggestions = Arc::default();
+    }
+
+    /// The first chunk of the kernel chunk `i` starts inside (`i` itself when it starts
+    /// with whole kernels): back over the middle parts ([`Chunk::through`]).
+    pub(crate) fn head(&self, i: usize) -> usize {
+        if i == 0 || !self.chunks[i].context.inside {
+            return i;
+        }
+        let mut j = i - 1;
+        while j > 0 && self.chunks[j].through {
+            j -= 1;
+        }
+        j
+    }
+
+    /// The last chunk of the kernel that goes on from chunk `i` into the next ones (`i`
+    /// itself when its last kernel does not go on): on over the middle parts.
+    pub(crate) fn tail(&self, i: usize) -> usize {
+        if !self.chunks[i].context.goes_on || i + 1 >= self.chunks.len() {
+            return i;
+        }
+        let mut j = i + 1;
+        while j + 1 < self.chunks.len() && self.chunks[j].through {
+            j += 1;
+        }
+        j
+    }
+
+    /// The ops of the kernel chunk `index` starts inside, in its chunks before `index`
+    /// (0 when the chunk starts with whole kernels): what its ops' implicit ids count from.
+    /// From the chunks' position-free summaries ([`crate::split::part_ids`]): O(chunks).
+    pub(crate) fn op_base(&self, db: &dyn Db, index: usize) -> u32 {
+        if !self.chunks[index].context.inside {
+            return 0;
+        }
+        let head = self.head(index);
+        (head..index)
+            .map(|k| {
+                let flows = summary::part_ids(db, self.chunks[k].source);
+                let flow = crate::split::kernel_part(flows, k == head);
+                flow.map_or(0, |f| f.ops)
+            })
+            .sum()
+    }
+
+    /// The text of the chunks `range`.
+    fn text_of(&self, db: &dyn Db, range: std::ops::Range<usize>) -> String {
+        let chunks = &self.chunks[range];
+        let mut out = String::with_capacity(chunks.iter().map(|c| usize::from(c.len)).sum());
+        for chunk in chunks {
+            out.push_str(chunk.source.text(db));
+        }
+        out
+    }
+
+    /// Empties every chunk's [`Digest`] (the settings changed: what any chunk reports may
+    /// have).
+    pub fn forget_digests(&mut self) {
+        self.digests.fill_with(OnceLock::new);
+        self.stamps.fill_with(new_stamp);
+    }
+
+    /// Empties the digest of chunk `i` and gives it a new stamp (one of its inputs was set).
+    fn forget(&mut self, i: usize) {
+        self.digests[i] = OnceLock::new();
+        self.stamps[i] = new_stamp();
+    }
+
+    /// Whether its chunks were never analysed together since its text was set (see
+    /// [`crate::AnalysisHost::warm`]).
+    pub fn is_cold(&self) -> bool {
+        !self.warmed
+    }
+
+    /// Marks the document analysed (its chunks' diagnostics are memoized).
+    pub fn mark_warm(&mut self) {
+        self.warmed = true;
+    }
+
+    /// The 1-based line and column (Unicode scalar values) of `offset`, as `pir check`
+    /// reports them (see [`crate::line_col`]).
+    pub fn line_col(&self, db: &dyn Db, offset: TextSize) -> LineCol {
+        let (chunk, relative) = self.locate(offset);
+        let index = crate::db::line_index(db, chunk.source);
+        let mut at = crate::line_col(index, chunk.source.text(db), relative);
+        at.line += chunk.first_line;
+        at
+    }
+}
+
+/// A chunk's input. New chunks are of medium durability and an edited chunk's text is set
+/// at low durability: when a keystroke changes one chunk, salsa knows the queries of every
+/// chunk not edited since they ran are still valid without walking their dependencies (one
+/// per op), so gathering the document's diagnostics costs O(chunks), not O(ops). `coarse`
+/// for the chunks of a new text (see [`SourceFile::coarse`]), not for those an edit makes.
+fn new_source(
+    db: &RootDatabase,
+    text: &str,
+    look_ahead: &str,
+    context: syntax::Context,
+    coarse: bool,
+) -> SourceFile {
+    SourceFile::builder(text.to_string())
+        .text_durability(Durability::MEDIUM)
+        .look_ahead(look_ahead.to_string())
+        .look_ahead_durability(Durability::MEDIUM)
+        .coarse(coarse)
+        .coarse_durability(Durability::MEDIUM)
+        .context(context)
+        .context_durability(Durability::MEDIUM)
+        .entry_durability(Durability::MEDIUM)
+        .new(db)
+}
+
+/// Values with byte offsets that move with their chunk: `shift(by)` adds `by` to every
+/// offset (a chunk's answer made the document's). The trait of the syntax trees' pieces,
+/// implemented here for the analysis' answers.
+pub use syntax::Shift;
