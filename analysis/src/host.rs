@@ -8,15 +8,14 @@
 //! until they have let go of the database.
 //! Positions are UTF-8 byte offsets, as everywhere in this crate.
 
-use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 
 use salsa::{Database as _, Setter};
 use serde_json::Value as Json;
 
-use crate::db::{Db, RootDatabase, SourceFile};
-use crate::document::{Chunk, Document, Shift};
+use crate::db::{Db, RootDatabase};
+use crate::document::{Chunk, Document};
 use crate::ide;
 use crate::{Diagnostic, LineCol, TextRange, TextSize};
 
@@ -43,7 +42,7 @@ impl std::error::Error for Cancelled {}
 pub type Cancellable<T> = Result<T, Cancelled>;
 
 /// A document of the host (cheap to copy; valid for the host that made it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FileId(u32);
 
 /// Takes changes: documents' texts and edits, and the client settings.
@@ -313,40 +312,6 @@ impl Analysis {
         &self.documents[file.0 as usize]
     }
 
-    /// `f` on the chunk holding `offset`, with `offset` relative to it; its answer shifted
-    /// back into the document's offsets.
-    fn at<T: Shift>(
-        &self,
-        file: FileId,
-        offset: TextSize,
-        f: impl FnOnce(&dyn Db, SourceFile, TextSize) -> T,
-    ) -> Cancellable<T> {
-        let (chunk, relative) = self.doc(file).locate(offset);
-        let mut answer = self.with_db(move |db| f(db, chunk.source, relative))?;
-        answer.shift(chunk.start);
-        Ok(answer)
-    }
-
-    /// `f` on each chunk `range` touches (or every chunk: `None`), with the part of `range`
-    /// in it; the answers shifted and joined in order.
-    fn across<T: Shift>(
-        &self,
-        file: FileId,
-        range: Option<TextRange>,
-        f: impl Fn(&dyn Db, SourceFile, TextRange) -> Vec<T>,
-    ) -> Cancellable<Vec<T>> {
-        let doc = self.doc(file);
-        let range = range.unwrap_or_else(|| TextRange::up_to(doc.len()));
-        let mut out = Vec::new();
-        for (chunk, part) in doc.chunks_in(range) {
-            let f = &f;
-            let mut answer = self.with_db(move |db| f(db, chunk.source, part))?;
-            answer.shift(chunk.start);
-            out.append(&mut answer);
-        }
-        Ok(out)
-    }
-
     /// Runs `f` on the database; a cancellation becomes `Err(Cancelled)`.
     fn with_db<'a, T>(&'a self, f: impl FnOnce(&'a RootDatabase) -> T) -> Cancellable<T> {
         let db = &self.db;
@@ -402,41 +367,13 @@ impl Analysis {
     /// Hover at `offset` (see [`ide::hover`]).
     pub fn hover(&self, file: FileId, offset: TextSize) -> Cancellable<Option<ide::HoverResult>> {
         let doc = self.doc(file);
-        let index = doc.chunk_index(offset);
-        let chunk = doc.chunks[index];
-        let mut hover = self.at(file, offset, |db, source, at| {
-            let split = chunk.context.inside || chunk.context.goes_on;
-            let errors = if split {
-                doc.errors_from_elsewhere(db, index)
-            } else {
-                Vec::new()
-            };
-            let place = ide::Place {
-                first_line: chunk.first_line,
-                op_base: doc.op_base(db, index),
-                errors: &errors,
-            };
-            ide::hover_in(db, source, place, at)
-        })?;
-        // A kernel cut into chunks: its name's hover tells of the whole kernel.
-        if let Some(h) = &mut hover
-            && chunk.context.goes_on
-        {
-            self.with_db(|db| ide::whole_kernel_hover(db, doc, index, h))?;
-        }
-        Ok(hover)
+        self.with_db(|db| ide::hover(db, doc, offset))
     }
 
     /// Code lenses: one per kernel with its resources (see [`ide::code_lenses`], SPEC §10.1).
     pub fn code_lenses(&self, file: FileId) -> Cancellable<Vec<ide::CodeLens>> {
-        Ok(self
-            .kernel_stats(file)?
-            .iter()
-            .map(|stats| ide::CodeLens {
-                range: stats.name_range,
-                title: ide::lens_title(stats),
-            })
-            .collect())
+        let doc = self.doc(file);
+        self.with_db(|db| ide::code_lenses(db, doc))
     }
 
     /// Each kernel's resources, in source order (see [`crate::resources::kernel_stats`]; a
@@ -452,9 +389,8 @@ impl Analysis {
         file: FileId,
         range: Option<TextRange>,
     ) -> Cancellable<Vec<ide::InlayHint>> {
-        self.across(file, range, |db, source, part| {
-            ide::inlay_hints(db, source, Some(part))
-        })
+        let doc = self.doc(file);
+        self.with_db(|db| ide::inlay_hints(db, doc, range))
     }
 
     /// Completions at `offset` (see [`ide::completions`]).
@@ -464,54 +400,19 @@ impl Analysis {
         offset: TextSize,
     ) -> Cancellable<Vec<ide::CompletionItem>> {
         let doc = self.doc(file);
-        let index = doc.chunk_index(offset);
-        self.at(file, offset, |db, source, at| {
-            let earlier = || doc.earlier_names(db, index);
-            ide::completions_in(db, source, at, &ide::Earlier::new(&earlier))
-        })
+        self.with_db(|db| ide::completions(db, doc, offset))
     }
 
     /// Quick fixes for the diagnostics in `range` (see [`ide::fixes`]).
     pub fn fixes(&self, file: FileId, range: TextRange) -> Cancellable<Vec<ide::Fix>> {
         let doc = self.doc(file);
-        let mut out = Vec::new();
-        for (chunk, part) in doc.chunks_in(range) {
-            let index = doc.chunk_index(chunk.start);
-            let mut fixes = self.with_db(|db| {
-                // In the chunk's offsets, as the fixes read them.
-                let diagnostics: Vec<Diagnostic> = doc
-                    .chunk_diagnostics(db, index)
-                    .into_iter()
-                    .filter_map(|mut d| {
-                        d.range = d.range.checked_sub(chunk.start)?;
-                        d.related.clear();
-                        Some(d)
-                    })
-                    .collect();
-                let earlier = || doc.earlier_names(db, index);
-                let earlier = ide::Earlier::new(&earlier);
-                ide::fixes_in(db, chunk.source, part, &diagnostics, &earlier)
-            })?;
-            fixes.shift(chunk.start);
-            out.append(&mut fixes);
-        }
-        Ok(out)
+        self.with_db(|db| ide::fixes(db, doc, range))
     }
 
     /// The definition of the name at `offset` (see [`ide::definition`]).
     pub fn definition(&self, file: FileId, offset: TextSize) -> Cancellable<Option<TextRange>> {
         let doc = self.doc(file);
-        let index = doc.chunk_index(offset);
-        let (chunk, relative) = doc.locate(offset);
-        // A name an earlier chunk of its kernel defines: there.
-        let split = self.with_db(|db| {
-            doc.split_references(db, index, relative, true)
-                .and_then(|refs| refs.first().filter(|r| r.is_definition).map(|r| r.range))
-        })?;
-        match split {
-            Some(range) if chunk.context.inside => Ok(Some(range)),
-            _ => self.at(file, offset, ide::definition),
-        }
+        self.with_db(|db| ide::definition(db, doc, offset))
     }
 
     /// The references to the name at `offset` (see [`ide::references`]).
@@ -522,16 +423,7 @@ impl Analysis {
         include_declaration: bool,
     ) -> Cancellable<Vec<ide::Reference>> {
         let doc = self.doc(file);
-        let index = doc.chunk_index(offset);
-        let (_, relative) = doc.locate(offset);
-        if let Some(refs) =
-            self.with_db(|db| doc.split_references(db, index, relative, include_declaration))?
-        {
-            return Ok(refs);
-        }
-        self.at(file, offset, move |db, source, at| {
-            ide::references(db, source, at, include_declaration)
-        })
+        self.with_db(|db| ide::references(db, doc, offset, include_declaration))
     }
 
     /// The range and text a rename at `offset` would change (see [`ide::prepare_rename`]).
@@ -540,7 +432,8 @@ impl Analysis {
         file: FileId,
         offset: TextSize,
     ) -> Cancellable<Option<(TextRange, String)>> {
-        self.at(file, offset, ide::prepare_rename)
+        let doc = self.doc(file);
+        self.with_db(|db| ide::prepare_rename(db, doc, offset))
     }
 
     /// The edits of renaming the name at `offset` (see [`ide::rename`]).
@@ -551,109 +444,14 @@ impl Analysis {
         new_name: &str,
     ) -> Cancellable<Result<Vec<(TextRange, String)>, String>> {
         let doc = self.doc(file);
-        let index = doc.chunk_index(offset);
-        let (chunk, relative) = doc.locate(offset);
-        self.with_db(|db| {
-            let items = crate::db::file_items(db, chunk.source);
-            let Some(def) = ide::def_at(items, relative).map(|d| &items.definitions[d]) else {
-                return ide::rename(db, chunk.source, relative, new_name);
-            };
-            let name = new_name.trim_start_matches(['%', '@']);
-            let taken = doc.split_names_taken(db, index, def, name);
-            // Across the kernel's chunks, shifted back to this one's offsets for the
-            // checks, then made the document's.
-            let refs = match doc.split_references(db, index, relative, true) {
-                Some(refs) => refs,
-                None => {
-                    let mut refs = ide::references(db, chunk.source, relative, true);
-                    refs.shift(chunk.start);
-                    refs
-                }
-            };
-            let unshifted: Vec<ide::Reference> = refs
-                .iter()
-                .map(|r| ide::Reference {
-                    range: TextRange::new(
-                        r.range.start().checked_sub(chunk.start).unwrap_or_default(),
-                        r.range.end().checked_sub(chunk.start).unwrap_or_default(),
-                    ),
-                    is_definition: r.is_definition,
-                })
-                .collect();
-            ide::rename_references(db, chunk.source, relative, new_name, &taken, unshifted).map(
-                |edits| {
-                    // Each edit is a reference's name past its sigil: the document's range.
-                    edits
-                        .into_iter()
-                        .zip(&refs)
-                        .map(|((_, text), r)| {
-                            let start = r.range.start() + TextSize::from(1);
-                            (TextRange::new(start, r.range.end().max(start)), text)
-                        })
-                        .collect()
-                },
-            )
-        })
+        self.with_db(|db| ide::rename(db, doc, offset, new_name))
     }
 
     /// Document symbols (see [`ide::document_symbols`]): the whole tree, or, for a document
     /// of more than [`ide::MAX_DOCUMENT_SYMBOLS`] symbols, its kernels and their parameters.
     pub fn document_symbols(&self, file: FileId) -> Cancellable<Vec<ide::Symbol>> {
         let doc = self.doc(file);
-        self.with_db(|db| {
-            // The rest of a kernel cut into chunks joins its kernel's symbol.
-            let continuing = |chunk: &crate::document::Chunk| {
-                crate::db::parse(db, chunk.source)
-                    .file
-                    .kernels
-                    .first()
-                    .is_some_and(|k| k.continues)
-            };
-            let count = doc
-                .chunks
-                .iter()
-                .map(|chunk| {
-                    let symbols = ide::document_symbols(db, chunk.source);
-                    let all: usize = symbols.iter().map(ide::Symbol::count).sum();
-                    all - usize::from(continuing(chunk) && !symbols.is_empty())
-                })
-                .sum::<usize>();
-            let whole = count <= ide::MAX_DOCUMENT_SYMBOLS;
-            let mut out: Vec<ide::Symbol> = Vec::new();
-            for chunk in &doc.chunks {
-                let mut symbols = ide::document_symbols(db, chunk.source).iter();
-                if continuing(chunk)
-                    && let Some(part) = symbols.next()
-                {
-                    let mut part = part.clone();
-                    part.shift(chunk.start);
-                    if let Some(kernel) = out.last_mut() {
-                        // An unnamed kernel is selected whole.
-                        if kernel.selection_range == kernel.range {
-                            kernel.selection_range = kernel.range.cover(part.range);
-                        }
-                        kernel.range = kernel.range.cover(part.range);
-                        if whole {
-                            let base = part_ops(&kernel.children);
-                            for child in &mut part.children {
-                                renumber_ops(child, base);
-                            }
-                            kernel.children.append(&mut part.children);
-                        }
-                    }
-                }
-                for symbol in symbols {
-                    let mut symbol = if whole {
-                        symbol.clone()
-                    } else {
-                        symbol.outline()
-                    };
-                    symbol.shift(chunk.start);
-                    out.push(symbol);
-                }
-            }
-            out
-        })
+        self.with_db(|db| ide::document_symbols(db, doc))
     }
 
     /// Symbols of `files` matching `query` (see [`ide::workspace_symbols`]).
@@ -662,251 +460,40 @@ impl Analysis {
         files: &[FileId],
         query: &str,
     ) -> Cancellable<Vec<(FileId, ide::Symbol)>> {
-        let mut chunks = HashMap::new();
-        for &file in files {
-            for (index, chunk) in self.doc(file).chunks.iter().enumerate() {
-                chunks.insert(chunk.source, (file, chunk.start, index));
-            }
-        }
-        let sources: Vec<SourceFile> = chunks.keys().copied().collect();
-        let out = self.with_db(|db| {
-            ide::workspace_symbols(db, &sources, query)
-                .into_iter()
-                .filter_map(|(source, mut symbol)| {
-                    let &(file, start, index) = chunks.get(&source)?;
-                    symbol.shift(start);
-                    // A kernel cut into chunks: all of it, from its first chunk.
-                    let doc = self.doc(file);
-                    if symbol.kind == ide::SymbolKind::Kernel
-                        && doc.chunks[index].context.goes_on
-                        && let Some(whole) = doc.split_kernel_range(db, index)
-                        && whole.start() == symbol.range.start()
-                    {
-                        if symbol.selection_range == symbol.range {
-                            symbol.selection_range = whole;
-                        }
-                        symbol.range = whole;
-                    }
-                    Some((file, symbol))
-                })
-                .collect::<Vec<_>>()
-        })?;
-        let mut out: Vec<(FileId, ide::Symbol)> = out;
-        out.sort_by_key(|(file, s)| (file.0, s.range.start()));
-        Ok(out)
+        let docs: Vec<(FileId, &Document)> = files.iter().map(|&f| (f, self.doc(f))).collect();
+        self.with_db(|db| ide::workspace_symbols(db, &docs, query))
     }
 
-    /// Semantic tokens of the file (each chunk's, memoized: [`Analysis::semantic_token_chunks`]),
-    /// or of the lines `range` touches (see [`ide::semantic_tokens`]).
+    /// Semantic tokens of the file, or of the lines `range` touches (see
+    /// [`ide::semantic_tokens`]).
     pub fn semantic_tokens(
         &self,
         file: FileId,
         range: Option<TextRange>,
     ) -> Cancellable<Vec<ide::SemanticToken>> {
-        if range.is_some() {
-            return self.across(file, range, |db, source, part| {
-                ide::semantic_tokens(db, source, Some(part))
-            });
-        }
-        let mut out = Vec::new();
-        for chunk in self.semantic_token_chunks(file)? {
-            out.extend(chunk.tokens.iter().map(|token| {
-                let mut token = *token;
-                token.shift(chunk.range.start());
-                token
-            }));
-        }
-        Ok(out)
+        let doc = self.doc(file);
+        self.with_db(|db| ide::semantic_tokens(db, doc, range))
     }
 
-    /// The semantic tokens of the whole of `file` chunk by chunk, in order: each chunk's
-    /// range and its tokens, relative to its start, memoized per chunk
-    /// ([`ide::chunk_semantic_tokens`]). A chunk none of whose inputs changed since an
-    /// earlier call gives the same list (`Arc::ptr_eq`): a caller may keep what it derives
-    /// from a chunk's list by that list.
+    /// The semantic tokens of the whole of `file` chunk by chunk (see
+    /// [`ide::token_chunks`]): a chunk none of whose inputs changed since an earlier call
+    /// gives the same list (`Arc::ptr_eq`).
     pub fn semantic_token_chunks(&self, file: FileId) -> Cancellable<Vec<ide::ChunkTokens>> {
         let doc = self.doc(file);
-        self.with_db(|db| {
-            doc.chunks
-                .iter()
-                .map(|chunk| ide::ChunkTokens {
-                    range: chunk.range(),
-                    tokens: ide::chunk_semantic_tokens(db, chunk.source).clone(),
-                })
-                .collect()
-        })
+        self.with_db(|db| ide::token_chunks(db, doc))
     }
 
     /// Folding ranges (see [`ide::folding_ranges`]).
     pub fn folding_ranges(&self, file: FileId) -> Cancellable<Vec<ide::Fold>> {
         let doc = self.doc(file);
-        self.with_db(|db| {
-            let mut out: Vec<ide::Fold> = Vec::new();
-            for (index, chunk) in doc.chunks.iter().enumerate() {
-                let parsed = &crate::db::parse(db, chunk.source).file;
-                // A kernel cut into chunks folds whole, from its first chunk.
-                let fold_of = |k: &syntax::ast::Kernel| {
-                    k.body_range
-                        .map(|b| TextRange::new(k.range.start(), b.end()) + chunk.start)
-                };
-                let skip = parsed
-                    .kernels
-                    .first()
-                    .filter(|k| k.continues)
-                    .and_then(fold_of);
-                let grow = parsed
-                    .kernels
-                    .last()
-                    .filter(|k| k.goes_on)
-                    .and_then(fold_of);
-                let whole = grow.and_then(|_| doc.split_kernel_range(db, index));
-                for fold in ide::folding_ranges(db, chunk.source) {
-                    let mut fold = *fold;
-                    fold.shift(chunk.start);
-                    if fold.kind == ide::FoldKind::Region && Some(fold.range) == skip {
-                        continue;
-                    }
-                    if fold.kind == ide::FoldKind::Region
-                        && Some(fold.range) == grow
-                        && let Some(whole) = whole
-                    {
-                        fold.range = whole;
-                    }
-                    out.push(fold);
-                }
-            }
-            out
-        })
+        self.with_db(|db| ide::folding_ranges(db, doc))
     }
 
     /// Selection ranges at `offset`, innermost first (see [`ide::selection_ranges`]); the
     /// last is the whole document.
     pub fn selection_ranges(&self, file: FileId, offset: TextSize) -> Cancellable<Vec<TextRange>> {
-        let mut ranges = self.at(file, offset, ide::selection_ranges_within)?;
         let doc = self.doc(file);
-        let index = doc.chunk_index(offset);
-        // In a kernel cut into chunks: its part's range and body are the whole kernel's.
-        let parts = self.with_db(|db| doc.split_parts_around(db, index))?;
-        if !parts.is_empty() {
-            let mut all: Vec<TextRange> = ranges
-                .iter()
-                .copied()
-                .filter(|r| !parts.iter().any(|(part, _)| part == r))
-                .collect();
-            all.extend(
-                parts
-                    .iter()
-                    .filter(|(part, _)| part.contains_inclusive(offset) || part.is_empty())
-                    .map(|(_, whole)| *whole),
-            );
-            all.sort_by_key(|r| (r.len(), std::cmp::Reverse(r.start())));
-            all.dedup();
-            ranges.clear();
-            for r in all {
-                if ranges
-                    .last()
-                    .is_none_or(|last: &TextRange| r.contains_range(*last) && r != *last)
-                {
-                    ranges.push(r);
-                }
-            }
-        }
-        let whole = TextRange::up_to(self.file_len(file));
-        if ranges.last() != Some(&whole) {
-            ranges.push(whole);
-        }
-        Ok(ranges)
-    }
-}
-
-/// The ops among `symbols` and below them.
-fn part_ops(symbols: &[ide::Symbol]) -> u32 {
-    symbols
-        .iter()
-        .map(|s| u32::from(s.kind == ide::SymbolKind::Op) + part_ops(&s.children))
-        .sum()
-}
-
-/// `symbol` and those below it with their implicit op ids counted from `base` ops
-/// ([`ide::Symbol::chunk_op_id`]).
-fn renumber_ops(symbol: &mut ide::Symbol, base: u32) {
-    if let Some(id) = symbol.chunk_op_id.take() {
-        symbol.name = id.name(base);
-    }
-    for child in &mut symbol.children {
-        renumber_ops(child, base);
-    }
-}
-
-impl Shift for ide::HoverResult {
-    fn shift(&mut self, by: TextSize) {
-        self.range.shift(by);
-    }
-}
-
-impl Shift for ide::CodeLens {
-    fn shift(&mut self, by: TextSize) {
-        self.range.shift(by);
-    }
-}
-
-impl Shift for crate::KernelStats {
-    fn shift(&mut self, by: TextSize) {
-        self.name_range.shift(by);
-        self.range.shift(by);
-        for peak in [&mut self.sbuf, &mut self.psum] {
-            if let Some(op) = &mut peak.op {
-                op.range.shift(by);
-            }
-            for tensor in &mut peak.largest {
-                tensor.declaration.shift(by);
-            }
-        }
-    }
-}
-
-impl Shift for ide::InlayHint {
-    fn shift(&mut self, by: TextSize) {
-        self.offset.shift(by);
-    }
-}
-
-impl Shift for ide::CompletionItem {
-    fn shift(&mut self, by: TextSize) {
-        self.replace.shift(by);
-    }
-}
-
-impl Shift for ide::Fix {
-    fn shift(&mut self, by: TextSize) {
-        self.diagnostic.shift(by);
-        self.edits.shift(by);
-    }
-}
-
-impl Shift for ide::Reference {
-    fn shift(&mut self, by: TextSize) {
-        self.range.shift(by);
-    }
-}
-
-impl Shift for ide::Symbol {
-    fn shift(&mut self, by: TextSize) {
-        self.range.shift(by);
-        self.selection_range.shift(by);
-        self.children.shift(by);
-    }
-}
-
-impl Shift for ide::SemanticToken {
-    fn shift(&mut self, by: TextSize) {
-        self.range.shift(by);
-    }
-}
-
-impl Shift for ide::Fold {
-    fn shift(&mut self, by: TextSize) {
-        self.range.shift(by);
+        self.with_db(|db| ide::selection_ranges(db, doc, offset))
     }
 }
 

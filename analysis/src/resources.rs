@@ -144,3 +144,18 @@ pub fn group(n: u64) -> String {
     }
     out
 }
+
+impl syntax::Shift for KernelStats {
+    fn shift(&mut self, by: syntax::ast::TextSize) {
+        self.name_range.shift(by);
+        self.range.shift(by);
+        for peak in [&mut self.sbuf, &mut self.psum] {
+            if let Some(op) = &mut peak.op {
+                op.range.shift(by);
+            }
+            for tensor in &mut peak.largest {
+                tensor.declaration.shift(by);
+            }
+        }
+    }
+}

@@ -10,6 +10,9 @@ use syntax::Token;
 use syntax::ast::{TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, file_items, parse};
+use crate::document::Document;
+use crate::document::Shift;
+use crate::ide::Site;
 use crate::resolve::{Allocation, DefKind};
 
 /// What a completion inserts.
@@ -120,9 +123,13 @@ fn open_bodies(file: &syntax::ast::SourceFile, at: TextSize) -> usize {
     }
 }
 
-/// The completions at `offset`.
-pub fn completions(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<CompletionItem> {
-    completions_in(db, file, offset, &Earlier::none())
+/// The completions at `offset` (the document's); their ranges in the document's offsets.
+pub(crate) fn completions(db: &dyn Db, doc: &Document, offset: TextSize) -> Vec<CompletionItem> {
+    let (site, at) = Site::at(doc, offset);
+    let file = site.source();
+    let earlier = Earlier::of(db, &site);
+    let items = completions_from(db, file, at, &tokens_before(db, file, at), &earlier);
+    site.to_document(items)
 }
 
 /// A name in scope from a kernel's earlier chunks: `(name, kind, its tensor)`.
@@ -133,47 +140,39 @@ pub type EarlierName = (
 );
 
 /// The names in scope from a kernel's earlier chunks where a chunk that continues it starts
-/// ([`EarlierName`]s in source order; see `Document::earlier_names`), gathered when first
+/// ([`EarlierName`]s in source order; see [`Site::earlier_names`]), gathered when first
 /// asked for: completing a field or an op name, or fixing what needs no name, does not
 /// gather them (tens of thousands in the middle of an unrolled kernel).
-pub struct Earlier<'a> {
+pub(crate) struct Earlier<'a> {
     names: std::cell::OnceCell<Vec<EarlierName>>,
-    gather: Option<&'a dyn Fn() -> Vec<EarlierName>>,
+    site: Option<(&'a dyn Db, &'a Site<'a>)>,
 }
 
 impl<'a> Earlier<'a> {
-    /// No earlier names (a chunk that does not continue a kernel).
+    /// No earlier names (a text alone).
+    #[cfg(test)]
     pub fn none() -> Earlier<'static> {
         Earlier {
             names: std::cell::OnceCell::new(),
-            gather: None,
+            site: None,
         }
     }
 
-    /// The names `gather` gives, once asked for.
-    pub fn new(gather: &'a dyn Fn() -> Vec<EarlierName>) -> Earlier<'a> {
+    /// The earlier names of the chunk of `site`, once asked for.
+    pub fn of(db: &'a dyn Db, site: &'a Site<'a>) -> Earlier<'a> {
         Earlier {
             names: std::cell::OnceCell::new(),
-            gather: Some(gather),
+            site: Some((db, site)),
         }
     }
 
     /// The names (gathered now, the first time).
     pub fn names(&self) -> &[EarlierName] {
-        self.names
-            .get_or_init(|| self.gather.map_or_else(Vec::new, |gather| gather()))
+        self.names.get_or_init(|| {
+            self.site
+                .map_or_else(Vec::new, |(db, site)| site.earlier_names(db))
+        })
     }
-}
-
-/// [`completions`] in a chunk of a document, with the names in scope from the earlier
-/// chunks of the kernel it continues.
-pub fn completions_in(
-    db: &dyn Db,
-    file: SourceFile,
-    offset: TextSize,
-    earlier: &Earlier<'_>,
-) -> Vec<CompletionItem> {
-    completions_from(db, file, offset, &tokens_before(db, file, offset), earlier)
 }
 
 /// The completions at `offset`, the context read from `tokens` (see [`tokens_before`]).
@@ -743,13 +742,19 @@ fn field_value_context<'t>(
     Context::None
 }
 
+impl Shift for CompletionItem {
+    fn shift(&mut self, by: TextSize) {
+        self.replace.shift(by);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ide::fixture::with_cursor;
 
     fn labels(fixture: &str) -> Vec<String> {
-        let (db, file, offset) = with_cursor(fixture);
-        super::completions(&db, file, offset)
+        let (db, doc, offset) = with_cursor(fixture);
+        super::completions(&db, &doc, offset)
             .into_iter()
             .map(|c| c.label)
             .collect()
@@ -804,8 +809,8 @@ mod tests {
         assert_eq!(got, ["none", "double_row"]);
         let got = labels(&format!("{HEAD}  ActivationOp {{ func = ex<|> }}\n}}\n"));
         assert!(got.contains(&"exp".to_string()), "{got:?}");
-        let (db, file, offset) = with_cursor(&format!("{HEAD}  MatMulOp {{ dst = <|> }}\n}}\n"));
-        let items = super::completions(&db, file, offset);
+        let (db, doc, offset) = with_cursor(&format!("{HEAD}  MatMulOp {{ dst = <|> }}\n}}\n"));
+        let items = super::completions(&db, &doc, offset);
         let preferred: Vec<&str> = items
             .iter()
             .filter(|c| c.preferred)
@@ -841,7 +846,7 @@ mod tests {
 mod window_tests {
     use syntax::ast::TextSize;
 
-    use crate::db::{RootDatabase, SourceFile};
+    use crate::db::RootDatabase;
 
     /// Reading the context from the statement around the cursor gives the completions that
     /// reading it from the whole file gives, at every offset of every corpus file.
@@ -855,7 +860,8 @@ mod window_tests {
         };
         for (name, text) in test_utils::corpus_files() {
             let db = RootDatabase::default();
-            let file = SourceFile::new(&db, text.clone());
+            let doc = crate::ide::fixture::document(&db, &text);
+            let file = doc.chunks[0].source;
             let (whole, _) = syntax::lex(&text);
             for offset in (0..=text.len()).filter(|&o| text.is_char_boundary(o)) {
                 let offset = TextSize::from(offset as u32);
@@ -866,7 +872,7 @@ mod window_tests {
                     &whole,
                     &super::Earlier::none(),
                 ));
-                let got = labels(super::completions(&db, file, offset));
+                let got = labels(super::completions(&db, &doc, offset));
                 assert_eq!(got, want, "{name} at {offset:?}");
             }
         }

@@ -9,6 +9,10 @@ use syntax::ast::{self, TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, parse};
 use crate::diagnostic::Diagnostic;
+use crate::document::Document;
+use crate::document::Shift;
+use crate::ide::Site;
+use crate::ide::completion::Earlier;
 
 /// One quick fix: a title, the diagnostic it fixes, and text edits.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,26 +25,28 @@ pub struct Fix {
     pub edits: Vec<(TextRange, String)>,
 }
 
-/// The fixes for the diagnostics that overlap `range`.
-pub fn fixes(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<Fix> {
-    fixes_in(
-        db,
-        file,
-        range,
-        &crate::diagnostics(db, file),
-        &super::completion::Earlier::none(),
-    )
+/// The fixes for the diagnostics that overlap `range` (the document's), in the
+/// document's offsets.
+pub(crate) fn fixes(db: &dyn Db, doc: &Document, range: TextRange) -> Vec<Fix> {
+    let mut out = Vec::new();
+    for (site, part) in Site::across(doc, range) {
+        let diagnostics = site.diagnostics(db);
+        let earlier = Earlier::of(db, &site);
+        let fixes = chunk_fixes(db, site.source(), part, &diagnostics, &earlier);
+        out.extend(site.to_document(fixes));
+    }
+    out
 }
 
-/// [`fixes`] for `diagnostics`, `file`'s as its document reports them (relative to it),
-/// `earlier` the names in scope from the earlier chunks of the kernel it continues (see
-/// [`super::completion::Earlier`]).
-pub(crate) fn fixes_in(
+/// The fixes of a chunk, `file`: for those of its `diagnostics` (relative to it, as its
+/// document reports them) that overlap `range` (relative to it), `earlier` the names in
+/// scope from the earlier chunks of the kernel it continues.
+fn chunk_fixes(
     db: &dyn Db,
     file: SourceFile,
     range: TextRange,
     diagnostics: &[crate::Diagnostic],
-    earlier: &super::completion::Earlier<'_>,
+    earlier: &Earlier<'_>,
 ) -> Vec<Fix> {
     let text = file.text(db);
     let mut out = Vec::new();
@@ -103,7 +109,7 @@ pub(crate) fn fixes_in(
 fn placeholder(
     db: &dyn Db,
     file: SourceFile,
-    at: (TextSize, &super::completion::Earlier),
+    at: (TextSize, &Earlier),
     class: &str,
     field: &str,
 ) -> String {
@@ -122,7 +128,7 @@ fn placeholder(
 fn inner_placeholder(
     db: &dyn Db,
     file: SourceFile,
-    at: (TextSize, &super::completion::Earlier),
+    at: (TextSize, &Earlier),
     kind: Kind,
     field: &str,
 ) -> String {
@@ -151,7 +157,7 @@ fn inner_placeholder(
 fn tensor_in_scope(
     db: &dyn Db,
     file: SourceFile,
-    (offset, earlier): (TextSize, &super::completion::Earlier<'_>),
+    (offset, earlier): (TextSize, &Earlier<'_>),
     mems: Option<catalog::Mems>,
 ) -> Option<String> {
     super::completion::names_in_scope(db, file, offset, earlier)
@@ -227,16 +233,23 @@ fn insert_field(text: &str, op: &ast::Op, field_text: &str) -> Option<(TextRange
     }
 }
 
+impl Shift for Fix {
+    fn shift(&mut self, by: TextSize) {
+        self.diagnostic.shift(by);
+        self.edits.shift(by);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::db::{RootDatabase, SourceFile};
+    use crate::db::RootDatabase;
     use syntax::ast::TextRange;
 
     fn apply(text: &str) -> Vec<(String, String)> {
         let db = RootDatabase::default();
-        let file = SourceFile::new(&db, text.to_string());
+        let doc = crate::ide::fixture::document(&db, text);
         let all = TextRange::up_to(syntax::ast::TextSize::of(text));
-        super::fixes(&db, file, all)
+        super::fixes(&db, &doc, all)
             .into_iter()
             .map(|f| {
                 let mut t = text.to_string();

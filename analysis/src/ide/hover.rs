@@ -9,7 +9,8 @@ use syntax::ast::{self, TextRange, TextSize};
 
 use crate::bir::op_instructions;
 use crate::db::{Db, SourceFile, file_items, parse};
-use crate::ide::{contains_inclusive, op_at};
+use crate::document::Document;
+use crate::ide::{Site, contains_inclusive, op_at};
 use crate::resolve::{Allocation, DefKind, Definition, KernelItems, OpItem};
 
 /// A hover: the range it describes (UTF-8 bytes) and Markdown.
@@ -21,58 +22,25 @@ pub struct HoverResult {
     pub markdown: String,
 }
 
-/// The hover at `offset`, if there is something to say.
-pub fn hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<HoverResult> {
-    hover_in(db, file, Place::default(), offset)
+/// The hover at `offset` (the document's), if there is something to say; its range in
+/// the document's offsets. On the name of a kernel cut into chunks, it tells of the whole
+/// kernel.
+pub fn hover(db: &dyn Db, doc: &Document, offset: TextSize) -> Option<HoverResult> {
+    let (site, at) = Site::at(doc, offset);
+    let file = site.source();
+    let hover = name_hover(db, file, at)
+        .or_else(|| type_hover(db, file, at))
+        .or_else(|| {
+            let (kernel, op) = op_at(db, file, at)?;
+            field_hover(op, at).or_else(|| Some(op_hover(db, &site, kernel, op)))
+        })?;
+    let mut hover = whole_kernel_hover(db, &site, hover);
+    hover.range = hover.range + site.chunk.start;
+    Some(hover)
 }
 
-/// Where a chunk stands in its document, for what a chunk's answer says of the document.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Place<'a> {
-    /// The document's line (0-based) the chunk starts on: the BIR shown on an op gives the
-    /// document's line in its `debuginfo`.
-    pub first_line: u32,
-    /// The ops of the kernel the chunk starts inside, in its earlier chunks (0 when it
-    /// starts with whole kernels): added to its ops' implicit ids.
-    pub op_base: u32,
-    /// The errors in the chunk (relative to it) that another chunk of the document
-    /// reports: an op's BIR `errors` count them.
-    pub errors: &'a [(TextRange, lower::diag::Code)],
-}
-
-/// [`hover`] in a chunk of a document, at `place`.
-pub fn hover_in(
-    db: &dyn Db,
-    file: SourceFile,
-    place: Place<'_>,
-    offset: TextSize,
-) -> Option<HoverResult> {
-    if let Some(h) = name_hover(db, file, offset) {
-        return Some(h);
-    }
-    if let Some(h) = type_hover(db, file, offset) {
-        return Some(h);
-    }
-    let (kernel, op) = op_at(db, file, offset)?;
-    let op_base = if kernel.continues { place.op_base } else { 0 };
-    field_hover(op, offset).or_else(|| {
-        Some(op_hover(
-            db,
-            file,
-            place.first_line,
-            (op_base, place.errors),
-            op,
-        ))
-    })
-}
-
-fn op_hover(
-    db: &dyn Db,
-    file: SourceFile,
-    first_line: u32,
-    (op_base, errors): (u32, &[(TextRange, lower::diag::Code)]),
-    op: &OpItem,
-) -> HoverResult {
+fn op_hover(db: &dyn Db, site: &Site<'_>, kernel: &KernelItems, op: &OpItem) -> HoverResult {
+    let file = site.source();
     let range = op.syntax.class.range;
     let Some(spec) = catalog::lookup(&op.resolved.class) else {
         return HoverResult {
@@ -80,7 +48,13 @@ fn op_hover(
             markdown: format!("**{}**: not an op class", op.resolved.class),
         };
     };
-    let instructions = op_instructions(db, file, first_line, (op_base, errors), op);
+    let op_base = if kernel.continues {
+        site.ops_before(db)
+    } else {
+        0
+    };
+    let errors = site.errors_from_elsewhere(db);
+    let instructions = op_instructions(db, file, site.chunk.first_line, (op_base, &errors), op);
     let op_id = if op.op_id_written {
         op.op_id
     } else {
@@ -342,27 +316,24 @@ fn kernel_markdown(
     markdown
 }
 
-/// `hover`, the chunk `index`'s answer (in the document's offsets), made the whole
-/// kernel's when it is on the name of a kernel that goes on into the next chunks.
-pub(crate) fn whole_kernel_hover(
-    db: &dyn Db,
-    doc: &crate::document::Document,
-    index: usize,
-    hover: &mut HoverResult,
-) {
-    let chunk = &doc.chunks[index];
-    let parsed = &parse(db, chunk.source).file;
-    let Some(syntax) = parsed.kernels.last().filter(|k| k.goes_on) else {
-        return;
-    };
-    let Some(name) = &syntax.name else { return };
-    if name.range + chunk.start != hover.range {
-        return;
+/// `hover` (relative to the chunk of `site`), made the whole kernel's when it is on the
+/// name of a kernel that goes on into the next chunks.
+fn whole_kernel_hover(db: &dyn Db, site: &Site<'_>, mut hover: HoverResult) -> HoverResult {
+    if !site.chunk.context.goes_on {
+        return hover;
     }
-    let parts = crate::bir::kernel_parts(db, doc, index);
+    let parsed = &parse(db, site.source()).file;
+    let Some(syntax) = parsed.kernels.last().filter(|k| k.goes_on) else {
+        return hover;
+    };
+    if syntax.name.as_ref().map(|n| n.range) != Some(hover.range) {
+        return hover;
+    }
+    let parts = crate::bir::kernel_parts(db, site.doc, site.index);
     let kernels: Vec<&KernelItems> = parts.iter().map(|p| p.kernel).collect();
-    let stats = doc.split_stats(db, index);
-    hover.markdown = kernel_markdown(chunk.source.text(db), syntax, &kernels, Some(&stats));
+    let stats = site.doc.split_stats(db, site.index);
+    hover.markdown = kernel_markdown(site.source().text(db), syntax, &kernels, Some(&stats));
+    hover
 }
 
 /// A loop variable: its loop's bounds, the values it takes and the BIR loop axis.
@@ -533,11 +504,11 @@ mod tests {
 
     #[track_caller]
     fn check(fixture: &str, expect: Expect) {
-        let (db, file, offset) = with_cursor(fixture);
-        let text = match super::hover(&db, file, offset) {
+        let (db, doc, offset) = with_cursor(fixture);
+        let text = match super::hover(&db, &doc, offset) {
             Some(h) => {
                 let covered =
-                    &file.text(&db)[usize::from(h.range.start())..usize::from(h.range.end())];
+                    &doc.text(&db)[usize::from(h.range.start())..usize::from(h.range.end())];
                 format!("[{covered}]\n{}", h.markdown)
             }
             None => "no hover".to_string(),

@@ -6,6 +6,8 @@ use lower::catalog::Engine;
 use syntax::ast::{TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, lowering};
+use crate::document::{Document, Shift};
+use crate::ide::Site;
 
 /// One hint: where it goes (a UTF-8 byte offset: the end of the op's text) and its label.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -16,10 +18,20 @@ pub struct InlayHint {
     pub label: String,
 }
 
-/// The hints of every op that ends inside `range` (the whole file when `None`), at the cost
-/// of the ops in `range` (see [`super::for_each_op_ending_in`]).
-pub fn inlay_hints(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> Vec<InlayHint> {
-    let range = range.unwrap_or_else(|| TextRange::up_to(TextSize::of(file.text(db).as_str())));
+/// The hints of every op of a document that ends inside `range` (the document's; the whole
+/// document when `None`), in its offsets, at the cost of the ops in `range`.
+pub(crate) fn inlay_hints(db: &dyn Db, doc: &Document, range: Option<TextRange>) -> Vec<InlayHint> {
+    let range = range.unwrap_or_else(|| TextRange::up_to(doc.len()));
+    let mut out = Vec::new();
+    for (site, part) in Site::across(doc, range) {
+        out.extend(site.to_document(chunk_hints(db, site.source(), part)));
+    }
+    out
+}
+
+/// The hints of every op of a chunk, `file`, that ends inside `range` (relative to it; see
+/// [`super::for_each_op_ending_in`]).
+fn chunk_hints(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<InlayHint> {
     let mut hints = Vec::new();
     super::for_each_op_ending_in(db, file, range, &mut |_, op| {
         hints.push(InlayHint {
@@ -66,14 +78,20 @@ pub fn label(instructions: &[Inst], it: Option<u32>) -> String {
     format!("→ {}", parts.join(", "))
 }
 
+impl Shift for InlayHint {
+    fn shift(&mut self, by: TextSize) {
+        self.offset.shift(by);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::db::{RootDatabase, SourceFile};
+    use crate::db::RootDatabase;
 
     fn hints(text: &str) -> Vec<String> {
         let db = RootDatabase::default();
-        let file = SourceFile::new(&db, text.to_string());
-        super::inlay_hints(&db, file, None)
+        let doc = crate::ide::fixture::document(&db, text);
+        super::inlay_hints(&db, &doc, None)
             .into_iter()
             .map(|h| format!("{}: {}", u32::from(h.offset), h.label))
             .collect()
@@ -111,7 +129,7 @@ mod tests {
 #[cfg(test)]
 mod range_tests {
 
-    use crate::db::{RootDatabase, SourceFile};
+    use crate::db::RootDatabase;
 
     /// The hints of a range are the file's hints that end in it, for every window of a few
     /// lines of every corpus file.
@@ -119,8 +137,8 @@ mod range_tests {
     fn a_range_gives_the_files_hints_in_it() {
         for (name, text) in test_utils::corpus_files() {
             let db = RootDatabase::default();
-            let file = SourceFile::new(&db, text.clone());
-            let all = super::inlay_hints(&db, file, None);
+            let doc = crate::ide::fixture::document(&db, &text);
+            let all = super::inlay_hints(&db, &doc, None);
             for range in test_utils::line_windows(&text, 3) {
                 let from = range.start();
                 let want: Vec<_> = all
@@ -129,7 +147,7 @@ mod range_tests {
                     .cloned()
                     .collect();
                 assert_eq!(
-                    super::inlay_hints(&db, file, Some(range)),
+                    super::inlay_hints(&db, &doc, Some(range)),
                     want,
                     "{name} from {from:?}"
                 );

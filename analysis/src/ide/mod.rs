@@ -1,5 +1,7 @@
 //! IDE features over the database, in byte offsets and plain strings (no LSP types): each
-//! feature is one pure function of `(db, file, position)` with its tests beside it.
+//! feature is one function of `(db, document, position)`, positions and answers in the
+//! document's offsets, with its tests beside it. A feature reads the chunk it answers in
+//! through a [`Site`], which knows what the chunk needs of the chunks around it.
 
 mod completion;
 mod fixes;
@@ -13,33 +15,121 @@ mod show_bir;
 mod structure;
 mod symbols;
 
-pub use completion::{CompletionItem, CompletionKind, Earlier, completions, completions_in};
-pub(crate) use fixes::fixes_in;
-pub use fixes::{Fix, fixes};
+pub(crate) use completion::completions;
+pub use completion::{CompletionItem, CompletionKind};
+pub use fixes::Fix;
+pub(crate) use fixes::fixes;
 pub use format::{format, format_range};
-pub(crate) use hover::whole_kernel_hover;
-pub use hover::{HoverResult, Place, hover, hover_in};
-pub use inlay::{InlayHint, inlay_hints};
-pub use navigation::{Reference, definition, is_identifier, prepare_rename, references, rename};
-pub(crate) use navigation::{def_at, rename_references, uses};
-pub use resources::{CodeLens, code_lenses, lens_title, resources_markdown, short_name};
-pub use semantic_tokens::{
-    ChunkTokens, MODIFIERS, SemanticToken, TokenType, chunk_semantic_tokens, lines_of,
-    semantic_tokens,
-};
+pub use hover::HoverResult;
+pub(crate) use hover::hover;
+pub use inlay::InlayHint;
+pub(crate) use inlay::inlay_hints;
+pub use navigation::{Reference, is_identifier};
+pub(crate) use navigation::{def_at, definition, prepare_rename, references, rename, uses};
+pub(crate) use resources::code_lenses;
+pub use resources::{CodeLens, lens_title, resources_markdown, short_name};
+pub use semantic_tokens::{ChunkTokens, MODIFIERS, SemanticToken, TokenType, lines_of};
+pub(crate) use semantic_tokens::{semantic_tokens, token_chunks};
 pub(crate) use show_bir::show_bir;
-pub use structure::{Fold, FoldKind, folding_ranges, selection_ranges, selection_ranges_within};
-pub use symbols::{
-    ChunkOpId, MAX_DOCUMENT_SYMBOLS, Symbol, SymbolKind, document_symbols, matches_query,
-    workspace_symbols,
-};
+pub use structure::{Fold, FoldKind};
+pub(crate) use structure::{folding_ranges, selection_ranges};
+pub use symbols::{ChunkOpId, MAX_DOCUMENT_SYMBOLS, Symbol, SymbolKind, matches_query};
+pub(crate) use symbols::{document_symbols, workspace_symbols};
 
 use std::ops::Range;
 
 use syntax::ast::{TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, file_items, parse};
+use crate::document::{Chunk, Document, Shift};
 use crate::resolve::{Item, KernelItems, OpItem};
+
+/// A chunk of a document as an IDE feature reads it: its input, where it stands, and what
+/// it needs of the chunks around it (each read only when asked).
+#[derive(Clone, Copy)]
+pub(crate) struct Site<'a> {
+    /// The document.
+    pub doc: &'a Document,
+    /// The chunk's index in it.
+    pub index: usize,
+    /// The chunk.
+    pub chunk: Chunk,
+}
+
+impl<'a> Site<'a> {
+    /// The chunk of `doc` holding `offset` (the document's), and `offset` relative to it
+    /// (clamped to the document).
+    pub fn at(doc: &'a Document, offset: TextSize) -> (Site<'a>, TextSize) {
+        let index = doc.chunk_index(offset);
+        let (chunk, relative) = doc.locate(offset);
+        (Site { doc, index, chunk }, relative)
+    }
+
+    /// The chunk `index` of `doc`.
+    pub fn of(doc: &'a Document, index: usize) -> Option<Site<'a>> {
+        let chunk = *doc.chunks.get(index)?;
+        Some(Site { doc, index, chunk })
+    }
+
+    /// Each chunk `range` (the document's) touches, with the part of `range` in it,
+    /// relative to the chunk.
+    pub fn across(
+        doc: &'a Document,
+        range: TextRange,
+    ) -> impl Iterator<Item = (Site<'a>, TextRange)> {
+        doc.chunks_in(range).map(move |(chunk, part)| {
+            let index = doc.chunk_index(chunk.start);
+            (Site { doc, index, chunk }, part)
+        })
+    }
+
+    /// The chunk's input.
+    pub fn source(&self) -> SourceFile {
+        self.chunk.source
+    }
+
+    /// `answer`, made of the chunk's offsets, in the document's.
+    pub fn to_document<T: Shift>(&self, mut answer: T) -> T {
+        answer.shift(self.chunk.start);
+        answer
+    }
+
+    /// The ops of the kernel the chunk starts inside, in its earlier chunks (0 when it
+    /// starts with whole kernels): what its first kernel's implicit op ids count from.
+    pub fn ops_before(&self, db: &dyn Db) -> u32 {
+        self.doc.op_base(db, self.index)
+    }
+
+    /// The errors in the chunk (relative to it, with their codes) that another chunk of
+    /// the document reports: an op's BIR `errors` count them.
+    pub fn errors_from_elsewhere(&self, db: &dyn Db) -> Vec<(TextRange, lower::Code)> {
+        if self.chunk.context.inside || self.chunk.context.goes_on {
+            self.doc.errors_from_elsewhere(db, self.index)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The names in scope where the chunk starts, from the earlier chunks of the kernel it
+    /// continues (see `Document::earlier_names`; none when it starts with whole kernels).
+    pub fn earlier_names(&self, db: &dyn Db) -> Vec<completion::EarlierName> {
+        self.doc.earlier_names(db, self.index)
+    }
+
+    /// The chunk's diagnostics as the document reports them, relative to the chunk
+    /// (without the related notes, which may stand in other chunks).
+    pub fn diagnostics(&self, db: &dyn Db) -> Vec<crate::Diagnostic> {
+        self.doc
+            .chunk_diagnostics(db, self.index)
+            .into_iter()
+            .filter_map(|mut d| {
+                d.range = d.range.checked_sub(self.chunk.start)?;
+                d.related.clear();
+                Some(d)
+            })
+            .collect()
+    }
+}
 
 /// The indices of the kernels of `kernels` (in source order, not overlapping) whose range
 /// touches `range`, both ends included: a binary search, not a walk.
@@ -125,15 +215,22 @@ pub(crate) mod fixture {
     use syntax::ast::TextSize;
 
     use crate::db::{RootDatabase, SourceFile};
+    use crate::document::Document;
 
     /// A database holding `text` with its cursor marker (`<|>`, see [`test_utils::CURSOR`])
-    /// removed, and the marker's offset (UTF-8 bytes).
+    /// removed, as a document of one chunk, and the marker's offset (UTF-8 bytes).
     #[track_caller]
-    pub fn with_cursor(text: &str) -> (RootDatabase, SourceFile, TextSize) {
+    pub fn with_cursor(text: &str) -> (RootDatabase, Document, TextSize) {
         let (clean, offset) = test_utils::cursor(text);
         let db = RootDatabase::default();
-        let file = SourceFile::new(&db, clean);
-        (db, file, offset)
+        let doc = document(&db, &clean);
+        (db, doc, offset)
+    }
+
+    /// `text` as a document of one chunk of `db`.
+    pub fn document(db: &RootDatabase, text: &str) -> Document {
+        let file = SourceFile::new(db, text.to_string());
+        Document::of_source(db, file)
     }
 }
 

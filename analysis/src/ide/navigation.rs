@@ -5,7 +5,9 @@
 use syntax::ast::{TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, file_items};
-use crate::ide::contains_inclusive;
+use crate::document::Document;
+use crate::document::Shift;
+use crate::ide::{Site, contains_inclusive};
 use crate::resolve::{DefKind, Definition, FileItems};
 
 /// The definition index of the name (definition or use) under `offset` (a definition of
@@ -24,10 +26,18 @@ pub(crate) fn def_at(items: &FileItems, offset: TextSize) -> Option<usize> {
         })
 }
 
-/// The range of the defining name of the symbol under `offset`.
-pub fn definition(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<TextRange> {
-    let items = file_items(db, file);
-    Some(items.definitions.get(def_at(items, offset)?)?.range)
+/// The range of the defining name of the symbol under `offset` (the document's): in an
+/// earlier chunk for a name a kernel cut into chunks defines there.
+pub(crate) fn definition(db: &dyn Db, doc: &Document, offset: TextSize) -> Option<TextRange> {
+    let (site, at) = Site::at(doc, offset);
+    if site.chunk.context.inside
+        && let Some(refs) = doc.split_references(db, site.index, at, true)
+        && let Some(def) = refs.first().filter(|r| r.is_definition)
+    {
+        return Some(def.range);
+    }
+    let items = file_items(db, site.source());
+    Some(items.definitions.get(def_at(items, at)?)?.range + site.chunk.start)
 }
 
 /// A use or the definition of a symbol.
@@ -51,9 +61,24 @@ pub(crate) fn uses(items: &FileItems, def: usize) -> impl Iterator<Item = Refere
         })
 }
 
-/// Every reference to the symbol under `offset`, in source order; the definition first
-/// when `include_declaration`.
-pub fn references(
+/// Every reference to the symbol under `offset` (the document's), in source order, in the
+/// document's offsets: across the chunks of a kernel cut into chunks for its parameters,
+/// tensors and registers. The definition first when `include_declaration`.
+pub(crate) fn references(
+    db: &dyn Db,
+    doc: &Document,
+    offset: TextSize,
+    include_declaration: bool,
+) -> Vec<Reference> {
+    let (site, at) = Site::at(doc, offset);
+    if let Some(refs) = doc.split_references(db, site.index, at, include_declaration) {
+        return refs;
+    }
+    site.to_document(chunk_references(db, site.source(), at, include_declaration))
+}
+
+/// [`references`] within one chunk, `file` (offsets relative to it).
+fn chunk_references(
     db: &dyn Db,
     file: SourceFile,
     offset: TextSize,
@@ -74,41 +99,55 @@ pub fn references(
     out
 }
 
-/// The name under `offset` if it can be renamed: its range without the sigil, and the
-/// current name as the placeholder.
-pub fn prepare_rename(
+/// The name under `offset` (the document's) if it can be renamed: its range without the
+/// sigil (the document's), and the current name as the placeholder.
+pub(crate) fn prepare_rename(
     db: &dyn Db,
-    file: SourceFile,
+    doc: &Document,
     offset: TextSize,
 ) -> Option<(TextRange, String)> {
-    let items = file_items(db, file);
-    let def = items.definitions.get(def_at(items, offset)?)?;
-    let range = references(db, file, offset, true)
+    let (site, at) = Site::at(doc, offset);
+    let items = file_items(db, site.source());
+    let def = items.definitions.get(def_at(items, at)?)?;
+    let range = chunk_references(db, site.source(), at, true)
         .into_iter()
         .map(|r| r.range)
-        .find(|r| contains_inclusive(*r, offset))?;
-    Some((without_sigil(range), def.name.clone()))
+        .find(|r| contains_inclusive(*r, at))?;
+    Some((without_sigil(range) + site.chunk.start, def.name.clone()))
 }
 
-/// The edits renaming the symbol under `offset` to `new_name` (with or without its sigil):
-/// `(range, replacement)` pairs, each replacing a name token after its sigil.
+/// The edits renaming the symbol under `offset` (the document's) to `new_name` (with or
+/// without its sigil): `(range, replacement)` pairs in the document's offsets, each
+/// replacing a name token after its sigil; across the chunks of a kernel cut into chunks.
 ///
 /// Errors: not on a renameable name; `new_name` not an identifier; a name that another
 /// definition of the same kernel (or another kernel, for kernels) already uses.
-pub fn rename(
+pub(crate) fn rename(
     db: &dyn Db,
-    file: SourceFile,
+    doc: &Document,
     offset: TextSize,
     new_name: &str,
 ) -> Result<Vec<(TextRange, String)>, String> {
-    let references = references(db, file, offset, true);
-    rename_references(db, file, offset, new_name, &[], references)
+    let (site, at) = Site::at(doc, offset);
+    let file = site.source();
+    let items = file_items(db, file);
+    let taken = match def_at(items, at).and_then(|d| items.definitions.get(d)) {
+        Some(def) => {
+            let name = new_name.trim_start_matches(['%', '@']);
+            doc.split_names_taken(db, site.index, def, name)
+        }
+        None => Vec::new(),
+    };
+    // The references in the document's offsets; each edit is a reference's name past its
+    // sigil.
+    let refs = references(db, doc, offset, true);
+    rename_references(db, file, at, new_name, &taken, refs)
 }
 
-/// [`rename`] of the symbol under `offset` whose references are `references` (its
-/// document's, maybe beyond `file`), `taken` the names its kernel's other chunks define
-/// (with their kinds): a rename to one of those clashes too.
-pub(crate) fn rename_references(
+/// [`rename`] of the symbol under `offset` (relative to `file`) whose references are
+/// `references` (in any offsets: the edits are in theirs), `taken` the names its kernel's
+/// other chunks define (with their kinds): a rename to one of those clashes too.
+fn rename_references(
     db: &dyn Db,
     file: SourceFile,
     offset: TextSize,
@@ -186,6 +225,12 @@ pub fn is_identifier(name: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
+impl Shift for Reference {
+    fn shift(&mut self, by: TextSize) {
+        self.range.shift(by);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,42 +244,42 @@ mod tests {
 
     #[test]
     fn definition_of_a_use() {
-        let (db, file, offset) = with_cursor(&KERNEL.replacen("src = %t", "src = %<|>t", 1));
-        let range = definition(&db, file, offset).expect("a definition");
-        assert_eq!(covered(file.text(&db), range), "%t");
+        let (db, doc, offset) = with_cursor(&KERNEL.replacen("src = %t", "src = %<|>t", 1));
+        let range = definition(&db, &doc, offset).expect("a definition");
+        assert_eq!(covered(&doc.text(&db), range), "%t");
         assert_eq!(usize::from(range.start()), KERNEL.find("%t :").unwrap());
     }
 
     #[test]
     fn references_and_rename() {
-        let (db, file, offset) = with_cursor(&KERNEL.replacen("tensor %t", "tensor %<|>t", 1));
-        let refs = references(&db, file, offset, true);
+        let (db, doc, offset) = with_cursor(&KERNEL.replacen("tensor %t", "tensor %<|>t", 1));
+        let refs = references(&db, &doc, offset, true);
         assert_eq!(refs.len(), 3);
         assert!(refs[0].is_definition);
-        let edits = rename(&db, file, offset, "%tile").expect("renames");
+        let edits = rename(&db, &doc, offset, "%tile").expect("renames");
         assert_eq!(edits.len(), 3);
-        let mut text = file.text(&db).clone();
+        let mut text = doc.text(&db);
         for (range, new) in edits.iter().rev() {
             text.replace_range(usize::from(range.start())..usize::from(range.end()), new);
         }
         assert_eq!(text.matches("%tile").count(), 3);
         assert!(
-            rename(&db, file, offset, "x")
+            rename(&db, &doc, offset, "x")
                 .unwrap_err()
                 .contains("already defined")
         );
-        assert!(rename(&db, file, offset, "9lives").is_err());
-        let (range, placeholder) = prepare_rename(&db, file, offset).expect("renameable");
+        assert!(rename(&db, &doc, offset, "9lives").is_err());
+        let (range, placeholder) = prepare_rename(&db, &doc, offset).expect("renameable");
         assert_eq!(
-            (covered(file.text(&db), range), placeholder.as_str()),
+            (covered(&doc.text(&db), range), placeholder.as_str()),
             ("t", "t")
         );
     }
 
     #[test]
     fn nothing_to_rename_on_an_op() {
-        let (db, file, offset) = with_cursor(&KERNEL.replacen("DmaCopyOp", "Dma<|>CopyOp", 1));
-        assert!(prepare_rename(&db, file, offset).is_none());
-        assert!(rename(&db, file, offset, "y").is_err());
+        let (db, doc, offset) = with_cursor(&KERNEL.replacen("DmaCopyOp", "Dma<|>CopyOp", 1));
+        assert!(prepare_rename(&db, &doc, offset).is_none());
+        assert!(rename(&db, &doc, offset, "y").is_err());
     }
 }

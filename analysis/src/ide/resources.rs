@@ -6,8 +6,8 @@
 use lower::catalog::Engine;
 use syntax::ast::TextRange;
 
-use crate::db::{Db, SourceFile};
-use crate::kernel::stats::kernel_stats;
+use crate::db::Db;
+use crate::document::Document;
 use crate::resources::{KernelStats, Peak, group, group_executed};
 
 /// A code lens: the range it stands above (the kernel's `@name`, UTF-8 bytes) and its
@@ -20,12 +20,10 @@ pub struct CodeLens {
     pub title: String,
 }
 
-/// One lens per kernel of `file`, in source order (whole kernels: a kernel cut into chunks
-/// is the document's, `crate::Analysis::code_lenses`).
-pub fn code_lenses(db: &dyn Db, file: SourceFile) -> Vec<CodeLens> {
-    kernel_stats(db, file)
+/// One lens per kernel of a document, in source order, in its offsets.
+pub(crate) fn code_lenses(db: &dyn Db, doc: &Document) -> Vec<CodeLens> {
+    doc.kernel_stats(db)
         .iter()
-        .flatten()
         .map(|stats| CodeLens {
             range: stats.name_range,
             title: lens_title(stats),

@@ -10,6 +10,8 @@ use syntax::Token;
 use syntax::ast::{self, TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, file_items, parse};
+use crate::document::{Document, Shift};
+use crate::ide::Site;
 use crate::resolve::DefKind;
 
 /// The token types, in the order of the LSP legend the server announces.
@@ -114,14 +116,53 @@ pub struct ChunkTokens {
     pub tokens: Arc<[SemanticToken]>,
 }
 
-/// The classified tokens in source order: every one, or, with `range`, those of the lines
-/// `range` touches. A range costs what its lines hold plus a binary search, not the file:
-/// only those lines are lexed, and only the names and statements in them are looked up.
-pub fn semantic_tokens(
+/// The classified tokens of a document in source order, in its offsets: every one (each
+/// chunk's, memoized: [`chunk_semantic_tokens`]), or, with `range` (the document's), those
+/// of the lines `range` touches.
+pub(crate) fn semantic_tokens(
     db: &dyn Db,
-    file: SourceFile,
+    doc: &Document,
     range: Option<TextRange>,
 ) -> Vec<SemanticToken> {
+    let mut out = Vec::new();
+    match range {
+        Some(range) => {
+            for (site, part) in Site::across(doc, range) {
+                out.extend(site.to_document(chunk_tokens(db, site.source(), Some(part))));
+            }
+        }
+        None => {
+            for chunk in token_chunks(db, doc) {
+                out.extend(chunk.tokens.iter().map(|token| {
+                    let mut token = *token;
+                    token.shift(chunk.range.start());
+                    token
+                }));
+            }
+        }
+    }
+    out
+}
+
+/// The semantic tokens of the whole of `doc` chunk by chunk, in order: each chunk's range
+/// and its tokens, relative to its start, memoized per chunk ([`chunk_semantic_tokens`]).
+/// A chunk none of whose inputs changed since an earlier call gives the same list
+/// (`Arc::ptr_eq`): a caller may keep what it derives from a chunk's list by that list.
+pub(crate) fn token_chunks(db: &dyn Db, doc: &Document) -> Vec<ChunkTokens> {
+    doc.chunks
+        .iter()
+        .map(|chunk| ChunkTokens {
+            range: chunk.range(),
+            tokens: chunk_semantic_tokens(db, chunk.source).clone(),
+        })
+        .collect()
+}
+
+/// The classified tokens of a chunk, `file`, in source order, relative to it: every one,
+/// or, with `range`, those of the lines `range` touches. A range costs what its lines hold
+/// plus a binary search, not the file: only those lines are lexed, and only the names and
+/// statements in them are looked up.
+fn chunk_tokens(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> Vec<SemanticToken> {
     let text = file.text(db);
     let window = range.map_or(TextRange::up_to(TextSize::of(text.as_str())), |r| {
         lines_of(text, r)
@@ -174,7 +215,7 @@ pub fn semantic_tokens(
 /// is kept by.
 #[salsa::tracked(returns(ref), no_eq)]
 pub fn chunk_semantic_tokens(db: &dyn Db, file: SourceFile) -> Arc<[SemanticToken]> {
-    semantic_tokens(db, file, None).into()
+    chunk_tokens(db, file, None).into()
 }
 
 /// The whole lines `range` touches: from the start of its first line to the end of its
@@ -310,16 +351,22 @@ fn value_roles(
     }
 }
 
+impl Shift for SemanticToken {
+    fn shift(&mut self, by: TextSize) {
+        self.range.shift(by);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::db::{RootDatabase, SourceFile};
+    use crate::db::RootDatabase;
 
     #[test]
     fn classifies_each_kind_of_name() {
         let db = RootDatabase::default();
         let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4] // c\n  for %i in 0..2 {\n    ActivationOp #7 { dst = %t, src = %t, func = exp }\n  }\n}\n";
-        let file = SourceFile::new(&db, text.to_string());
-        let rendered: Vec<String> = super::semantic_tokens(&db, file, None)
+        let doc = crate::ide::fixture::document(&db, text);
+        let rendered: Vec<String> = super::semantic_tokens(&db, &doc, None)
             .iter()
             .map(|t| {
                 format!(
@@ -349,7 +396,7 @@ mod tests {
 #[cfg(test)]
 mod range_tests {
 
-    use crate::db::{RootDatabase, SourceFile};
+    use crate::db::RootDatabase;
 
     /// The tokens of a range are the file's tokens on the lines it touches, for every
     /// window of a few lines of every corpus file.
@@ -357,8 +404,8 @@ mod range_tests {
     fn a_range_gives_the_files_tokens_on_its_lines() {
         for (name, text) in test_utils::corpus_files() {
             let db = RootDatabase::default();
-            let file = SourceFile::new(&db, text.clone());
-            let all = super::semantic_tokens(&db, file, None);
+            let doc = crate::ide::fixture::document(&db, &text);
+            let all = super::semantic_tokens(&db, &doc, None);
             for range in test_utils::line_windows(&text, 3) {
                 let from = range.start();
                 let window = super::lines_of(&text, range);
@@ -367,7 +414,7 @@ mod range_tests {
                     .filter(|t| window.contains(t.range.start()))
                     .copied()
                     .collect();
-                let got = super::semantic_tokens(&db, file, Some(range));
+                let got = super::semantic_tokens(&db, &doc, Some(range));
                 assert_eq!(got, want, "{name}, lines from byte {from:?}");
             }
         }

@@ -4,6 +4,8 @@ use syntax::Token;
 use syntax::ast::{self, TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, parse};
+use crate::document::{Document, Shift};
+use crate::ide::Site;
 use crate::ide::contains_inclusive;
 
 /// What a fold is.
@@ -28,7 +30,7 @@ pub struct Fold {
 /// two or more comment-only lines. Memoized (the editor asks after every change; for a
 /// chunk not edited this is a lookup, not a walk of its syntax tree).
 #[salsa::tracked(returns(ref))]
-pub fn folding_ranges(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
+pub fn chunk_folds(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
     let text = file.text(db);
     let mut folds = Vec::new();
     for kernel in &parse(db, file).file.kernels {
@@ -134,20 +136,87 @@ fn walk_value(value: &ast::Value, f: &mut impl FnMut(TextRange)) {
     }
 }
 
-/// The selection ranges at `offset`, innermost first, each containing the previous: the
-/// token, then every enclosing node of the tree, then the whole file.
-pub fn selection_ranges(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<TextRange> {
-    let mut ranges = selection_ranges_within(db, file, offset);
-    let whole = TextRange::up_to(TextSize::of(file.text(db).as_str()));
+/// The folding ranges of a document, in its offsets: each chunk's ([`chunk_folds`],
+/// memoized), a kernel cut into chunks folding whole from its first chunk.
+pub(crate) fn folding_ranges(db: &dyn Db, doc: &Document) -> Vec<Fold> {
+    let mut out: Vec<Fold> = Vec::new();
+    for (index, chunk) in doc.chunks.iter().enumerate() {
+        let parsed = &crate::db::parse(db, chunk.source).file;
+        // A kernel cut into chunks folds whole, from its first chunk.
+        let fold_of = |k: &syntax::ast::Kernel| {
+            k.body_range
+                .map(|b| TextRange::new(k.range.start(), b.end()) + chunk.start)
+        };
+        let skip = parsed
+            .kernels
+            .first()
+            .filter(|k| k.continues)
+            .and_then(fold_of);
+        let grow = parsed
+            .kernels
+            .last()
+            .filter(|k| k.goes_on)
+            .and_then(fold_of);
+        let whole = grow.and_then(|_| doc.split_kernel_range(db, index));
+        for fold in chunk_folds(db, chunk.source) {
+            let mut fold = *fold;
+            fold.shift(chunk.start);
+            if fold.kind == FoldKind::Region && Some(fold.range) == skip {
+                continue;
+            }
+            if fold.kind == FoldKind::Region
+                && Some(fold.range) == grow
+                && let Some(whole) = whole
+            {
+                fold.range = whole;
+            }
+            out.push(fold);
+        }
+    }
+    out
+}
+
+/// The selection ranges at `offset` (the document's), innermost first, each containing the
+/// previous: the token, then every enclosing node of the tree (in a kernel cut into
+/// chunks, its part's range and body are the whole kernel's), then the whole document.
+pub(crate) fn selection_ranges(db: &dyn Db, doc: &Document, offset: TextSize) -> Vec<TextRange> {
+    let (site, at) = Site::at(doc, offset);
+    let mut ranges = site.to_document(chunk_selection_ranges(db, site.source(), at));
+    let parts = doc.split_parts_around(db, site.index);
+    if !parts.is_empty() {
+        let mut all: Vec<TextRange> = ranges
+            .iter()
+            .copied()
+            .filter(|r| !parts.iter().any(|(part, _)| part == r))
+            .collect();
+        all.extend(
+            parts
+                .iter()
+                .filter(|(part, _)| part.contains_inclusive(offset) || part.is_empty())
+                .map(|(_, whole)| *whole),
+        );
+        all.sort_by_key(|r| (r.len(), std::cmp::Reverse(r.start())));
+        all.dedup();
+        ranges.clear();
+        for r in all {
+            if ranges
+                .last()
+                .is_none_or(|last: &TextRange| r.contains_range(*last) && r != *last)
+            {
+                ranges.push(r);
+            }
+        }
+    }
+    let whole = TextRange::up_to(doc.len());
     if ranges.last() != Some(&whole) {
         ranges.push(whole);
     }
     ranges
 }
 
-/// [`selection_ranges`] without the whole text (in a chunk of a document, the document's
-/// whole text comes last instead).
-pub fn selection_ranges_within(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<TextRange> {
+/// The selection ranges at `offset` in a chunk, `file` (relative to it), innermost first,
+/// without the whole text.
+fn chunk_selection_ranges(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<TextRange> {
     let text = file.text(db);
     let mut ranges = Vec::new();
     let (tokens, _) = syntax::lex(text);
@@ -238,15 +307,21 @@ fn collect_value(value: &ast::Value, out: &mut Vec<TextRange>) {
     }
 }
 
+impl Shift for Fold {
+    fn shift(&mut self, by: TextSize) {
+        self.range.shift(by);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::ide::fixture::with_cursor;
 
     #[test]
     fn folds_blocks_ops_and_comment_runs() {
-        let (db, file, _) =
+        let (db, doc, _) =
             with_cursor("<|>// one\n// two\nkernel @k(%x: hbm f32[4]) {\n  NoOp {\n  }\n}\n");
-        let folds = super::folding_ranges(&db, file);
+        let folds = super::folding_ranges(&db, &doc);
         let kinds: Vec<_> = folds.iter().map(|f| f.kind).collect();
         assert_eq!(
             kinds,
@@ -260,11 +335,11 @@ mod tests {
 
     #[test]
     fn a_kernel_folds_from_its_first_line() {
-        let (db, file, _) = with_cursor(
+        let (db, doc, _) = with_cursor(
             "<|>kernel @k(%x: hbm f32[4],\n          %y: hbm f32[4]) {\n  NoOp {}\n}\n",
         );
-        let text = file.text(&db);
-        let folds = super::folding_ranges(&db, file);
+        let text = doc.text(&db);
+        let folds = super::folding_ranges(&db, &doc);
         let kernel = folds.first().expect("a fold");
         assert_eq!(kernel.range.start(), 0.into());
         assert_eq!(
@@ -276,9 +351,9 @@ mod tests {
     #[test]
     fn selection_grows_from_the_token_to_the_file() {
         let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOp { dst = %t[0:6<|>4, :], src = %x }\n}\n";
-        let (db, file, offset) = with_cursor(text);
-        let clean = file.text(&db);
-        let chain: Vec<&str> = super::selection_ranges(&db, file, offset)
+        let (db, doc, offset) = with_cursor(text);
+        let clean = doc.text(&db);
+        let chain: Vec<&str> = super::selection_ranges(&db, &doc, offset)
             .into_iter()
             .map(|r| &clean[usize::from(r.start())..usize::from(r.end())])
             .collect();

@@ -4,6 +4,7 @@
 use syntax::ast::{self, TextRange};
 
 use crate::db::{Db, SourceFile, parse};
+use crate::document::{Document, Shift};
 
 /// What a symbol is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,10 +60,88 @@ impl ChunkOpId {
     }
 }
 
-/// The symbol tree of a file. Memoized (the editor asks after every change; for a chunk not
-/// edited this is a lookup, not a walk of its syntax tree).
+/// The symbols of a document, in its offsets: the whole tree, or, for a document of more
+/// than [`MAX_DOCUMENT_SYMBOLS`] symbols, its kernels and their parameters. Joined from
+/// each chunk's ([`chunk_symbols`]); the parts of a kernel cut into chunks join its
+/// kernel's symbol, their ops named by their ids in the kernel.
+pub(crate) fn document_symbols(db: &dyn Db, doc: &Document) -> Vec<Symbol> {
+    // The rest of a kernel cut into chunks joins its kernel's symbol.
+    let continuing = |chunk: &crate::document::Chunk| {
+        crate::db::parse(db, chunk.source)
+            .file
+            .kernels
+            .first()
+            .is_some_and(|k| k.continues)
+    };
+    let count = doc
+        .chunks
+        .iter()
+        .map(|chunk| {
+            let symbols = chunk_symbols(db, chunk.source);
+            let all: usize = symbols.iter().map(Symbol::count).sum();
+            all - usize::from(continuing(chunk) && !symbols.is_empty())
+        })
+        .sum::<usize>();
+    let whole = count <= MAX_DOCUMENT_SYMBOLS;
+    let mut out: Vec<Symbol> = Vec::new();
+    for chunk in &doc.chunks {
+        let mut symbols = chunk_symbols(db, chunk.source).iter();
+        if continuing(chunk)
+            && let Some(part) = symbols.next()
+        {
+            let mut part = part.clone();
+            part.shift(chunk.start);
+            if let Some(kernel) = out.last_mut() {
+                // An unnamed kernel is selected whole.
+                if kernel.selection_range == kernel.range {
+                    kernel.selection_range = kernel.range.cover(part.range);
+                }
+                kernel.range = kernel.range.cover(part.range);
+                if whole {
+                    let base = part_ops(&kernel.children);
+                    for child in &mut part.children {
+                        renumber_ops(child, base);
+                    }
+                    kernel.children.append(&mut part.children);
+                }
+            }
+        }
+        for symbol in symbols {
+            let mut symbol = if whole {
+                symbol.clone()
+            } else {
+                symbol.outline()
+            };
+            symbol.shift(chunk.start);
+            out.push(symbol);
+        }
+    }
+    out
+}
+
+/// The ops among `symbols` and below them.
+fn part_ops(symbols: &[Symbol]) -> u32 {
+    symbols
+        .iter()
+        .map(|s| u32::from(s.kind == SymbolKind::Op) + part_ops(&s.children))
+        .sum()
+}
+
+/// `symbol` and those below it with their implicit op ids counted from `base` ops
+/// ([`Symbol::chunk_op_id`]).
+fn renumber_ops(symbol: &mut Symbol, base: u32) {
+    if let Some(id) = symbol.chunk_op_id.take() {
+        symbol.name = id.name(base);
+    }
+    for child in &mut symbol.children {
+        renumber_ops(child, base);
+    }
+}
+
+/// The symbol tree of a chunk, `file` (relative to it). Memoized (the editor asks after
+/// every change; for a chunk not edited this is a lookup, not a walk of its syntax tree).
 #[salsa::tracked(returns(ref))]
-pub fn document_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
+pub fn chunk_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
     let text = file.text(db);
     parse(db, file)
         .file
@@ -211,37 +290,63 @@ fn slice(text: &str, range: TextRange) -> String {
         .to_string()
 }
 
-/// Symbols of `files` whose name contains `query` (case-insensitive; all when empty):
-/// kernels, tensors, registers and parameters, each with its file.
-pub fn workspace_symbols(
+/// Symbols of the documents `docs` (each with its key) whose name contains `query`
+/// (case-insensitive; all when empty): kernels, tensors, registers and parameters, in the
+/// documents' offsets, by document then position. A kernel cut into chunks is one symbol
+/// spanning its chunks.
+pub(crate) fn workspace_symbols<K: Copy + Ord>(
     db: &dyn Db,
-    files: &[SourceFile],
+    docs: &[(K, &Document)],
     query: &str,
-) -> Vec<(SourceFile, Symbol)> {
+) -> Vec<(K, Symbol)> {
     let query = query.to_lowercase();
     let mut out = Vec::new();
-    for &file in files {
-        // The rest of a kernel cut into chunks is no kernel: its symbols, not it.
-        let kernels = &parse(db, file).file.kernels;
-        let mut stack: Vec<Symbol> = Vec::new();
-        for (symbol, kernel) in document_symbols(db, file).iter().zip(kernels) {
-            if kernel.continues {
-                stack.extend(symbol.children.iter().cloned());
-            } else {
-                stack.push(symbol.clone());
-            }
-        }
-        while let Some(mut symbol) = stack.pop() {
-            stack.append(&mut symbol.children);
-            if matches!(symbol.kind, SymbolKind::Loop | SymbolKind::Op) {
-                continue;
-            }
-            if matches_query(&symbol.name, &query) {
-                out.push((file, symbol));
+    for &(key, doc) in docs {
+        for (index, chunk) in doc.chunks.iter().enumerate() {
+            for mut symbol in chunk_workspace_symbols(db, chunk.source, &query) {
+                symbol.shift(chunk.start);
+                if symbol.kind == SymbolKind::Kernel
+                    && chunk.context.goes_on
+                    && let Some(whole) = doc.split_kernel_range(db, index)
+                    && whole.start() == symbol.range.start()
+                {
+                    if symbol.selection_range == symbol.range {
+                        symbol.selection_range = whole;
+                    }
+                    symbol.range = whole;
+                }
+                out.push((key, symbol));
             }
         }
     }
-    out.sort_by_key(|(_, s)| s.range.start());
+    out.sort_by_key(|(key, s)| (*key, s.range.start()));
+    out
+}
+
+/// The workspace symbols of a chunk, `file`, matching `query` (already in lower case),
+/// relative to it, by position.
+fn chunk_workspace_symbols(db: &dyn Db, file: SourceFile, query: &str) -> Vec<Symbol> {
+    let mut out = Vec::new();
+    // The rest of a kernel cut into chunks is no kernel: its symbols, not it.
+    let kernels = &parse(db, file).file.kernels;
+    let mut stack: Vec<Symbol> = Vec::new();
+    for (symbol, kernel) in chunk_symbols(db, file).iter().zip(kernels) {
+        if kernel.continues {
+            stack.extend(symbol.children.iter().cloned());
+        } else {
+            stack.push(symbol.clone());
+        }
+    }
+    while let Some(mut symbol) = stack.pop() {
+        stack.append(&mut symbol.children);
+        if matches!(symbol.kind, SymbolKind::Loop | SymbolKind::Op) {
+            continue;
+        }
+        if matches_query(&symbol.name, query) {
+            out.push(symbol);
+        }
+    }
+    out.sort_by_key(|s| s.range.start());
     out
 }
 
@@ -251,16 +356,24 @@ pub fn matches_query(name: &str, query: &str) -> bool {
     name.to_lowercase().contains(query)
 }
 
+impl Shift for Symbol {
+    fn shift(&mut self, by: syntax::ast::TextSize) {
+        self.range.shift(by);
+        self.selection_range.shift(by);
+        self.children.shift(by);
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::db::{RootDatabase, SourceFile};
+    use crate::db::RootDatabase;
 
     #[test]
     fn kernels_loops_ops_and_tensors() {
         let db = RootDatabase::default();
         let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  for %i in 0..2 {\n    DmaCopyOp { dst = %t, src = %x }\n  }\n}\n";
-        let file = SourceFile::new(&db, text.to_string());
-        let symbols = super::document_symbols(&db, file);
+        let doc = crate::ide::fixture::document(&db, text);
+        let symbols = super::document_symbols(&db, &doc);
         let render = format!("{symbols:#?}");
         assert_eq!(symbols.len(), 1);
         let names: Vec<&str> = symbols[0]
@@ -274,7 +387,7 @@ mod tests {
             symbols[0].children[2].children[0].detail.as_deref(),
             Some("DMACopy")
         );
-        let found = super::workspace_symbols(&db, &[file], "T");
+        let found = super::workspace_symbols(&db, &[(0, &doc)], "T");
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].1.name, "%t");
     }
