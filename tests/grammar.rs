@@ -909,3 +909,348 @@ fn crlf_and_a_byte_order_mark_read_as_lf() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Helix and Zed: their queries are the grammar's with capture names mapped.
+
+/// How an editor names a capture of the grammar's queries (`None`: it has no such
+/// capture; the pattern stays, the capture goes).
+type Names = &'static [(&'static str, Option<&'static str>)];
+
+/// Helix's names (helix-editor.com, "Themes" scopes and "Adding textobject queries").
+const HELIX: Names = &[
+    ("comment", Some("comment")),
+    ("spell", None),
+    ("keyword", Some("keyword")),
+    ("keyword.repeat", Some("keyword.control.repeat")),
+    ("boolean", Some("constant.builtin.boolean")),
+    ("function", Some("function")),
+    ("function.call", Some("function")),
+    ("type", Some("type")),
+    ("attribute", Some("attribute")),
+    ("property", Some("variable.other.member")),
+    ("module", Some("namespace")),
+    ("type.builtin", Some("type.builtin")),
+    ("constant", Some("type.enum.variant")),
+    ("variable.parameter", Some("variable.parameter")),
+    ("variable", Some("variable")),
+    ("type.definition", Some("type.parameter")),
+    ("number", Some("constant.numeric.integer")),
+    ("number.float", Some("constant.numeric.float")),
+    ("string", Some("string")),
+    ("string.escape", Some("constant.character.escape")),
+    ("string.special", Some("string.special")),
+    ("operator", Some("operator")),
+    ("punctuation.bracket", Some("punctuation.bracket")),
+    ("punctuation.delimiter", Some("punctuation.delimiter")),
+    ("_name", Some("_name")),
+    // locals.scm: a definition names the highlight its references take.
+    ("local.scope", Some("local.scope")),
+    ("local.reference", Some("local.reference")),
+    (
+        "local.definition.parameter",
+        Some("local.definition.variable.parameter"),
+    ),
+    ("local.definition.var", Some("local.definition.variable")),
+    // textobjects.scm
+    ("function.outer", Some("function.around")),
+    ("function.inner", Some("function.inside")),
+    ("class.outer", Some("class.around")),
+    ("class.inner", Some("class.inside")),
+    ("parameter.outer", Some("parameter.around")),
+    ("parameter.inner", Some("parameter.inside")),
+    ("comment.outer", Some("comment.around")),
+    ("loop.outer", None),
+    ("loop.inner", None),
+    ("block.outer", None),
+    ("assignment.outer", None),
+    ("assignment.inner", None),
+    ("assignment.lhs", None),
+    ("assignment.rhs", None),
+];
+
+/// Zed's names (zed.dev, "Language extensions": the syntax highlight names of its themes,
+/// and the vim mode's text objects).
+const ZED: Names = &[
+    ("comment", Some("comment")),
+    ("spell", None),
+    ("keyword", Some("keyword")),
+    ("keyword.repeat", Some("keyword")),
+    ("boolean", Some("boolean")),
+    ("function", Some("function")),
+    ("function.call", Some("function")),
+    ("type", Some("type")),
+    ("attribute", Some("attribute")),
+    ("property", Some("property")),
+    ("module", Some("namespace")),
+    ("type.builtin", Some("type")),
+    ("constant", Some("constant")),
+    ("variable.parameter", Some("variable.parameter")),
+    ("variable", Some("variable")),
+    ("type.definition", Some("type")),
+    ("number", Some("number")),
+    ("number.float", Some("number")),
+    ("string", Some("string")),
+    ("string.escape", Some("string.escape")),
+    ("string.special", Some("string.special")),
+    ("operator", Some("operator")),
+    ("punctuation.bracket", Some("punctuation.bracket")),
+    ("punctuation.delimiter", Some("punctuation.delimiter")),
+    ("_name", Some("_name")),
+    ("function.outer", Some("function.around")),
+    ("function.inner", Some("function.inside")),
+    ("class.outer", Some("class.around")),
+    ("class.inner", Some("class.inside")),
+    ("comment.outer", Some("comment.around")),
+    ("parameter.outer", None),
+    ("parameter.inner", None),
+    ("loop.outer", None),
+    ("loop.inner", None),
+    ("block.outer", None),
+    ("assignment.outer", None),
+    ("assignment.inner", None),
+    ("assignment.lhs", None),
+    ("assignment.rhs", None),
+];
+
+/// `source` (a query of the grammar) with its captures renamed by `names`: a capture the
+/// editor lacks is dropped, a repeated one kept once. Panics on an unmapped capture.
+fn map_captures(source: &str, names: Names, what: &str) -> String {
+    let mut out = String::new();
+    for line in source.lines() {
+        if line.trim_start().starts_with(';') {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let mut mapped: Vec<String> = Vec::new();
+        let mut rest = line;
+        let mut text = String::new();
+        while let Some(at) = rest.find('@') {
+            text.push_str(&rest[..at]);
+            let name_len = rest[at + 1..]
+                .find(|c: char| !(c.is_alphanumeric() || c == '.' || c == '_'))
+                .unwrap_or(rest.len() - at - 1);
+            let name = &rest[at + 1..at + 1 + name_len];
+            rest = &rest[at + 1 + name_len..];
+            let to = names
+                .iter()
+                .find(|(n, _)| *n == name)
+                .unwrap_or_else(|| panic!("{what}: no name for @{name}"))
+                .1;
+            match to {
+                Some(to) if !mapped.iter().any(|m| m == to) => {
+                    mapped.push(to.to_string());
+                    let _ = write!(text, "@{to}");
+                }
+                _ => {
+                    // Dropped: take the space before it too.
+                    while text.ends_with(' ') {
+                        text.pop();
+                    }
+                }
+            }
+        }
+        text.push_str(rest);
+        out.push_str(text.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The header every generated query starts with.
+fn generated_header(editor: &str, name: &str) -> String {
+    format!(
+        "; Generated from editors/tree-sitter-pir/queries/{name} with {editor}'s capture names\n\
+         ; by tests/grammar.rs (UPDATE_EXPECT=1 cargo test -p tree-sitter-pir --test grammar).\n\
+         ; Edit the grammar's file, not this one.\n\n"
+    )
+}
+
+/// The generated queries of each editor: (path, expected text).
+fn generated_queries() -> Vec<(PathBuf, String)> {
+    let repo = repo();
+    let helix = repo.join("editors/helix/runtime/queries/penguin-ir");
+    let zed = repo.join("editors/zed/languages/penguin-ir");
+    let mut out = Vec::new();
+    for (dir, editor, names, files) in [
+        (
+            &helix,
+            "Helix",
+            HELIX,
+            &["highlights.scm", "locals.scm", "textobjects.scm"][..],
+        ),
+        (&zed, "Zed", ZED, &["highlights.scm", "textobjects.scm"][..]),
+    ] {
+        for name in files {
+            let mapped = map_captures(&query_file(name), names, &format!("{editor} {name}"));
+            out.push((dir.join(name), generated_header(editor, name) + &mapped));
+        }
+    }
+    out
+}
+
+#[test]
+fn helix_and_zed_queries_are_the_grammars_renamed() {
+    let update = std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1");
+    let mut stale = Vec::new();
+    for (path, want) in generated_queries() {
+        if update {
+            std::fs::write(&path, &want).expect("write a generated query");
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(want.as_str()) {
+            stale.push(shown(&path));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "not generated from the grammar's queries (UPDATE_EXPECT=1 cargo test -p \
+         tree-sitter-pir --test grammar): {}",
+        stale.join(", ")
+    );
+}
+
+/// Every `.scm` of Helix's and Zed's folders compiles against the grammar, and its
+/// highlight captures light up the corpus (none is a pattern that matches nothing).
+#[test]
+fn helix_and_zed_queries_compile_against_the_grammar() {
+    let repo = repo();
+    let mut count = 0;
+    for dir in [
+        "editors/helix/runtime/queries/penguin-ir",
+        "editors/zed/languages/penguin-ir",
+    ] {
+        for entry in std::fs::read_dir(repo.join(dir))
+            .expect("the query folder")
+            .flatten()
+        {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "scm") {
+                let q = query(&read(&path), &shown(&path));
+                assert!(q.pattern_count() > 0, "{}: no pattern", shown(&path));
+                count += 1;
+            }
+        }
+        let highlights = query(&read(&repo.join(dir).join("highlights.scm")), dir);
+        let text = read(&corpus()[0]);
+        let tree = parse(&text);
+        let lit: BTreeSet<String> = captures(&highlights, &tree, &text)
+            .into_iter()
+            .map(|(_, c)| c)
+            .collect();
+        for needed in ["keyword", "type", "variable", "function"] {
+            assert!(
+                lit.contains(needed),
+                "{dir}: no @{needed} on the corpus: {lit:?}"
+            );
+        }
+    }
+    assert!(count >= 8, "only {count} Helix and Zed queries");
+}
+
+fn toml_file(path: &Path) -> toml::Table {
+    read(path)
+        .parse::<toml::Table>()
+        .unwrap_or_else(|e| panic!("{}: {e}", shown(path)))
+}
+
+fn str_at<'t>(table: &'t toml::Table, keys: &[&str]) -> Option<&'t str> {
+    let (last, init) = keys.split_last()?;
+    let mut t = table;
+    for k in init {
+        t = t.get(*k)?.as_table()?;
+    }
+    t.get(*last)?.as_str()
+}
+
+fn strings(value: Option<&toml::Value>) -> Vec<String> {
+    value
+        .and_then(toml::Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// editors/helix/languages.toml: it parses; the language `penguin-ir` takes `*.pir`, its
+/// queries' folder is named after it, its grammar is `pir` (this grammar's folder), and
+/// its server runs `pir lsp`.
+#[test]
+fn helix_languages_toml() {
+    let repo = repo();
+    let config = toml_file(&repo.join("editors/helix/languages.toml"));
+    let server = config["language-server"]["pir"]
+        .as_table()
+        .expect("[language-server.pir]");
+    assert_eq!(server["command"].as_str(), Some("pir"));
+    assert_eq!(strings(server.get("args")), ["lsp"]);
+    let languages = config["language"].as_array().expect("[[language]]");
+    let language = languages
+        .iter()
+        .filter_map(toml::Value::as_table)
+        .find(|l| l["name"].as_str() == Some("penguin-ir"))
+        .expect("the penguin-ir language");
+    assert_eq!(strings(language.get("file-types")), ["pir"]);
+    assert_eq!(strings(language.get("language-servers")), ["pir"]);
+    assert_eq!(language["language-id"].as_str(), Some("penguin-ir"));
+    assert_eq!(language["grammar"].as_str(), Some("pir"));
+    assert_eq!(strings(language.get("comment-tokens")), ["//"]);
+    assert!(
+        repo.join("editors/helix/runtime/queries/penguin-ir/highlights.scm")
+            .is_file()
+    );
+    let grammars = config["grammar"].as_array().expect("[[grammar]]");
+    let grammar = grammars
+        .iter()
+        .filter_map(toml::Value::as_table)
+        .find(|g| g["name"].as_str() == Some("pir"))
+        .expect("the pir grammar");
+    let source = grammar["source"].as_table().expect("its source");
+    let path = source["path"].as_str().expect("a local path source");
+    assert!(path.ends_with("editors/tree-sitter-pir"), "{path}");
+}
+
+/// editors/zed: extension.toml and languages/penguin-ir/config.toml parse; the language
+/// `Penguin IR` takes `*.pir` with the grammar `pir` (this grammar's folder), the language
+/// server `pir` serves it, and the extension's code runs `pir lsp`.
+#[test]
+fn zed_extension() {
+    let zed = repo().join("editors/zed");
+    let extension = toml_file(&zed.join("extension.toml"));
+    assert_eq!(str_at(&extension, &["id"]), Some("penguin-ir"));
+    assert_eq!(extension["schema_version"].as_integer(), Some(1));
+    assert_eq!(
+        str_at(&extension, &["grammars", "pir", "path"]),
+        Some("editors/tree-sitter-pir")
+    );
+    assert!(str_at(&extension, &["grammars", "pir", "repository"]).is_some());
+    assert!(str_at(&extension, &["grammars", "pir", "rev"]).is_some());
+    assert_eq!(
+        strings(extension["language_servers"]["pir"].get("languages")),
+        ["Penguin IR"]
+    );
+    let config = toml_file(&zed.join("languages/penguin-ir/config.toml"));
+    assert_eq!(str_at(&config, &["name"]), Some("Penguin IR"));
+    assert_eq!(str_at(&config, &["grammar"]), Some("pir"));
+    assert_eq!(strings(config.get("path_suffixes")), ["pir"]);
+    assert_eq!(strings(config.get("line_comments")), ["// "]);
+    let manifest = toml_file(&zed.join("Cargo.toml"));
+    assert_eq!(
+        strings(manifest["lib"].get("crate-type")),
+        ["cdylib"],
+        "a Zed extension is a cdylib"
+    );
+    assert!(manifest["dependencies"].get("zed_extension_api").is_some());
+    // The command the extension's code builds: `pir` (or the settings' binary) and `lsp`.
+    let code = read(&zed.join("src/lib.rs"));
+    assert!(
+        code.contains("const SERVER: &str = \"pir\";"),
+        "the server is not `pir`"
+    );
+    assert!(
+        code.contains("const ARGS: [&str; 1] = [\"lsp\"];"),
+        "its arguments are not `lsp`"
+    );
+    assert!(code.contains("worktree.which(SERVER)") && code.contains("register_extension!"));
+}
