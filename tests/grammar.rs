@@ -59,6 +59,7 @@ fn read(path: &Path) -> String {
 }
 
 fn shown(path: &Path) -> String {
+    let path = &path.canonicalize().unwrap_or_else(|_| path.to_path_buf());
     let repo = repo();
     let shared = repo.join("..");
     path.strip_prefix(&repo)
@@ -1253,4 +1254,118 @@ fn zed_extension() {
         "its arguments are not `lsp`"
     );
     assert!(code.contains("worktree.which(SERVER)") && code.contains("register_extension!"));
+}
+
+// ---------------------------------------------------------------------------------------
+// The TextMate grammar of the VS Code extension.
+
+/// The TextMate scope (a prefix) each highlight capture corresponds to.
+const TEXTMATE: [(&str, &str); 23] = [
+    ("comment", "comment.line"),
+    ("keyword", "keyword.other"),
+    ("keyword.repeat", "keyword.control.loop"),
+    ("boolean", "constant.language.boolean"),
+    ("function", "entity.name.function.kernel"),
+    ("function.call", "support.function"),
+    ("type", "entity.name.type.op-class"),
+    ("attribute", "constant.other.op-id"),
+    ("property", "variable.other.property"),
+    ("module", "storage.modifier.memory"),
+    ("type.builtin", "storage.type.dtype"),
+    ("constant", "variable.other.enummember"),
+    ("variable.parameter", "variable.other.local"),
+    ("variable", "variable.other.local"),
+    ("type.definition", "variable.language.dim"),
+    ("number", "constant.numeric.integer"),
+    ("number.float", "constant.numeric.float"),
+    ("string", "string.quoted.double"),
+    ("string.escape", "constant.character.escape"),
+    ("string.special", "string.quoted.double.bytes"),
+    ("operator", "keyword.operator"),
+    ("punctuation.bracket", "punctuation.section"),
+    ("punctuation.delimiter", "punctuation.separator"),
+];
+
+/// On every file of the shared corpus and the examples, each TextMate token that a
+/// highlight capture covers has that capture's scope ([`TEXTMATE`]), as VS Code's
+/// tokenizer gives them (`scripts/textmate-scopes.mjs`). Needs `npm ci` in
+/// editors/vscode; skipped without it unless `PIR_REQUIRE_EDITOR_TESTS=1`.
+#[test]
+fn highlights_agree_with_textmate() {
+    let repo = repo();
+    if !repo
+        .join("editors/vscode/node_modules/vscode-textmate")
+        .is_dir()
+    {
+        let msg = "SKIPPED: highlights_agree_with_textmate: editors/vscode/node_modules is \
+                   missing (npm ci --prefix editors/vscode)";
+        assert!(
+            std::env::var("PIR_REQUIRE_EDITOR_TESTS").as_deref() != Ok("1"),
+            "{msg} (PIR_REQUIRE_EDITOR_TESTS=1 makes this an error)"
+        );
+        eprintln!("{msg}");
+        return;
+    }
+    let files: Vec<PathBuf> = corpus()
+        .into_iter()
+        .chain(pir_files_in(&repo.join("examples")))
+        .collect();
+    let out = Command::new("node")
+        .arg(grammar_dir().join("scripts/textmate-scopes.mjs"))
+        .args(&files)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run node");
+    assert!(
+        out.status.success(),
+        "textmate-scopes.mjs: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).expect("utf-8");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), files.len(), "one line per file");
+    let highlights = query(&query_file("highlights.scm"), "highlights.scm");
+    let (mut compared, mut mismatches) = (0usize, Vec::new());
+    for (path, line) in files.iter().zip(lines) {
+        let text = read(path);
+        let tree = parse(&text);
+        let tokens = parse_textmate_tokens(line);
+        for (node, capture) in captures(&highlights, &tree, &text) {
+            let Some((_, scope)) = TEXTMATE.iter().find(|(c, _)| *c == capture) else {
+                continue;
+            };
+            for (start, end, scopes) in tokens
+                .iter()
+                .filter(|(s, e, _)| *s < node.end_byte() && node.start_byte() < *e)
+            {
+                // A token of a nested capture (an escape inside a string) is that one's.
+                if capture == "string" && scopes.iter().any(|s| s.starts_with("constant.character"))
+                {
+                    continue;
+                }
+                compared += 1;
+                if !scopes.iter().any(|s| s.starts_with(scope)) {
+                    mismatches.push(format!(
+                        "{}:{} {:?}: @{capture} here, TextMate {scopes:?}",
+                        shown(path),
+                        line_col(&text, *start),
+                        &text[*start..*end],
+                    ));
+                }
+            }
+        }
+    }
+    eprintln!("{compared} TextMate tokens compared");
+    assert!(compared > 5000, "only {compared} tokens compared");
+    assert!(
+        mismatches.is_empty(),
+        "{} mismatches:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}
+
+/// `[[start, end, ["scope", …]], …]` as textmate-scopes.mjs prints it.
+fn parse_textmate_tokens(line: &str) -> Vec<(usize, usize, Vec<String>)> {
+    serde_json::from_str(line).expect("textmate-scopes.mjs prints JSON")
 }
