@@ -16,9 +16,14 @@
 //!   binary is missing. A failure keeps its screenshots, the page's text
 //!   and the client's output channel in a folder whose path the test prints.
 //!
+//! * `emacs_end_to_end`: batch Emacs ≥ 28 with eglot (Debian's `emacs-nox` and
+//!   `elpa-eglot`) runs editors/emacs/test/e2e.el: pir-mode and its font-lock and indent,
+//!   eglot connecting to the real server, a diagnostic through flymake, hover on an op,
+//!   the tree-sitter grammar compiled by `pir-ts-install-grammar`.
+//!
 //! A test whose tool is missing (`nvim` ≥ 0.11 on PATH or in ~/.local/bin;
 //! editors/vscode/node_modules from `npm ci`; tests/vscode-e2e's installs and
-//! /usr/bin/chromium) prints `SKIPPED: …` and passes, unless
+//! /usr/bin/chromium; `emacs` with eglot) prints `SKIPPED: …` and passes, unless
 //! `PIR_REQUIRE_EDITOR_TESTS=1`, when it fails. `.ci/run` installs them all.
 
 use std::fs;
@@ -347,5 +352,61 @@ fn vscode_end_to_end() {
         "the VS Code end-to-end test failed (see above); screenshots, the page's text and \
          the output channel are in {}",
         run_dir.join("artifacts").display()
+    );
+}
+
+/// `emacs` ≥ 28 with eglot loadable in batch mode (Debian's `elpa-eglot`, put on
+/// `load-path` by its site-start, hence `-q` and not `-Q`): $PIR_EMACS, else on PATH.
+/// Err: why there is none.
+fn find_emacs() -> Result<PathBuf, String> {
+    let emacs: PathBuf = std::env::var_os("PIR_EMACS").map_or("emacs".into(), PathBuf::from);
+    let probe = "(progn (require 'eglot) (princ emacs-major-version))";
+    let out = Command::new(&emacs)
+        .args(["--batch", "-q", "--eval", probe])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| {
+            format!(
+                "no {} ({e}): apt-get install emacs-nox elpa-eglot",
+                emacs.display()
+            )
+        })?;
+    let major: u32 = String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0);
+    if !out.status.success() || major < 28 {
+        return Err(format!(
+            "{} cannot load eglot or is older than 28 (apt-get install emacs-nox elpa-eglot): {}",
+            emacs.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(emacs)
+}
+
+#[test]
+fn emacs_end_to_end() {
+    let emacs = match find_emacs() {
+        Ok(e) => e,
+        Err(why) => return skip("emacs_end_to_end", &why),
+    };
+    let repo = repo();
+    let scratch = Scratch::new("emacs");
+    let mut cmd = Command::new(&emacs);
+    cmd.current_dir(&repo)
+        .args(["--batch", "-q", "-l"])
+        .arg(repo.join("editors/emacs/test/e2e.el"))
+        .env("PIR_BIN", env!("CARGO_BIN_EXE_pir"))
+        .env("PIR_CORPUS", repo.join("tests/corpus"))
+        // No user configuration, and Emacs's own files in the scratch directory.
+        .env("HOME", &scratch.0)
+        .env("TMPDIR", &scratch.0);
+    let (ok, output) = run("emacs-e2e", cmd, &scratch, Duration::from_secs(150));
+    eprintln!("{output}");
+    assert!(ok, "the Emacs end-to-end test failed (see above)");
+    assert!(
+        output.contains(" passed, 0 failed"),
+        "the Emacs end-to-end test ran no check"
     );
 }

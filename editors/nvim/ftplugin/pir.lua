@@ -20,5 +20,15 @@ vim.bo.indentkeys = '0},0),0],!^F,o,O'
 -- insert nothing until an item is chosen (Neovim's default inserts the first one).
 vim.opt_local.completeopt = { 'menu', 'menuone', 'noselect', 'popup' }
 
+-- The tree-sitter grammar (editors/tree-sitter-pir), when :PirInstallParser has built it:
+-- highlighting, folding and the indent above from the tree; else the syntax file stays.
+-- Scheduled, so that it comes after every FileType handler (`:syntax on`'s sets 'syntax').
+local buf = vim.api.nvim_get_current_buf()
+vim.schedule(function()
+  if vim.api.nvim_buf_is_valid(buf) and vim.bo[buf].filetype == 'pir' then
+    require('pir.treesitter').attach(buf)
+  end
+end)
+
 vim.b.undo_ftplugin = 'setl commentstring< comments< expandtab< shiftwidth< softtabstop< iskeyword<'
   .. ' formatexpr< indentexpr< indentkeys< completeopt<'

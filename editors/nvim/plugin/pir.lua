@@ -23,6 +23,17 @@ end, {
   desc = 'Restart the pir language server (stop every pir client, start it again for the pir buffers)',
 })
 
+vim.api.nvim_create_user_command('PirInstallParser', function()
+  local path, err = require('pir.treesitter').install()
+  if path then
+    vim.notify('pir: tree-sitter parser installed: ' .. path, vim.log.levels.INFO)
+  else
+    vim.notify('pir: :PirInstallParser failed: ' .. tostring(err), vim.log.levels.ERROR)
+  end
+end, {
+  desc = 'Compile the Penguin IR tree-sitter grammar (editors/tree-sitter-pir) and use it',
+})
+
 -- A pir buffer whose server cannot start gets a word about it (Neovim only logs it).
 vim.api.nvim_create_autocmd('FileType', {
   group = vim.api.nvim_create_augroup('pir.check_cmd', { clear = true }),

@@ -9,10 +9,10 @@
 -- file), an edit that introduces a P200 error and its quick fix, semantic tokens following
 -- them (as deltas), related locations in a message, `gq` formatting with the server, a
 -- big kernel cut into chunks (P501 across them, hover in a later chunk),
--- indentation, completion options, a crashed server started again and `:PirRestart`, and
--- the warning about a missing binary. Prints one line
--- per check and exits 0 when all pass, 1 on the first failure (with the reason), 3 on a
--- global timeout.
+-- indentation, completion options, a crashed server started again and `:PirRestart`, the
+-- tree-sitter grammar (the syntax file without it, :PirInstallParser, captures, folds and
+-- indent with it) and the warning about a missing binary. Prints one line per check and
+-- exits 0 when all pass, 1 on the first failure (with the reason), 3 on a global timeout.
 
 local root = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h:h:h:h')
 local corpus = vim.env.PIR_CORPUS or (root .. '/tests/corpus')
@@ -636,6 +636,108 @@ local checks = {
       vim.api.nvim_win_set_cursor(0, { l + 1, c })
       hover_text('"opcode": "Matmult"')
       ctx.client = third
+    end,
+  },
+  {
+    'without the tree-sitter parser, the syntax file highlights',
+    function()
+      expect(not vim.uv.fs_stat(require('pir.treesitter').parser_path()),
+        'a parser is installed before :PirInstallParser (%s)', require('pir.treesitter').parser_path())
+      expect(vim.b[ctx.buf].pir_treesitter == nil and vim.bo[ctx.buf].syntax == 'pir',
+        'the first buffer is not on the syntax file: syntax=%q', vim.bo[ctx.buf].syntax)
+      expect(vim.treesitter.highlighter.active[ctx.buf] == nil, 'tree-sitter highlights without a parser')
+    end,
+  },
+  {
+    ':PirInstallParser compiles the grammar and the open pir buffers use it',
+    function()
+      local said = {}
+      local notify = vim.notify
+      vim.notify = function(msg, level)
+        said[#said + 1] = msg
+        return notify(msg, level)
+      end
+      vim.cmd('PirInstallParser')
+      vim.notify = notify
+      local path = require('pir.treesitter').parser_path()
+      expect(vim.uv.fs_stat(path), 'no parser at %s after :PirInstallParser: %s', path, vim.inspect(said))
+      expect(path:find(vim.env.XDG_DATA_HOME, 1, true) == 1, 'the parser is not in the data dir: %s', path)
+      wait_for('tree-sitter highlighting of the open buffer', function()
+        return vim.treesitter.highlighter.active[ctx.buf] ~= nil and vim.b[ctx.buf].pir_treesitter
+      end)
+    end,
+  },
+  {
+    'tree-sitter captures on an op name, a field, a keyword and a parameter',
+    function()
+      local buf = open_copy('matmul_tiled.pir', ctx.dir)
+      wait_for('tree-sitter on ' .. vim.api.nvim_buf_get_name(buf), function()
+        return vim.b[buf].pir_treesitter and vim.treesitter.highlighter.active[buf] ~= nil
+      end)
+      expect(vim.bo[buf].syntax == '', 'the syntax file is still on: syntax=%q', vim.bo[buf].syntax)
+      local function captures(text, token)
+        local l, c = find(buf, text, token)
+        local names = {}
+        for _, cap in ipairs(vim.treesitter.get_captures_at_pos(buf, l, c)) do
+          if cap.lang == 'pir' then
+            names[#names + 1] = cap.capture
+          end
+        end
+        return names
+      end
+      for _, case in ipairs({
+        { 'MatMulOp {', 'MatMulOp', 'type' },
+        { 'stationary = ', 'stationary', 'property' },
+        { 'kernel @matmul_tiled', 'kernel', 'keyword' },
+        { 'kernel @matmul_tiled', '@matmul_tiled', 'function' },
+        { 'kernel @matmul_tiled', '%lhsT', 'variable.parameter' },
+        { 'for %m in', 'for', 'keyword.repeat' },
+        { 'kernel @matmul_tiled', 'hbm', 'module' },
+        { 'kernel @matmul_tiled', 'bf16', 'type.builtin' },
+      }) do
+        local got = captures(case[1], case[2])
+        expect(vim.list_contains(got, case[3]), 'captures on %q: %s, not @%s', case[2], vim.inspect(got), case[3])
+      end
+      ctx.ts_buf = buf
+    end,
+  },
+  {
+    'a kernel folds from the grammar, and so does an op body',
+    function()
+      local buf = ctx.ts_buf
+      expect(vim.wo.foldmethod == 'expr' and vim.wo.foldexpr == 'v:lua.vim.treesitter.foldexpr()',
+        'folding is %s / %s', vim.wo.foldmethod, vim.wo.foldexpr)
+      local kernel = find(buf, 'kernel @matmul_tiled') + 1
+      local last = vim.api.nvim_buf_line_count(buf)
+      while vim.fn.getline(last) ~= '}' do
+        last = last - 1
+      end
+      vim.wo.foldlevel = 0
+      vim.cmd('normal! zx')
+      wait_for('the kernel fold', function()
+        return vim.fn.foldclosed(kernel) == kernel
+      end)
+      expect(vim.fn.foldclosedend(kernel) == last, 'the kernel fold is lines %d-%d, not %d-%d',
+        vim.fn.foldclosed(kernel), vim.fn.foldclosedend(kernel), kernel, last)
+      local op = find(buf, 'MatMulOp {') + 1
+      expect(vim.fn.foldlevel(op + 1) > vim.fn.foldlevel(op - 1),
+        'no fold for the body of the op at line %d (fold levels %d, %d)', op, vim.fn.foldlevel(op - 1), vim.fn.foldlevel(op + 1))
+      vim.wo.foldlevel = 99
+    end,
+  },
+  {
+    'indent from the grammar',
+    function()
+      local buf = ctx.ts_buf
+      local op = find(buf, 'MatMulOp {') + 1
+      local want = vim.fn.indent(op) + vim.fn.shiftwidth()
+      expect(require('pir.treesitter').indent(buf, op + 1) == want,
+        'the tree gives %s for the line after `MatMulOp {`, not %d', tostring(require('pir.treesitter').indent(buf, op + 1)), want)
+      vim.api.nvim_win_set_cursor(0, { op, 0 })
+      vim.cmd('normal! onum_active_channels = 128')
+      local line = vim.api.nvim_buf_get_lines(buf, op, op + 1, false)[1]
+      expect(line == string.rep(' ', want) .. 'num_active_channels = 128', 'the new field is %q', line)
+      vim.cmd('silent undo')
     end,
   },
   {

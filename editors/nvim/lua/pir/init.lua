@@ -82,11 +82,18 @@ local function code_of(lnum)
 end
 
 --- `indentexpr` of pir buffers: one `shiftwidth` more after a line that opens a `{`, `(`
---- or `[`, one less on a line that starts by closing one (the formatter's indentation).
+--- or `[`, one less on a line that starts by closing one (the formatter's indentation);
+--- from the tree when the grammar is on (lua/pir/treesitter.lua).
 ---@param lnum? integer 1-based (default: v:lnum)
 ---@return integer
 function M.indent(lnum)
   lnum = lnum or vim.v.lnum
+  -- From the tree-sitter grammar's indents.scm when it is on for the buffer and the tree
+  -- is sound around the line (lua/pir/treesitter.lua), else from the brackets below.
+  local from_tree = require('pir.treesitter').indent(vim.api.nvim_get_current_buf(), lnum)
+  if from_tree then
+    return from_tree
+  end
   local prev = vim.fn.prevnonblank(lnum - 1)
   if prev == 0 then
     return 0

@@ -1,0 +1,7 @@
+("{" @open "}" @close)
+
+("[" @open "]" @close)
+
+("(" @open ")" @close)
+
+("\"" @open "\"" @close)
