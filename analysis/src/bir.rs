@@ -170,10 +170,14 @@ pub(crate) fn kernel_parts<'db>(
 ) -> Vec<Part<'db>> {
     let mut parts = Vec::new();
     let (mut ops, mut allocations) = (0, 0);
-    for (k, chunk) in doc.chunks[head..=doc.tail(head)].iter().enumerate() {
+    for at in crate::kernel::view::KernelView::split_from(doc, head).parts() {
+        let Some(chunk) = doc.chunks.get(at.chunk) else {
+            continue;
+        };
         let kernels = &file_items(db, chunk.source).kernels;
-        let kernel = crate::split::kernel_part(kernels, k == 0);
-        let Some(kernel) = kernel else { continue };
+        let Some(kernel) = at.kernel.of(kernels) else {
+            continue;
+        };
         parts.push(Part::new(chunk, kernel, ops, allocations));
         for_each_op(&kernel.body, &mut |_| ops += 1);
         allocations += kernel.allocations.len() as u32;

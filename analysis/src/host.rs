@@ -114,7 +114,7 @@ impl AnalysisHost {
 
     /// Sets the entries of the chunks of `file` that continue a kernel cut into chunks
     /// (a new text's), and analyses the text as [`AnalysisHost::warm`] does: a batch at a
-    /// time, each on every core, its chunks' outlines ([`crate::split::outline`]) and
+    /// time, each on every core, its chunks' outlines ([`crate::kernel::outline::outline`]) and
     /// mentions first, then (the entries of its chunks set from the outlines of the chunks
     /// before them) each chunk, each parsed once. A text without such a kernel is left
     /// cold (its chunks need no entry).

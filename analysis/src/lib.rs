@@ -17,7 +17,6 @@ pub mod ide;
 mod kernel;
 pub mod resolve;
 pub mod resources;
-mod split;
 
 pub use ::line_index::{LineIndex, TextRange, TextSize, WideEncoding};
 pub use bir::source_bir as file_bir;

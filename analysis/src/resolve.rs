@@ -248,7 +248,7 @@ pub fn resolve(
 
 /// The parameters and declarations of `kernel` (or of the part of it that a chunk holds),
 /// in source order, as a [`PreludeDef`] each (a name defined twice, twice): what the
-/// kernel's later chunks may name ([`crate::split::outline`]). Each type is resolved as
+/// kernel's later chunks may name ([`crate::kernel::outline::outline`]). Each type is resolved as
 /// [`resolve`] resolves it; its errors are [`resolve`]'s to report.
 pub fn declarations(kernel: &ast::Kernel, settings: OpSettings) -> Vec<PreludeDef> {
     let mut scratch = FileItems::default();

@@ -25,7 +25,7 @@ pub(super) fn cut_parts<'t>(
     target: usize,
     db: Option<&dyn Db>,
 ) -> (Vec<Piece<'t>>, syntax::Cuts) {
-    let split = target.saturating_mul(crate::split::SPLIT_FACTOR);
+    let split = target.saturating_mul(crate::document::SPLIT_FACTOR);
     // An edit's run is cut into parts of twice the target: a chunk an edit grew is cut
     // again when it has doubled, not as soon as its last statement passes the target (an
     // op line typed in a chunk cut there would split off a chunk of one line, and a new

@@ -11,7 +11,7 @@ use salsa::{Durability, Setter};
 
 use super::{Chunk, Document, new_stamp};
 use crate::db::{Db, RootDatabase, SourceFile};
-use crate::split::KernelIndex;
+use crate::kernel::outline::KernelIndex;
 
 /// A split kernel's [`KernelIndex`] and what it was made from.
 #[derive(Clone, Debug)]
@@ -67,7 +67,7 @@ impl Document {
         let tail = self.tail(head);
         let chunks: Vec<SourceFile> = self.chunks[head..=tail].iter().map(|c| c.source).collect();
         let hash = |db: &dyn Db, source: SourceFile| {
-            FxBuildHasher.hash_one(crate::split::outline(db, source))
+            FxBuildHasher.hash_one(crate::kernel::outline::outline(db, source))
         };
         let cached = self.indexes.get(&chunks[0]).filter(|cached| {
             cached.chunks == chunks
@@ -77,9 +77,9 @@ impl Document {
         let (index, all) = match cached {
             Some(cached) => (cached.index.clone(), false),
             None => {
-                let outlines: Vec<&crate::split::Outline> = chunks[..chunks.len() - 1]
+                let outlines: Vec<&crate::kernel::outline::Outline> = chunks[..chunks.len() - 1]
                     .iter()
-                    .map(|&source| crate::split::outline(db, source))
+                    .map(|&source| crate::kernel::outline::outline(db, source))
                     .collect();
                 let index = Arc::new(KernelIndex::new(outlines.iter().copied()));
                 let hashes = outlines.iter().map(|o| FxBuildHasher.hash_one(o)).collect();
@@ -100,7 +100,7 @@ impl Document {
             if !all && !edited.contains(&at) {
                 continue;
             }
-            let entry = index.entry(k, crate::split::mentions(db, source));
+            let entry = index.entry(k, crate::kernel::outline::mentions(db, source));
             if set_entry(db, source, Some(entry), durability) {
                 self.forget(at);
             }
@@ -125,7 +125,8 @@ impl Document {
             if chunk.context.inside
                 && let Some((index, _)) = entering.kernels.get(&head)
             {
-                let entry = index.entry(i - head, crate::split::mentions(db, chunk.source));
+                let entry =
+                    index.entry(i - head, crate::kernel::outline::mentions(db, chunk.source));
                 set_entry(db, chunk.source, Some(entry), Durability::MEDIUM);
             }
             if chunk.context.goes_on {
@@ -137,7 +138,7 @@ impl Document {
                     i
                 };
                 entering.head = head;
-                let outline = crate::split::outline(db, chunk.source);
+                let outline = crate::kernel::outline::outline(db, chunk.source);
                 let hash = FxBuildHasher.hash_one(outline);
                 let (index, hashes) = entering.kernels.entry(head).or_default();
                 index.push(outline);
@@ -179,10 +180,10 @@ pub(crate) struct Entering {
 /// its outline when its last kernel goes on, its mentions when it starts inside one.
 pub(crate) fn outline_chunk(db: &dyn Db, chunk: &Chunk) {
     if chunk.context.goes_on {
-        crate::split::outline(db, chunk.source);
+        crate::kernel::outline::outline(db, chunk.source);
     }
     if chunk.context.inside {
-        crate::split::mentions(db, chunk.source);
+        crate::kernel::outline::mentions(db, chunk.source);
     }
 }
 

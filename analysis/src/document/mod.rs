@@ -1,6 +1,6 @@
 //! A document as chunks (issue 9): the text cut at kernel lines (`kernel @name` first on
 //! its line, [`syntax::starts_kernel_line`]) into chunks of at least [`CHUNK_TARGET`]
-//! bytes, and a kernel of [`crate::split::SPLIT_FACTOR`] targets or more also at the
+//! bytes, and a kernel of [`crate::document::SPLIT_FACTOR`] targets or more also at the
 //! statement lines of its body; each chunk a [`SourceFile`] salsa input with its own
 //! parse, names, lowering and findings, in offsets relative to its start.
 //!
@@ -29,7 +29,7 @@ use salsa::Durability;
 
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::kernel::rules::{p200, p501};
-use crate::kernel::summary;
+use crate::kernel::view::KernelView;
 use crate::{LineCol, TextRange, TextSize};
 
 use edit::{cut_parts, first_line};
@@ -42,6 +42,10 @@ pub(crate) use gather::{analyse_chunk, lone_carriage_returns};
 /// may be larger; only the last may be smaller). About 80 ops of typical kernel text: an
 /// edit re-parses and re-resolves about that much.
 pub const CHUNK_TARGET: usize = 16 * 1024;
+
+/// A kernel this many chunk targets long or longer is cut inside (at statement lines of its
+/// body); shorter kernels stay whole in their chunk.
+pub const SPLIT_FACTOR: usize = 8;
 
 /// One chunk of a document.
 #[derive(Clone, Copy, Debug)]
@@ -171,7 +175,7 @@ impl Document {
     }
 
     /// The chunks whose last kernel goes on into the next ones: those whose outlines the
-    /// entries are made from ([`crate::split::outline`]; a host computes them on every core
+    /// entries are made from ([`crate::kernel::outline::outline`]; a host computes them on every core
     /// before a new text's entries, [`crate::AnalysisHost::add_file`]).
     pub fn outlined_chunks(&self) -> Vec<Chunk> {
         self.chunks
@@ -302,19 +306,14 @@ impl Document {
 
     /// The ops of the kernel chunk `index` starts inside, in its chunks before `index`
     /// (0 when the chunk starts with whole kernels): what its ops' implicit ids count from.
-    /// From the chunks' position-free summaries ([`crate::split::part_ids`]): O(chunks).
+    /// From the parts' position-free summaries ([`KernelView::ops_before`]): O(parts).
     pub(crate) fn op_base(&self, db: &dyn Db, index: usize) -> u32 {
-        if !self.chunks[index].context.inside {
+        if !self.chunks.get(index).is_some_and(|c| c.context.inside) {
             return 0;
         }
-        let head = self.head(index);
-        (head..index)
-            .map(|k| {
-                let flows = summary::part_ids(db, self.chunks[k].source);
-                let flow = crate::split::kernel_part(flows, k == head);
-                flow.map_or(0, |f| f.ops)
-            })
-            .sum()
+        let view = KernelView::of(self, index, 0, false);
+        view.part_in(index)
+            .map_or(0, |at| view.ops_before(db, self, at.part))
     }
 
     /// The text of the chunks `range`.

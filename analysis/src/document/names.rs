@@ -9,8 +9,8 @@ use super::{Document, Shift};
 use crate::TextRange;
 use crate::TextSize;
 use crate::db::Db;
+use crate::kernel::outline::KernelIndex;
 use crate::kernel::summary;
-use crate::split::KernelIndex;
 
 impl Document {
     /// The range of the kernel that goes on from chunk `head` into the next chunks, from
@@ -90,7 +90,7 @@ impl Document {
         let mut first: HashMap<&str, Option<Arc<lower::model::Tensor>>> = HashMap::default();
         let mut out = Vec::new();
         for chunk in &self.chunks[self.head(index)..index] {
-            for def in &crate::split::outline(db, chunk.source).defs {
+            for def in &crate::kernel::outline::outline(db, chunk.source).defs {
                 let tensor = first
                     .entry(def.name.as_str())
                     .or_insert_with(|| match &def.allocation {
@@ -183,7 +183,7 @@ impl Document {
         };
         out.extend(crate::ide::uses(home_items, home_def).map(|r| shifted(r, home_chunk.start)));
         for later in &self.chunks[home + 1..=tail.max(home)] {
-            if crate::split::mentions(db, later.source)
+            if crate::kernel::outline::mentions(db, later.source)
                 .binary_search(&name)
                 .is_err()
             {
@@ -226,7 +226,7 @@ impl Document {
         let tail = self.tail(index);
         let mut out = Vec::new();
         for k in head..index {
-            let outline = crate::split::outline(db, self.chunks[k].source);
+            let outline = crate::kernel::outline::outline(db, self.chunks[k].source);
             out.extend(
                 outline
                     .defs
@@ -241,7 +241,7 @@ impl Document {
         ) && renamed.scope.end() == self.chunks[index].len;
         if kernel_level {
             for later in &self.chunks[index + 1..=tail] {
-                if crate::split::mentions(db, later.source)
+                if crate::kernel::outline::mentions(db, later.source)
                     .binary_search_by(|m| m.as_str().cmp(new_name))
                     .is_err()
                 {
@@ -278,7 +278,12 @@ impl Document {
         let home = head + index.home(name)?;
         let chunk = &self.chunks[home];
         let parts = summary::parts(db, chunk.source);
-        let part = crate::split::kernel_part(parts, home == head)?;
+        let slot = if home == head {
+            crate::kernel::view::KernelSlot::Last
+        } else {
+            crate::kernel::view::KernelSlot::At(0)
+        };
+        let part = slot.of(parts)?;
         crate::db::file_items(db, chunk.source)
             .definitions
             .iter()

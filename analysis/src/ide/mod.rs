@@ -65,12 +65,6 @@ impl<'a> Site<'a> {
         (Site { doc, index, chunk }, relative)
     }
 
-    /// The chunk `index` of `doc`.
-    pub fn of(doc: &'a Document, index: usize) -> Option<Site<'a>> {
-        let chunk = *doc.chunks.get(index)?;
-        Some(Site { doc, index, chunk })
-    }
-
     /// Each chunk `range` (the document's) touches, with the part of `range` in it,
     /// relative to the chunk.
     pub fn across(

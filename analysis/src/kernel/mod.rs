@@ -2,6 +2,7 @@
 //! function over its parts' position-free summaries ([`summary`]), whether the kernel fits
 //! one chunk (one part) or is cut into many.
 
+pub mod outline;
 pub mod resources;
 pub mod rules;
 pub mod stats;

@@ -99,16 +99,6 @@ impl KernelView {
         }
     }
 
-    /// Whether the kernel is cut into chunks (more than one part).
-    pub fn is_split(&self) -> bool {
-        self.tail > self.head
-    }
-
-    /// How many parts it has.
-    pub fn len(&self) -> usize {
-        self.tail - self.head + 1
-    }
-
     /// Its parts, head first.
     pub fn parts(&self) -> impl Iterator<Item = PartAt> + '_ {
         (self.head..=self.tail).map(move |chunk| PartAt {
@@ -137,22 +127,6 @@ impl KernelView {
             .unwrap_or_default()
             .iter()
             .map(|c| c.source)
-            .collect()
-    }
-
-    /// Each part's entry of the per-kernel list `query` gives of its chunk, head first (a
-    /// part whose chunk lists nothing at its place is left out).
-    pub fn each<'db, T>(
-        &self,
-        db: &'db dyn Db,
-        doc: &Document,
-        query: fn(&'db dyn Db, SourceFile) -> &'db Vec<T>,
-    ) -> Vec<&'db T> {
-        self.parts()
-            .filter_map(|at| {
-                let chunk = doc.chunks.get(at.chunk)?;
-                at.kernel.of(query(db, chunk.source))
-            })
             .collect()
     }
 

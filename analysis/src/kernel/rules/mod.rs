@@ -47,30 +47,21 @@ pub struct Related {
 /// A place in a part, found through its [`PartPlaces`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Place {
-    /// The kernel's name (head part).
-    KernelName,
     /// The part's first read of the name.
     FirstRead(String),
     /// The name token of the part's declaration of the name.
     DeclaredName(String),
-    /// The whole declaration of the name in the part (parameter or statement).
-    Declaration(String),
     /// The id of the part's `n`-th op (0-based): its `#N`, else its class name.
     OpId(u32),
-    /// The class name of the part's `n`-th op (0-based).
-    OpClass(u32),
 }
 
 impl Place {
     /// The range of this place in a part whose places are `places` (relative to its chunk).
     pub fn range(&self, places: &PartPlaces) -> Option<TextRange> {
         match self {
-            Place::KernelName => Some(places.name),
             Place::FirstRead(name) => places.first_read(name),
             Place::DeclaredName(name) => places.declaration(name).map(|d| d.name_range),
-            Place::Declaration(name) => places.declaration(name).map(|d| d.range),
             Place::OpId(n) => places.ids.get(*n as usize).copied(),
-            Place::OpClass(n) => places.classes.get(*n as usize).map(|c| c.range),
         }
     }
 }

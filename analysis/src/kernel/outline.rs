@@ -1,12 +1,12 @@
-//! Kernels cut into chunks (issue 9, `docs/scale.md`): what a chunk that starts inside a
-//! kernel must know of the kernel's earlier chunks ([`Entry`]), made from small,
-//! position-free per-chunk queries ([`outline`], [`mentions`]) so that editing an op changes
-//! no other chunk's entry.
+//! What a part that continues a kernel must know of the kernel's earlier parts (its
+//! [`Entry`]), made from small, position-free per-chunk queries ([`outline`], [`mentions`])
+//! so that editing an op changes no other chunk's entry.
 //!
-//! A kernel of at least [`SPLIT_FACTOR`] chunk targets is cut at statement lines directly in
-//! its body (`syntax::cuts`): its first chunk holds the header and [`syntax::Kernel::goes_on`],
-//! the others [`syntax::Kernel::continues`]. Each chunk is resolved alone with its entry: the
-//! first definition, in the kernel before it, of each name its text mentions.
+//! A kernel of at least `crate::document::SPLIT_FACTOR` chunk targets is cut at statement
+//! lines directly in its body: its first chunk holds the header and
+//! [`syntax::Kernel::goes_on`], the others [`syntax::Kernel::continues`]. Each chunk is
+//! resolved alone with its entry: the first definition, in the kernel before it, of each
+//! name its text mentions ([`KernelIndex`] joins the outlines of a kernel's parts).
 
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
@@ -16,18 +16,6 @@ use syntax::ast;
 
 use crate::db::{Db, SourceFile, parse};
 use crate::resolve::{self, Entry, PreludeDef};
-
-/// The item of a split kernel's part among a chunk's per-kernel `items` (one per kernel of
-/// the chunk, or per split part, in order): the last of the kernel's first chunk (`head`:
-/// the kernel starts there and goes on), the first of the others (the kernel continues
-/// there).
-pub fn kernel_part<T>(items: &[T], head: bool) -> Option<&T> {
-    if head { items.last() } else { items.first() }
-}
-
-/// A kernel this many chunk targets long or longer is cut inside (at statement lines of its
-/// body); shorter kernels stay whole in their chunk.
-pub const SPLIT_FACTOR: usize = 8;
 
 /// What a chunk defines for the chunks after it that continue its last kernel: nothing
 /// unless that kernel goes on ([`syntax::Kernel::goes_on`]). Position-free: an edit that
