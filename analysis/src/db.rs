@@ -28,7 +28,7 @@ pub struct SourceFile {
     pub text: String,
     /// Look-ahead: the first line of the next chunk of its document (a `kernel @name`
     /// line), so that the end of `text` reads as in the whole file; empty when `text` ends
-    /// the file (see [`syntax::parse_piece`]).
+    /// the file (see [`syntax::parse_part`]).
     #[default]
     #[returns(ref)]
     pub look_ahead: String,
@@ -41,7 +41,7 @@ pub struct SourceFile {
     pub coarse: bool,
     /// Where the chunk stands among its kernels: it starts inside a kernel cut at a
     /// statement line of its body (the header is in an earlier chunk), or its last kernel
-    /// goes on in the next chunk (`syntax::cuts`). Default: whole kernels.
+    /// goes on in the next chunk (`crate::document` cuts it). Default: whole kernels.
     #[default]
     pub context: syntax::Context,
     /// For a chunk that starts inside a kernel: what the kernel's earlier chunks define

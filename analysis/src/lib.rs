@@ -12,6 +12,7 @@ mod check;
 pub mod db;
 pub mod diagnostic;
 mod document;
+mod executor;
 mod host;
 pub mod ide;
 mod kernel;

@@ -87,7 +87,7 @@ fn dataflow(db: &RootDatabase, kernel: &KernelItems, out: &mut Found) {
         let lowered = analysis::op_lowering(db, op);
         for name in &lowered.reads {
             if !written.contains(name) && warned.insert(name.clone()) {
-                let first = accesses.iter().find(|(_, a)| &a.name == name);
+                let first = accesses.iter().find(|(_, a)| a.name == *name);
                 let anchor = first.map_or(lower::diag::Anchor::Class, |(path, _)| {
                     lower::diag::Anchor::Value(path.clone())
                 });

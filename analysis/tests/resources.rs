@@ -7,7 +7,6 @@ use analysis::resources::{KernelStats, Peak};
 use analysis::{Analysis, AnalysisHost, FileId, TextRange, TextSize, ide};
 use expect_test::{Expect, expect};
 use lower::Severity;
-use salsa::Setter;
 
 /// `text` opened in a host (one chunk), and its file.
 fn open(text: &str) -> (Analysis, FileId) {

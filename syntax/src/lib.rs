@@ -26,8 +26,7 @@ mod value;
 
 pub use ast::*;
 pub use chunks::{
-    Cuts, StatementReader, chunk_starts, cuts, cuts_read, line_end, piece_starts,
-    starts_kernel_line, starts_statement_line, statement_lines,
+    line_end, piece_starts, starts_kernel_line, starts_statement_line, statement_lines,
 };
 pub use lexer::{Token, lex, lone_carriage_return_error, lone_carriage_returns};
 pub use parser::Statements;
@@ -109,21 +108,6 @@ pub fn parse_cancellable(text: &str, check: &dyn Fn()) -> Parse {
     parser::parse(text, &[], check)
 }
 
-/// Parses a piece of a file: the whole kernels of `text[..end]`, where `end` is the end of
-/// the text or the start of a line that starts a kernel (`kernel @name`, see
-/// [`statement_lines`]); `text[end..]` is look-ahead, that line (or more), so that what is
-/// said at the end of the piece is what the whole file says there. Ranges are UTF-8 byte
-/// offsets into `text`.
-///
-/// The pieces of a file cut at kernel lines, each parsed with the next piece's first line
-/// as look-ahead, give the file's parse: the same kernels and errors, their ranges shifted
-/// by each piece's start (`syntax/tests/pieces.rs`), but for the cap of [`MAX_ERRORS`],
-/// which applies per piece (a caller joining pieces caps the whole, see [`Parse::left_out`]).
-/// `check` is called as in [`parse_cancellable`].
-pub fn parse_piece(text: &str, end: usize, check: &dyn Fn()) -> Parse {
-    parser::parse_piece(text, end, Context::default(), check)
-}
-
 /// Where a part of a file stands among its kernels: a file may be cut inside a big kernel,
 /// at a line that starts a statement directly in the kernel's body ([`cuts`]); the part
 /// after such a cut starts `inside` the kernel, the part before it `goes_on` into the next.
@@ -137,7 +121,7 @@ pub struct Context {
     pub goes_on: bool,
 }
 
-/// [`parse_piece`] of a part of a file that may start inside a kernel or end inside one
+/// [`parse_part`] of a part of a file that may start inside a kernel or end inside one
 /// (`context`, see [`cuts`]): `text[..end]` is the part, `text[end..]` the first line of the
 /// next part. The parts of a file cut by [`cuts`], each parsed with its context, give the
 /// file's parse: a kernel cut into parts is one kernel whose first part has the header
@@ -177,7 +161,7 @@ pub fn parse_statements(text: &str, end: usize) -> (Vec<FlatStmt>, Vec<SyntaxErr
 
 /// Reads the statements of `text` that start before byte `end` as a flat list, as
 /// [`parse_statements`] does, but with the lexical errors (lexer, layout) and the
-/// statement reader's apart, as [`assemble_piece`] takes them. `check` is called as in
+/// statement reader's apart, as [`assemble_part`] takes them. `check` is called as in
 /// [`parse_cancellable`].
 ///
 /// Read at statement lines ([`statement_lines`]), each piece with the next one's first
@@ -194,13 +178,8 @@ pub fn read_statements(text: &str, end: usize, check: &dyn Fn()) -> Statements {
 }
 
 /// Nests the flat statements `read` of `text[..end]` (as [`read_statements`] gives them,
-/// ranges into `text`) into kernels, as [`parse_piece`] does after reading them: the same
-/// tree and errors.
-pub fn assemble_piece(text: &str, end: usize, read: Statements) -> Parse {
-    parser::assemble_piece(text, end, Context::default(), read)
-}
-
-/// [`assemble_piece`] of a part of a file in its `context` (see [`parse_part`]).
+/// ranges into `text`) into kernels, as [`parse_part`] does after reading them in
+/// `context`: the same tree and errors.
 pub fn assemble_part(text: &str, end: usize, context: Context, read: Statements) -> Parse {
     parser::assemble_piece(text, end, context, read)
 }
@@ -248,7 +227,7 @@ pub fn read_in_pieces(
 /// The pieces of `text[..end]` cut at `starts` (those in `1..end`), as
 /// [`read_in_pieces`] reads them: each piece's start, its text with its look-ahead (the
 /// last runs to the end of `text`), and its length proper (bytes).
-pub(crate) fn pieces<'t>(
+pub fn pieces<'t>(
     text: &'t str,
     end: usize,
     starts: &[usize],

@@ -1,12 +1,12 @@
 //! A file cut into pieces at kernel lines (`kernel @name` first on its line) parses piece
-//! by piece as whole: each piece alone (`parse_piece`, with the next kernel's line as
+//! by piece as whole: each piece alone (`parse_part`, with the next kernel's line as
 //! look-ahead) gives the file's kernels and syntax errors there, shifted by the piece's
 //! start. This is what lets the analysis keep a document as chunks of whole kernels and
 //! re-parse only the chunk an edit touched.
 
 mod common;
 
-use syntax::{Parse, parse, parse_piece, starts_kernel_line};
+use syntax::{Context, Parse, parse, parse_part, starts_kernel_line};
 
 /// The kernel lines of `text` after its start.
 fn kernel_lines(text: &str) -> Vec<usize> {
@@ -37,7 +37,12 @@ fn joined(text: &str, cuts: &[usize]) -> (String, String) {
         };
         let Parse {
             file, errors: e, ..
-        } = parse_piece(&text[start..with_look_ahead], end - start, &|| ());
+        } = parse_part(
+            &text[start..with_look_ahead],
+            end - start,
+            Context::default(),
+            &|| (),
+        );
         kernels.push(common::shifted(&file.kernels, start));
         errors.push(common::shifted(&e, start));
     }

@@ -1,27 +1,27 @@
 //! A chunk read piece by piece parses as whole: cut at statement lines (`piece_starts`,
 //! or any statement lines at all), each piece read alone (`read_statements`, with its
-//! look-ahead), shifted and joined (`read_in_pieces`), then nested (`assemble_piece`), gives
-//! the tree and errors of `parse_piece` on the whole. This is what lets the analysis re-read
+//! look-ahead), shifted and joined (`read_in_pieces`), then nested (`assemble_part`), gives
+//! the tree and errors of `parse_part` on the whole. This is what lets the analysis re-read
 //! only the pieces of an edited chunk that the edit touched.
 
 mod common;
 
-use syntax::{assemble_piece, parse_piece, piece_starts, read_in_pieces, read_statements};
+use syntax::{Context, assemble_part, parse_part, piece_starts, read_in_pieces, read_statements};
 
 /// `text[..end]` parsed whole and piece by piece at `starts`, as `Debug` texts.
 fn both(text: &str, end: usize, starts: &[usize]) -> (String, String) {
-    let whole = parse_piece(text, end, &|| ());
+    let whole = parse_part(text, end, Context::default(), &|| ());
     let read = read_in_pieces(text, end, starts, &mut |piece, piece_end| {
         read_statements(piece, piece_end, &|| ())
     });
-    let pieces = assemble_piece(text, end, read);
+    let pieces = assemble_part(text, end, Context::default(), read);
     (format!("{whole:#?}"), format!("{pieces:#?}"))
 }
 
 #[track_caller]
 fn check(name: &str, text: &str, every: usize) {
     // The whole text, and its first half as a piece with look-ahead (a chunk ending at a
-    // kernel line, or anywhere at all: the reader must agree with `parse_piece` either way).
+    // kernel line, or anywhere at all: the reader must agree with `parse_part` either way).
     let kernel_end = (1..text.len())
         .filter(|&i| text.as_bytes()[i - 1] == b'\n' && syntax::starts_kernel_line(text, i))
         .nth(1)

@@ -15,7 +15,7 @@ const MEMOIZED_CUT: usize = 1 << 20;
 
 /// The parts of `text` (a document, or a run of its chunks read in `context`, with
 /// `look_ahead` the first line of the chunk after them): each piece with whether it starts
-/// inside a kernel, and the cut's verdict on the ends ([`syntax::cuts`]). `db`: for an
+/// inside a kernel, and the cut's verdict on the ends ([`super::cut::cuts`]). `db`: for an
 /// edit's run, the database it is read through (its chunks' memoized pieces); such a run
 /// is cut into parts of at least twice `target`.
 pub(super) fn cut_parts<'t>(
@@ -24,7 +24,7 @@ pub(super) fn cut_parts<'t>(
     context: syntax::Context,
     target: usize,
     db: Option<&dyn Db>,
-) -> (Vec<Piece<'t>>, syntax::Cuts) {
+) -> (Vec<Piece<'t>>, super::cut::Cuts) {
     let split = target.saturating_mul(crate::document::SPLIT_FACTOR);
     // An edit's run is cut into parts of twice the target: a chunk an edit grew is cut
     // again when it has doubled, not as soon as its last statement passes the target (an
@@ -53,10 +53,10 @@ pub(super) fn cut_parts<'t>(
                     crate::db::Piece::new(db, piece.to_string(), end as u32),
                 )
             };
-            let mut reader = syntax::StatementReader::Pieces(&mut read);
-            syntax::cuts_read(all, text.len(), context, target, split, &mut reader)
+            let mut reader = super::cut::StatementReader::Pieces(&mut read);
+            super::cut::cuts_read(all, text.len(), context, target, split, &mut reader)
         }
-        _ => syntax::cuts(all, text.len(), context, target, split),
+        _ => super::cut::cuts(all, text.len(), context, target, split),
     };
     let parts = cuts
         .parts

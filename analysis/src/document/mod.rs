@@ -16,6 +16,7 @@
 //! Offsets are UTF-8 bytes; "lines" here are the language's (SPEC §1: a `\n` ends a line).
 //! A chunk starts at a line start, so a chunk's lines are the document's, shifted.
 
+mod cut;
 mod edit;
 mod entries;
 mod gather;
@@ -64,7 +65,7 @@ pub(crate) struct Chunk {
     /// next chunk (its input's [`SourceFile::context`]).
     pub context: syntax::Context,
     /// It starts inside a kernel that goes on past its end: a middle part of a kernel cut
-    /// into chunks, holding neither its start nor its end (`syntax::Cuts::through`).
+    /// into chunks, holding neither its start nor its end (`cut::Cuts::through`).
     pub through: bool,
 }
 

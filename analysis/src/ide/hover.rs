@@ -35,7 +35,7 @@ pub fn hover(db: &dyn Db, doc: &Document, offset: TextSize) -> Option<HoverResul
             field_hover(op, at).or_else(|| Some(op_hover(db, &site, kernel, op)))
         })?;
     let mut hover = whole_kernel_hover(db, &site, hover);
-    hover.range = hover.range + site.chunk.start;
+    hover.range += site.chunk.start;
     Some(hover)
 }
 

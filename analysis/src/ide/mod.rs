@@ -83,7 +83,7 @@ impl<'a> Site<'a> {
     }
 
     /// `answer`, made of the chunk's offsets, in the document's.
-    pub fn to_document<T: Shift>(&self, mut answer: T) -> T {
+    pub fn to_document<T: Shift>(self, mut answer: T) -> T {
         answer.shift(self.chunk.start);
         answer
     }

@@ -346,54 +346,5 @@ pub fn shifted<T: std::fmt::Debug>(value: &T, by: usize) -> String {
     out
 }
 
-/// Pieces of syntax the mangling property tests insert into corpus files
-/// ([`mangled_corpus_file`]): brackets and bodies left open or closed twice, kernel lines
-/// in the middle of a body, statement starts, strings and comments cut short.
-pub const SNIPPETS: &[&str] = &[
-    "",
-    "{",
-    "}",
-    "Op {",
-    "Op #3 {",
-    "[",
-    "]",
-    "(",
-    ")",
-    " = ",
-    "\n",
-    ",",
-    "kernel @x(",
-    "\nkernel @y() {",
-    "\nkernel @z() {}\n",
-    "for %q in 0..",
-    "tensor %",
-    "reg %r",
-    "\"",
-    "x\"",
-    "// c\n",
-    "}\n}\n",
-    "\n  NoOp {\n",
-    "$0",
-    "\r",
-    "\n\r  ",
-];
-
-/// Corpus file number `file` (modulo their count) with the bytes from `at` (modulo its
-/// length) to `at + cut` replaced by `snippet`, both ends moved to char boundaries: its
-/// name and the mangled text.
-pub fn mangled_corpus_file(file: usize, at: usize, cut: usize, snippet: &str) -> (String, String) {
-    let files = corpus_files();
-    let (name, text) = &files[file % files.len()];
-    let mut at = at % (text.len() + 1);
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    let mut end = (at + cut).min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (
-        name.clone(),
-        format!("{}{snippet}{}", &text[..at], &text[end..]),
-    )
-}
+#[allow(unused_imports)]
+pub use test_utils::{SNIPPETS, mangled_corpus_file};
