@@ -130,3 +130,47 @@ fn lowering_reads_fields_through_the_catalog() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// The crates depend one way, `syntax ← lower ← analysis ← lsp` (ARCHITECTURE.md): a crate
+/// names in its `[dependencies]` only the crates before it. Dev-dependencies (tests) may
+/// name `test-utils`, which depends on none of them.
+#[test]
+fn crates_depend_one_way() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let order = ["syntax", "lower", "analysis", "lsp"];
+    let mut problems = Vec::new();
+    for (i, krate) in order.iter().enumerate() {
+        let manifest =
+            std::fs::read_to_string(root.join(krate).join("Cargo.toml")).expect("a crate manifest");
+        // The `[dependencies]` table only (up to the next table).
+        let deps = manifest
+            .split("\n[")
+            .find(|table| table.starts_with("dependencies]"))
+            .unwrap_or_default();
+        for line in deps.lines().skip(1) {
+            let name = line
+                .split(['=', '.', ' '])
+                .next()
+                .unwrap_or_default()
+                .trim();
+            if let Some(at) = order.iter().position(|c| *c == name)
+                && at >= i
+            {
+                problems.push(format!("{krate} depends on {name}"));
+            }
+            if name == "test-utils" {
+                problems.push(format!("{krate} depends on test-utils outside its tests"));
+            }
+        }
+    }
+    let utils = std::fs::read_to_string(root.join("test-utils/Cargo.toml")).expect("manifest");
+    for krate in order {
+        if utils
+            .lines()
+            .any(|l| l.trim_start().starts_with(&format!("{krate}.")))
+        {
+            problems.push(format!("test-utils depends on {krate}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
