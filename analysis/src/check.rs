@@ -5,7 +5,7 @@
 use lower::diag::{Code, ValuePath};
 use syntax::ast::TextSize;
 
-use crate::db::{Db, SourceFile, file_items, lowering, parse};
+use crate::db::{Db, Lowerings, SourceFile, file_items, parse};
 use crate::diagnostic::{Finding, from_lowering};
 use crate::kernel::rules;
 use crate::kernel::summary::Part;
@@ -32,9 +32,10 @@ pub fn findings(db: &dyn Db, file: SourceFile) -> Vec<Finding> {
         .collect();
     out.extend(items.diagnostics.iter().cloned());
     let parts = crate::kernel::summary::parts(db, file);
+    let lowerings = Lowerings::of(db, file);
     for (kernel, part) in items.kernels.iter().zip(parts) {
         for_each_op(&kernel.body, &mut |op| {
-            let lowered = lowering(db, file, op);
+            let lowered = lowerings.get(op);
             out.extend(
                 lowered
                     .diagnostics

@@ -254,13 +254,63 @@ pub fn coarse_lowerings(db: &dyn Db, file: SourceFile) -> Vec<Lowered> {
     out
 }
 
-/// The lowering of `op`, an op of `file`: from the file's [`coarse_lowerings`] when it is
-/// coarse, else memoized per op ([`op_lowering`]).
-pub fn lowering<'db>(db: &'db dyn Db, file: SourceFile, op: &OpItem) -> &'db Lowered {
-    if *file.coarse(db)
-        && let Some(lowered) = coarse_lowerings(db, file).get(op.index as usize)
-    {
-        return lowered;
+/// The interned key of every op of `file` ([`OpKey`]), at each op's [`OpItem::index`]:
+/// each op interned once per revision of the file, whatever reads its lowering (the
+/// findings, the parts' summaries, the resources), and the same keys when no op changed.
+#[salsa::tracked(returns(ref), lru = 16)]
+pub fn op_keys<'db>(db: &'db dyn Db, file: SourceFile) -> Vec<OpKey<'db>> {
+    let mut out = Vec::new();
+    for kernel in &file_items(db, file).kernels {
+        crate::check::for_each_op(&kernel.body, &mut |op| {
+            out.push(OpKey::new(db, op.resolved.clone()));
+        });
     }
-    op_lowering(db, op)
+    out
+}
+
+/// The lowering of `op`, an op of `file`: from the file's [`coarse_lowerings`] when it is
+/// coarse, else memoized per op ([`lower_op`] of its key, [`op_keys`]). A walk over many
+/// ops of one file reads them through [`Lowerings`] instead.
+pub fn lowering<'db>(db: &'db dyn Db, file: SourceFile, op: &OpItem) -> &'db Lowered {
+    Lowerings::of(db, file).get(op)
+}
+
+/// The lowerings of a file's ops, read op by op ([`lowering`]) with the file's memos
+/// fetched once.
+#[derive(Clone, Copy)]
+pub struct Lowerings<'db> {
+    db: &'db dyn Db,
+    coarse: Option<&'db [Lowered]>,
+    keys: &'db [OpKey<'db>],
+}
+
+impl<'db> Lowerings<'db> {
+    /// The lowerings of `file`'s ops.
+    pub fn of(db: &'db dyn Db, file: SourceFile) -> Lowerings<'db> {
+        if *file.coarse(db) {
+            Lowerings {
+                db,
+                coarse: Some(coarse_lowerings(db, file)),
+                keys: &[],
+            }
+        } else {
+            Lowerings {
+                db,
+                coarse: None,
+                keys: op_keys(db, file),
+            }
+        }
+    }
+
+    /// The lowering of `op`, an op of the file.
+    pub fn get(&self, op: &OpItem) -> &'db Lowered {
+        let at = op.index as usize;
+        if let Some(lowered) = self.coarse.and_then(|all| all.get(at)) {
+            return lowered;
+        }
+        match self.keys.get(at) {
+            Some(&key) => lower_op(self.db, key),
+            None => op_lowering(self.db, op),
+        }
+    }
 }

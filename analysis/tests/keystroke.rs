@@ -82,6 +82,7 @@ fn a_keystroke_in_one_kernel_of_many() {
             findings × 1
             kernel_stats × 1
             lower_op × 1
+            op_keys × 1
             parse × 1
             part_ids × 1
             part_resources × 1
@@ -108,6 +109,7 @@ fn a_keystroke_in_a_middle_part_of_a_cut_kernel() {
             kernel_stats × 1
             lower_op × 1
             mentions × 1
+            op_keys × 1
             outline × 1
             parse × 1
             part_decls × 1

@@ -4,7 +4,7 @@
 
 use salsa::{Durability, Setter};
 
-use super::{Chunk, Document, new_source, new_stamp, newlines, set_entry, size};
+use super::{Chunk, Document, new_generation, new_source, newlines, set_entry, size};
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::{TextRange, TextSize};
 use std::sync::OnceLock;
@@ -24,7 +24,7 @@ pub(super) fn cut_parts<'t>(
     context: syntax::Context,
     target: usize,
     db: Option<&dyn Db>,
-) -> (Vec<Piece<'t>>, super::cut::Cuts) {
+) -> (Vec<CutPart<'t>>, super::cut::Cuts) {
     let split = target.saturating_mul(crate::document::SPLIT_FACTOR);
     // An edit's run is cut into parts of twice the target: a chunk an edit grew is cut
     // again when it has doubled, not as soon as its last statement passes the target (an
@@ -64,7 +64,7 @@ pub(super) fn cut_parts<'t>(
         .enumerate()
         .map(|(i, &(start, inside))| {
             let end = cuts.parts.get(i + 1).map_or(text.len(), |p| p.0);
-            Piece {
+            CutPart {
                 text: &text[start..end],
                 inside,
                 through: cuts.through.get(i).copied().unwrap_or(false),
@@ -77,7 +77,7 @@ pub(super) fn cut_parts<'t>(
 /// A chunk's text as [`cut_parts`] cuts it, with where it stands ([`Chunk::context`]'s
 /// `inside`, [`Chunk::through`]).
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Piece<'t> {
+pub(super) struct CutPart<'t> {
     pub(super) text: &'t str,
     pub(super) inside: bool,
     pub(super) through: bool,
@@ -193,9 +193,9 @@ impl Document {
             }
             break owned(&parts);
         };
-        let pieces: Vec<Piece<'_>> = pieces
+        let pieces: Vec<CutPart<'_>> = pieces
             .iter()
-            .map(|(text, inside, through)| Piece {
+            .map(|(text, inside, through)| CutPart {
                 text,
                 inside: *inside,
                 through: *through,
@@ -212,7 +212,7 @@ impl Document {
         &mut self,
         db: &mut RootDatabase,
         old: std::ops::Range<usize>,
-        pieces: &[Piece<'_>],
+        pieces: &[CutPart<'_>],
         edited: bool,
     ) {
         let reused: Vec<SourceFile> = self.chunks[old.clone()].iter().map(|c| c.source).collect();
@@ -242,7 +242,7 @@ impl Document {
         let mut new = Vec::with_capacity(pieces.len());
         for (
             i,
-            &Piece {
+            &CutPart {
                 text: piece,
                 inside,
                 through,
@@ -332,8 +332,8 @@ impl Document {
         let start = old.start;
         let fresh = std::iter::repeat_with(OnceLock::new).take(new.len());
         self.digests.splice(old.clone(), fresh);
-        let stamps = std::iter::repeat_with(new_stamp).take(new.len());
-        self.stamps.splice(old.clone(), stamps);
+        let generations = std::iter::repeat_with(new_generation).take(new.len());
+        self.generations.splice(old.clone(), generations);
         self.chunks.splice(old, new);
         if self.chunks.is_empty() {
             let context = syntax::Context::default();
@@ -347,14 +347,14 @@ impl Document {
                 through: false,
             });
             self.digests.push(OnceLock::new());
-            self.stamps.push(new_stamp());
+            self.generations.push(new_generation());
         }
-        self.renumber(start);
+        self.place_from(start);
     }
 }
 
 /// The pieces of a run of chunks as [`Document::edit`] keeps them while it grows the run.
-fn owned(parts: &[Piece<'_>]) -> Vec<(String, bool, bool)> {
+fn owned(parts: &[CutPart<'_>]) -> Vec<(String, bool, bool)> {
     parts
         .iter()
         .map(|p| (p.text.to_string(), p.inside, p.through))

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rustc_hash::{FxBuildHasher, FxHashMap as HashMap};
 use salsa::{Durability, Setter};
 
-use super::{Chunk, Document, new_stamp};
+use super::{Chunk, Document, new_generation};
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::kernel::outline::KernelIndex;
 
@@ -21,8 +21,8 @@ pub(super) struct CachedIndex {
     /// The hash of each chunk's outline but the last's.
     pub(super) outlines: Vec<u64>,
     pub(super) index: Arc<KernelIndex>,
-    /// A stamp of its own ([`new_stamp`]): what P200's earlier suggestions are kept by ([`crate::kernel::rules::p200::Cache`]).
-    pub(super) stamp: u64,
+    /// A generation of its own ([`new_generation`]): what P200's earlier suggestions are kept by ([`crate::kernel::rules::p200::Cache`]).
+    pub(super) generation: u64,
 }
 
 impl Document {
@@ -89,7 +89,7 @@ impl Document {
                         chunks: chunks.clone(),
                         outlines: hashes,
                         index: index.clone(),
-                        stamp: new_stamp(),
+                        generation: new_generation(),
                     },
                 );
                 (index, true)
@@ -159,7 +159,7 @@ impl Document {
                     chunks,
                     outlines,
                     index: Arc::new(index),
-                    stamp: new_stamp(),
+                    generation: new_generation(),
                 },
             );
         }

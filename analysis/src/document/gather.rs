@@ -306,7 +306,7 @@ impl Document {
         let cached = self.indexes.get(&self.chunks.get(head)?.source)?;
         let part = index - head;
         self.suggestions
-            .earlier((cached.stamp, part as u32, name), || {
+            .earlier((cached.generation, part as u32, name), || {
                 rules::p200::closest(name, cached.index.visible_before(part)).map(str::to_string)
             })
     }
@@ -328,7 +328,7 @@ impl Document {
             let view = KernelView::split_from(self, head);
             let chunks = view.sources(self);
             seen.push(chunks[0]);
-            let generations = &self.stamps[view.head..=view.tail];
+            let generations = &self.generations[view.head..=view.tail];
             let reads = |p: usize| {
                 let slot = if p == 0 {
                     crate::kernel::view::KernelSlot::Last

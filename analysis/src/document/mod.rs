@@ -92,21 +92,21 @@ pub(crate) struct Document {
     /// The index of each kernel cut into chunks, by the kernel's first chunk, with the
     /// chunks it was made from and the hashes of their outlines ([`Document::refresh_run`]).
     indexes: HashMap<SourceFile, CachedIndex>,
-    /// Each chunk's stamp, at the chunk's index: new whenever one of its inputs is set
+    /// Each chunk's generation, at the chunk's index: new whenever one of its inputs is set
     /// (where its digest is emptied), so that what is kept of a chunk outside the database
     /// knows when it is stale ([`Document::reads_before_writes`]).
-    stamps: Vec<u64>,
+    generations: Vec<u64>,
     /// P501's index of each kernel cut into chunks (the rule's private cache,
     /// [`p501::Cache`]): shared by the document's copies, each bringing it up to date from
-    /// its own chunks and stamps when it gathers diagnostics.
+    /// its own chunks and generations when it gathers diagnostics.
     read_cache: Arc<p501::Cache>,
     /// P200's closest earlier names in kernels cut into chunks (the rule's private cache,
     /// [`p200::Cache`]): shared by the document's copies.
     suggestions: Arc<p200::Cache>,
 }
 
-/// A stamp never given before ([`Document::stamps`]).
-fn new_stamp() -> u64 {
+/// A generation never given before ([`Document::generations`]).
+fn new_generation() -> u64 {
     static STAMPS: AtomicU64 = AtomicU64::new(0);
     STAMPS.fetch_add(1, Ordering::Relaxed)
 }
@@ -142,7 +142,7 @@ impl Document {
             warmed: false,
             target,
             indexes: HashMap::default(),
-            stamps: Vec::new(),
+            generations: Vec::new(),
             read_cache: Arc::default(),
             suggestions: Arc::default(),
         };
@@ -166,9 +166,9 @@ impl Document {
                 through,
             });
             doc.digests.push(OnceLock::new());
-            doc.stamps.push(new_stamp());
+            doc.generations.push(new_generation());
         }
-        doc.renumber(0);
+        doc.place_from(0);
         if enter {
             doc.refresh_entries(db, 0, doc.chunks.len(), Durability::MEDIUM);
         }
@@ -204,7 +204,7 @@ impl Document {
             }],
             digests: vec![OnceLock::new()],
             indexes: HashMap::default(),
-            stamps: vec![new_stamp()],
+            generations: vec![new_generation()],
             read_cache: Arc::default(),
             suggestions: Arc::default(),
         }
@@ -254,7 +254,7 @@ impl Document {
     }
 
     /// Recomputes the starts and first lines of the chunks from index `from` on.
-    fn renumber(&mut self, from: usize) {
+    fn place_from(&mut self, from: usize) {
         let (mut start, mut line) = match from.checked_sub(1).and_then(|i| self.chunks.get(i)) {
             Some(c) => (c.range().end(), c.first_line + c.newlines),
             None => (TextSize::from(0), 0),
@@ -331,13 +331,13 @@ impl Document {
     /// have).
     pub fn forget_digests(&mut self) {
         self.digests.fill_with(OnceLock::new);
-        self.stamps.fill_with(new_stamp);
+        self.generations.fill_with(new_generation);
     }
 
-    /// Empties the digest of chunk `i` and gives it a new stamp (one of its inputs was set).
+    /// Empties the digest of chunk `i` and gives it a new generation (one of its inputs was set).
     fn forget(&mut self, i: usize) {
         self.digests[i] = OnceLock::new();
-        self.stamps[i] = new_stamp();
+        self.generations[i] = new_generation();
     }
 
     /// Whether its chunks were never analysed together since its text was set (see

@@ -22,7 +22,7 @@ use lower::diag::ValuePath;
 use lower::model::{ResolvedOp, Target, Tensor, TensorKind};
 use lower::types::Memory;
 
-use crate::db::{Db, SourceFile, file_items, lowering};
+use crate::db::{Db, Lowerings, SourceFile, file_items};
 use crate::kernel::SplitKernel;
 use crate::kernel::view::KernelSlot;
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
@@ -65,6 +65,7 @@ pub struct Touch {
 /// The [`PartResources`] of every part of `file` (one per kernel, in order).
 #[salsa::tracked(returns(ref))]
 pub fn part_resources(db: &dyn Db, file: SourceFile) -> Vec<PartResources> {
+    let lowerings = Lowerings::of(db, file);
     file_items(db, file)
         .kernels
         .iter()
@@ -73,7 +74,7 @@ pub fn part_resources(db: &dyn Db, file: SourceFile) -> Vec<PartResources> {
             let ops: Vec<(&ResolvedOp, &Lowered)> = shape
                 .ops
                 .iter()
-                .map(|op| (&*op.resolved, lowering(db, file, op)))
+                .map(|op| (&*op.resolved, lowerings.get(op)))
                 .collect();
             summarize(shape.tensors, &ops, &shape.loops)
         })

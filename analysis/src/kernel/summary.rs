@@ -17,7 +17,7 @@ use lower::diag::Anchor;
 use lower::model::TensorKind;
 use syntax::ast::{self, TextRange};
 
-use crate::db::{Db, SourceFile, file_items, lowering, parse};
+use crate::db::{Db, Lowerings, SourceFile, file_items, parse};
 use crate::resolve::{self, Allocation, DefKind};
 
 /// One part's summary and places (see the module docs), as [`parts`] gives it.
@@ -48,7 +48,7 @@ pub struct PartReads {
     pub tensors: Vec<String>,
     /// The parameters that are inputs or outputs (written before any op): first part only.
     pub params: Vec<String>,
-    /// Each name the part's ops read or write, sorted by name.
+    /// Each name the part's ops read or write, in the order the ops first name it.
     pub names: Vec<NameUse>,
 }
 
@@ -113,7 +113,8 @@ pub struct PartPlaces {
     /// The kernel's name (`@name`), or the `kernel` keyword when it has none; empty at the
     /// part's start in a part that continues a kernel.
     pub name: TextRange,
-    /// Each name's first read by an op of the part (the P501 range), sorted by name.
+    /// Each name's first read by an op of the part (the P501 range), in the order of the
+    /// reads (a part's names are bounded by its chunk: looked up by a walk).
     pub first_reads: Vec<(String, TextRange)>,
     /// Each declared name of the part (its first definition in the part): the name token
     /// and the whole declaration (the parameter, or the `tensor`/`reg` statement), sorted
@@ -150,11 +151,10 @@ impl PartPlaces {
 
     /// The first read of `name` by an op of the part.
     pub fn first_read(&self, name: &str) -> Option<TextRange> {
-        let i = self
-            .first_reads
-            .binary_search_by(|(n, _)| n.as_str().cmp(name))
-            .ok()?;
-        self.first_reads.get(i).map(|(_, r)| *r)
+        self.first_reads
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, r)| *r)
     }
 }
 
@@ -166,18 +166,18 @@ pub fn parts(db: &dyn Db, file: SourceFile) -> Vec<Part> {
     let parsed = &parse(db, file).file;
     // Used: named anywhere (resolution's use table), whatever else is wrong with the use.
     let used: HashSet<usize> = items.references.iter().map(|(_, d)| *d).collect();
+    let lowerings = Lowerings::of(db, file);
     items
         .kernels
         .iter()
         .zip(&parsed.kernels)
-        .map(|(kernel, syntax)| part(db, file, items, &used, kernel, syntax))
+        .map(|(kernel, syntax)| part(lowerings, items, &used, kernel, syntax))
         .collect()
 }
 
 /// The summary and places of one part (see [`parts`]).
 fn part(
-    db: &dyn Db,
-    file: SourceFile,
+    lowerings: Lowerings<'_>,
     items: &resolve::FileItems,
     used: &HashSet<usize>,
     kernel: &resolve::KernelItems,
@@ -206,8 +206,7 @@ fn part(
         }
     }
     // Reads and writes, op by op, in source order.
-    let mut names: HashMap<&str, NameUse> = HashMap::default();
-    let mut first_reads: HashMap<&str, TextRange> = HashMap::default();
+    let mut names: HashMap<&str, usize> = HashMap::default();
     crate::check::for_each_op(&kernel.body, &mut |op| {
         if let Some((id, _)) = op.syntax.id {
             ids.written.push(WrittenId { op: ids.ops, id });
@@ -217,53 +216,62 @@ fn part(
             .ids
             .push(op.syntax.id.map_or(op.syntax.class.range, |(_, r)| r));
         places.classes.push(op.syntax.class.clone());
-        let accesses = crate::check::accesses(op);
-        let (op_reads, op_writes): (Vec<&str>, Vec<&str>) =
-            if lower::lookup(&op.resolved.class).is_none() {
-                // An unknown op (P202) says nothing of what it reads or writes: every name
-                // it names counts as written, so that its mistake does not make later
-                // reads warn.
-                (
-                    Vec::new(),
-                    accesses.iter().map(|(_, a)| a.name.as_str()).collect(),
-                )
-            } else {
-                let lowered = lowering(db, file, op);
-                (
-                    lowered.reads.iter().map(String::as_str).collect(),
-                    lowered.writes.iter().map(String::as_str).collect(),
-                )
-            };
-        for name in op_reads {
-            let name_use = names.entry(name).or_insert_with(|| NameUse {
-                name: name.to_string(),
-                ..NameUse::default()
+        let known = lower::lookup(&op.resolved.class).is_some();
+        let unknown_writes;
+        let (op_reads, op_writes): (&[String], Vec<&str>) = if known {
+            let lowered = lowerings.get(op);
+            (
+                &lowered.reads,
+                lowered.writes.iter().map(String::as_str).collect(),
+            )
+        } else {
+            // An unknown op (P202) says nothing of what it reads or writes: every name it
+            // names counts as written, so that its mistake does not make later reads warn.
+            unknown_writes = crate::check::accesses(op);
+            (
+                &[],
+                unknown_writes
+                    .iter()
+                    .map(|(_, a)| a.name.as_str())
+                    .collect(),
+            )
+        };
+        for name in op_reads.iter().map(String::as_str) {
+            let at = *names.entry(name).or_insert_with(|| {
+                reads.names.push(NameUse {
+                    name: name.to_string(),
+                    ..NameUse::default()
+                });
+                reads.names.len() - 1
             });
+            let Some(name_use) = reads.names.get_mut(at) else {
+                continue;
+            };
             if !name_use.read {
                 name_use.read = true;
                 name_use.read_first = !name_use.written;
+                // Where the op first names it (its first read's range), looked up only here.
+                let accesses = crate::check::accesses(op);
                 let first = accesses.iter().find(|(_, a)| a.name == name);
                 let anchor = first.map_or(Anchor::Class, |(path, _)| Anchor::Value(path.clone()));
-                first_reads.insert(name, crate::diagnostic::anchor_range(op, &anchor));
+                let range = crate::diagnostic::anchor_range(op, &anchor);
+                places.first_reads.push((name.to_string(), range));
             }
         }
         for name in op_writes {
-            names
-                .entry(name)
-                .or_insert_with(|| NameUse {
+            let at = *names.entry(name).or_insert_with(|| {
+                reads.names.push(NameUse {
                     name: name.to_string(),
                     ..NameUse::default()
-                })
-                .written = true;
+                });
+                reads.names.len() - 1
+            });
+            if let Some(name_use) = reads.names.get_mut(at) {
+                name_use.written = true;
+            }
         }
     });
-    reads.names = names.into_values().collect();
-    reads.names.sort_unstable();
-    places.first_reads = first_reads
-        .into_iter()
-        .map(|(name, range)| (name.to_string(), range))
-        .collect();
-    places.first_reads.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+
     let decls = declarations(items, used, kernel, syntax, &mut places);
     let summary = PartSummary {
         reads: Arc::new(reads),

@@ -38,7 +38,7 @@ pub fn best<'a>(name: &str, local: Option<&'a str>, earlier: Option<&'a str>) ->
 }
 
 /// The closest earlier names of a document's kernels cut into chunks, by (the kernel's
-/// index stamp, the part, the name); let go of when it holds [`KEPT`] of them.
+/// index generation, the part, the name); let go of when it holds [`KEPT`] of them.
 #[derive(Debug, Default)]
 pub struct Cache {
     kept: Mutex<HashMap<(u64, u32, String), Option<String>>>,
@@ -49,13 +49,13 @@ const KEPT: usize = 4096;
 
 impl Cache {
     /// The closest earlier name to `name` in part `part` of the kernel whose index has the
-    /// stamp `stamp`: kept, or `compute`d and kept.
+    /// generation `generation`: kept, or `compute`d and kept.
     pub fn earlier(
         &self,
-        (stamp, part, name): (u64, u32, &str),
+        (generation, part, name): (u64, u32, &str),
         compute: impl FnOnce() -> Option<String>,
     ) -> Option<String> {
-        let key = (stamp, part, name.to_string());
+        let key = (generation, part, name.to_string());
         let kept = self
             .kept
             .lock()

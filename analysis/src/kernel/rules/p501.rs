@@ -27,6 +27,23 @@ use crate::kernel::summary::PartReads;
 /// The P501 findings of a kernel whose parts' reads are `parts` (head first). O(the
 /// kernel's names).
 pub fn findings(parts: &[&Arc<PartReads>]) -> Vec<Finding> {
+    if let [part] = parts {
+        // One part: each name's verdict from its one use, without an index or a sort.
+        let mut flags: HashMap<&str, u8> = HashMap::default();
+        for (name, f) in unsorted_flags(part) {
+            *flags.entry(name).or_default() |= f;
+        }
+        let mut out: Vec<Finding> = part
+            .names
+            .iter()
+            .filter_map(|u| {
+                let f = *flags.get(u.name.as_str())?;
+                verdict(&[(0, f)]).map(|p| finding(p, &u.name))
+            })
+            .collect();
+        out.dedup();
+        return out;
+    }
     Index::new(parts.iter().map(|p| Arc::clone(p)).collect()).findings()
 }
 
@@ -60,7 +77,7 @@ struct Kept {
 
 impl Cache {
     /// The P501 findings of the kernel cut into chunks whose chunks are `chunks` (head
-    /// first), at `generations` (each chunk's, see `crate::document::Chunk::generation`),
+    /// first), at `generations` (each chunk's, `Document::generations`),
     /// `reads(p)` its part `p`'s reads. The parts whose chunk has a new generation since
     /// the index was brought up to date are read again (O(their names)); a kernel whose
     /// chunks changed is indexed anew (O(its names)).
@@ -122,7 +139,22 @@ const PARAM: u8 = 16;
 
 /// Each name of `reads` with what the part does with it (the flags above), sorted by name.
 fn flags(reads: &PartReads) -> Vec<(&str, u8)> {
-    let mut out: Vec<(&str, u8)> = reads
+    let mut out = unsorted_flags(reads);
+    out.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    out.dedup_by(|b, a| {
+        let same = a.0 == b.0;
+        if same {
+            a.1 |= b.1;
+        }
+        same
+    });
+    out
+}
+
+/// The flags of `reads` a name at a time: a name may come more than once (a tensor the
+/// part declares and names), in no order.
+fn unsorted_flags(reads: &PartReads) -> Vec<(&str, u8)> {
+    reads
         .names
         .iter()
         .map(|name_use| {
@@ -140,16 +172,7 @@ fn flags(reads: &PartReads) -> Vec<(&str, u8)> {
         })
         .chain(reads.tensors.iter().map(|t| (t.as_str(), TENSOR)))
         .chain(reads.params.iter().map(|p| (p.as_str(), PARAM)))
-        .collect();
-    out.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    out.dedup_by(|b, a| {
-        let same = a.0 == b.0;
-        if same {
-            a.1 |= b.1;
-        }
-        same
-    });
-    out
+        .collect()
 }
 
 /// One name's uses: each part that uses it (index among the kernel's chunks) with the
@@ -163,19 +186,25 @@ struct Uses {
 impl Uses {
     /// The part P501 reports the name at (see the module's rule), if any.
     fn verdict(&self) -> Option<u32> {
-        let all = self.parts.iter().fold(0, |acc, (_, f)| acc | f);
-        if all & PARAM != 0 {
-            return None;
-        }
-        if all & TENSOR == 0 {
-            return self.parts.iter().find(|(_, f)| f & READ != 0).map(|p| p.0);
-        }
-        let first = self.parts.iter().find(|(_, f)| f & READ_FIRST != 0)?.0;
-        let written = self.parts.iter().find(|(_, f)| f & WRITE != 0);
-        match written {
-            Some(&(w, _)) if w < first => None,
-            _ => Some(first),
-        }
+        verdict(&self.parts)
+    }
+}
+
+/// The part P501 reports a name at, the name used by `parts` (each part with its flags, by
+/// part), if any: the module's rule.
+fn verdict(parts: &[(u32, u8)]) -> Option<u32> {
+    let all = parts.iter().fold(0, |acc, (_, f)| acc | f);
+    if all & PARAM != 0 {
+        return None;
+    }
+    if all & TENSOR == 0 {
+        return parts.iter().find(|(_, f)| f & READ != 0).map(|p| p.0);
+    }
+    let first = parts.iter().find(|(_, f)| f & READ_FIRST != 0)?.0;
+    let written = parts.iter().find(|(_, f)| f & WRITE != 0);
+    match written {
+        Some(&(w, _)) if w < first => None,
+        _ => Some(first),
     }
 }
 
