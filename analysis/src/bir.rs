@@ -135,7 +135,7 @@ pub(crate) fn functions<'a, 'db>(
     index: usize,
     budget: &'a OpBudget<'db>,
 ) -> impl Iterator<Item = Function<'a, 'db>> + use<'a, 'db> {
-    let chunk = &doc.chunks[index];
+    let chunk = doc.chunk(index);
     let kernels = &file_items(db, chunk.source).kernels;
     kernels
         .iter()
@@ -378,10 +378,11 @@ impl<'o> BirWriter<'o> {
         let empty = serde_json::to_string_pretty(&Frame([(); 0]))?;
         let hole = "\"functions\": [";
         let at = empty.find(hole).map_or(empty.len(), |i| i + hole.len());
-        out.write_all(&empty.as_bytes()[..at])?;
+        let (head, tail) = empty.split_at(at.min(empty.len()));
+        out.write_all(head.as_bytes())?;
         Ok(BirWriter {
             out,
-            tail: empty[at..].to_string(),
+            tail: tail.to_string(),
             any: false,
         })
     }
@@ -543,7 +544,7 @@ impl Serialize for Instructions<'_, '_> {
                 .collect(),
         };
         'parts: for (i, items) in bodies {
-            let (Some(&part), Some(extra)) = (self.parts.get(i), self.errors.get(i)) else {
+            let (Some(part), Some(extra)) = (self.parts.get(i), self.errors.get(i)) else {
                 break;
             };
             let (file, first_line) = (part.at.file, part.at.first_line);
@@ -568,7 +569,7 @@ impl Serialize for Instructions<'_, '_> {
                             name: format!("{}-body", lp.bir_name),
                             instructions: Instructions {
                                 db,
-                                parts: std::slice::from_ref(&self.parts[i]),
+                                parts: std::slice::from_ref(part),
                                 errors: std::slice::from_ref(extra),
                                 items: Some(&lp.body),
                                 budget: self.budget,

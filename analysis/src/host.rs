@@ -119,7 +119,7 @@ impl AnalysisHost {
     /// before them) each chunk, each parsed once. A text without such a kernel is left
     /// cold (its chunks need no entry).
     fn enter_kernels(&mut self, file: FileId) {
-        let doc = Arc::clone(&self.documents[file.0 as usize]);
+        let doc = Arc::clone(self.document(file));
         if doc.outlined_chunks().is_empty() {
             return;
         }
@@ -141,7 +141,7 @@ impl AnalysisHost {
             },
         );
         drop(doc);
-        let doc = Arc::make_mut(&mut self.documents[file.0 as usize]);
+        let doc = Arc::make_mut(self.document_mut(file));
         doc.entered(entering);
         doc.mark_warm();
     }
@@ -178,7 +178,7 @@ impl AnalysisHost {
     /// the whole file's trees. Waits for the snapshots taken before it to let go (they are
     /// cancelled), as a change does.
     pub fn warm(&mut self, file: FileId) {
-        let doc = Arc::clone(&self.documents[file.0 as usize]);
+        let doc = Arc::clone(self.document(file));
         if !doc.is_cold() {
             return;
         }
@@ -187,7 +187,7 @@ impl AnalysisHost {
             &[&|db, chunk| crate::document::analyse_chunk(db, chunk.source)],
             &mut |db, _, _| db.trigger_lru_eviction(),
         );
-        Arc::make_mut(&mut self.documents[file.0 as usize]).mark_warm();
+        Arc::make_mut(self.document_mut(file)).mark_warm();
     }
 
     /// Writes the BIR document of `file` (SPEC §8) to `out` as `pir lower` writes it: the
@@ -199,7 +199,7 @@ impl AnalysisHost {
     ///
     /// Errors: those of `out`.
     pub fn write_bir(&mut self, file: FileId, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-        let doc = Arc::clone(&self.documents[file.0 as usize]);
+        let doc = Arc::clone(self.document(file));
         let mut bir = crate::bir::BirWriter::new(out)?;
         let mut written = Ok(());
         let mut index = 0;
@@ -216,7 +216,7 @@ impl AnalysisHost {
                 db.trigger_lru_eviction();
             },
         );
-        Arc::make_mut(&mut self.documents[file.0 as usize]).mark_warm();
+        Arc::make_mut(self.document_mut(file)).mark_warm();
         written?;
         bir.finish()
     }
@@ -248,7 +248,9 @@ impl AnalysisHost {
                 while let Some(chunk) =
                     batch.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
                 {
-                    phases[phase](db, chunk);
+                    if let Some(run) = phases.get(phase) {
+                        run(db, chunk);
+                    }
                 }
             }));
         };
@@ -290,6 +292,19 @@ impl AnalysisHost {
         });
     }
 
+    /// The document `file` (a `FileId` is handed out by `add_file` only: an index into the
+    /// documents, which only grow, so it is in range by construction).
+    #[allow(clippy::indexing_slicing)]
+    fn document(&self, file: FileId) -> &Arc<Document> {
+        &self.documents[file.0 as usize]
+    }
+
+    /// [`AnalysisHost::document`], to change.
+    #[allow(clippy::indexing_slicing)]
+    fn document_mut(&mut self, file: FileId) -> &mut Arc<Document> {
+        &mut self.documents[file.0 as usize]
+    }
+
     /// A consistent view for queries, until the next change.
     pub fn snapshot(&self) -> Analysis {
         Analysis {
@@ -308,6 +323,9 @@ pub struct Analysis {
 }
 
 impl Analysis {
+    // A `FileId` is handed out by `add_file` only, an index into the host's documents
+    // (which only grow), so it is in range by construction.
+    #[allow(clippy::indexing_slicing)]
     fn doc(&self, file: FileId) -> &Document {
         &self.documents[file.0 as usize]
     }

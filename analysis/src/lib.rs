@@ -7,6 +7,8 @@
 //!
 //! Architecture Invariant: no LSP type, no async runtime, no I/O.
 
+#![warn(clippy::indexing_slicing)]
+
 mod bir;
 mod check;
 pub mod db;

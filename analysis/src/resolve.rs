@@ -8,6 +8,10 @@
 //! the op's text and the declarations it reads are unchanged, which is what lets salsa
 //! skip the op's lowering.
 
+// FIXME(issue 19): indexing still to be made `get` here (its sites are proved in range
+// by the search before each); the rest of the crate is clean of it.
+#![allow(clippy::indexing_slicing)]
+
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 

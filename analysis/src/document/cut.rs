@@ -225,14 +225,15 @@ fn cut_in_kernels(
         entry_kept = false;
     }
     parts.sort_unstable();
-    let through = (0..parts.len())
-        .map(|i| {
-            let start = parts[i].0;
+    let through = parts
+        .iter()
+        .enumerate()
+        .map(|(i, &(start, inside))| {
             let end = parts.get(i + 1).map_or(end, |p| p.0);
             let goes_on = parts
                 .get(i + 1)
                 .map_or(ends_inside && context.goes_on, |p| p.1);
-            parts[i].1 && goes_on && !kernel_ends.iter().any(|&e| start <= e && e < end)
+            inside && goes_on && !kernel_ends.iter().any(|&e| start <= e && e < end)
         })
         .collect();
     Cuts {

@@ -123,10 +123,10 @@ impl Document {
             self.chunk_index(range.end() - TextSize::from(1)).max(first)
         };
         let mut merged = String::new();
-        for chunk in &self.chunks[first..=last] {
+        for chunk in self.chunks.get(first..=last).unwrap_or_default() {
             merged.push_str(chunk.source.text(db));
         }
-        let base = self.chunks[first].start;
+        let base = self.chunk(first).start;
         let back_to_char = |offset: TextSize| {
             let mut at = usize::from(offset - base);
             while !merged.is_char_boundary(at) {
@@ -144,7 +144,7 @@ impl Document {
         // starts at a kernel line (or, inside a split kernel, at a statement line directly
         // in its body) and ends with a `\n`, and a kernel cut inside is closed by its `}`.
         let pieces: Vec<(String, bool, bool)> = loop {
-            let inside = self.chunks[first].context.inside;
+            let inside = self.chunk(first).context.inside;
             let starts_ok = first == 0
                 || if inside {
                     syntax::starts_statement_line(&merged, 0)
@@ -154,12 +154,12 @@ impl Document {
                 };
             if !starts_ok {
                 first -= 1;
-                merged.insert_str(0, self.chunks[first].source.text(db));
+                merged.insert_str(0, self.chunk(first).source.text(db));
                 continue;
             }
             if last + 1 < self.chunks.len() && !merged.is_empty() && !merged.ends_with('\n') {
                 last += 1;
-                merged.push_str(self.chunks[last].source.text(db));
+                merged.push_str(self.chunk(last).source.text(db));
                 continue;
             }
             if merged.is_empty() && self.chunks.len() > 1 {
@@ -172,7 +172,7 @@ impl Document {
                 }
                 break Vec::new();
             }
-            let goes_on = self.chunks[last].context.goes_on;
+            let goes_on = self.chunk(last).context.goes_on;
             let look_ahead = self
                 .chunks
                 .get(last + 1)
@@ -215,7 +215,13 @@ impl Document {
         pieces: &[CutPart<'_>],
         edited: bool,
     ) {
-        let reused: Vec<SourceFile> = self.chunks[old.clone()].iter().map(|c| c.source).collect();
+        let reused: Vec<SourceFile> = self
+            .chunks
+            .get(old.clone())
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c.source)
+            .collect();
         // Inputs no piece reuses leave the document: their texts are let go of (salsa keeps
         // an input for good, so an emptied one is a few bytes).
         for &source in reused.iter().skip(pieces.len()) {
@@ -304,7 +310,7 @@ impl Document {
         // The chunk before: its look-ahead is the first line after it, and its last kernel
         // goes on when the first chunk after it starts inside one.
         if let Some(i) = old.start.checked_sub(1) {
-            let before = self.chunks[i].source;
+            let before = self.chunk(i).source;
             let (line, inside) = match pieces.first() {
                 Some(piece) => (first_line(piece.text), piece.inside),
                 None => (after_line.unwrap_or_default(), after_inside),
@@ -318,14 +324,16 @@ impl Document {
             }
             let context = syntax::Context {
                 goes_on: inside,
-                ..self.chunks[i].context
+                ..self.chunk(i).context
             };
-            if context != self.chunks[i].context {
+            if context != self.chunk(i).context {
                 before
                     .set_context(db)
                     .with_durability(Durability::LOW)
                     .to(context);
-                self.chunks[i].context = context;
+                if let Some(chunk) = self.chunks.get_mut(i) {
+                    chunk.context = context;
+                }
                 self.forget(i);
             }
         }

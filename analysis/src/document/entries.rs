@@ -44,7 +44,7 @@ impl Document {
             from
         };
         while i < to.min(self.chunks.len()) {
-            if self.chunks[i].context.goes_on {
+            if self.chunk(i).context.goes_on {
                 i = self.refresh_run(db, i, from..to, durability).max(i + 1);
             } else {
                 i += 1;
@@ -65,26 +65,37 @@ impl Document {
         durability: Durability,
     ) -> usize {
         let tail = self.tail(head);
-        let chunks: Vec<SourceFile> = self.chunks[head..=tail].iter().map(|c| c.source).collect();
+        let chunks: Vec<SourceFile> = self
+            .chunks
+            .get(head..=tail)
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c.source)
+            .collect();
+        let Some(&first) = chunks.first() else {
+            return tail;
+        };
         let hash = |db: &dyn Db, source: SourceFile| {
             FxBuildHasher.hash_one(crate::kernel::outline::outline(db, source))
         };
-        let cached = self.indexes.get(&chunks[0]).filter(|cached| {
+        let cached = self.indexes.get(&first).filter(|cached| {
             cached.chunks == chunks
                 && (edited.start.max(head)..edited.end.min(tail))
-                    .all(|i| cached.outlines[i - head] == hash(db, self.chunks[i].source))
+                    .all(|i| cached.outlines.get(i - head) == Some(&hash(db, self.chunk(i).source)))
         });
         let (index, all) = match cached {
             Some(cached) => (cached.index.clone(), false),
             None => {
-                let outlines: Vec<&crate::kernel::outline::Outline> = chunks[..chunks.len() - 1]
+                let outlines: Vec<&crate::kernel::outline::Outline> = chunks
+                    .get(..chunks.len() - 1)
+                    .unwrap_or_default()
                     .iter()
                     .map(|&source| crate::kernel::outline::outline(db, source))
                     .collect();
                 let index = Arc::new(KernelIndex::new(outlines.iter().copied()));
                 let hashes = outlines.iter().map(|o| FxBuildHasher.hash_one(o)).collect();
                 self.indexes.insert(
-                    chunks[0],
+                    first,
                     CachedIndex {
                         chunks: chunks.clone(),
                         outlines: hashes,
@@ -119,7 +130,7 @@ impl Document {
         entering: &mut Entering,
     ) {
         for i in range {
-            let chunk = &self.chunks[i];
+            let chunk = self.chunk(i);
             // The first chunk of the kernel it continues (as `Document::head`).
             let head = entering.head;
             if chunk.context.inside
@@ -152,9 +163,15 @@ impl Document {
     pub(crate) fn entered(&mut self, entering: Entering) {
         for (head, (index, outlines)) in entering.kernels {
             let tail = self.tail(head);
-            let chunks = self.chunks[head..=tail].iter().map(|c| c.source).collect();
+            let chunks = self
+                .chunks
+                .get(head..=tail)
+                .unwrap_or_default()
+                .iter()
+                .map(|c| c.source)
+                .collect();
             self.indexes.insert(
-                self.chunks[head].source,
+                self.chunk(head).source,
                 CachedIndex {
                     chunks,
                     outlines,

@@ -149,7 +149,7 @@ impl Document {
                 .collect();
         }
         for index in reporting {
-            let source = self.chunks[index].source;
+            let source = self.chunk(index).source;
             let summary = chunk_summary(db, source);
             let crs = lone_carriage_returns(db, source);
             for f in crate::check::findings(db, source) {
@@ -321,22 +321,26 @@ impl Document {
         // The split kernels' first chunks: the P501 indexes of the others are let go of.
         let mut seen = Vec::new();
         while head < self.chunks.len() {
-            if !self.chunks[head].context.goes_on {
+            if !self.chunk(head).context.goes_on {
                 head += 1;
                 continue;
             }
             let view = KernelView::split_from(self, head);
             let chunks = view.sources(self);
-            seen.push(chunks[0]);
-            let generations = &self.generations[view.head..=view.tail];
+            seen.extend(chunks.first().copied());
+            let generations = self
+                .generations
+                .get(view.head..=view.tail)
+                .unwrap_or_default();
             let reads = |p: usize| {
                 let slot = if p == 0 {
                     crate::kernel::view::KernelSlot::Last
                 } else {
                     crate::kernel::view::KernelSlot::At(0)
                 };
-                slot.of(summary::part_reads(db, chunks[p]))
-                    .cloned()
+                chunks
+                    .get(p)
+                    .and_then(|&chunk| slot.of(summary::part_reads(db, chunk)).cloned())
                     .unwrap_or_default()
             };
             let mut findings = self.read_cache.findings(&chunks, generations, reads);
@@ -344,7 +348,10 @@ impl Document {
             findings.extend(p500::of_split(db, kernel).iter().cloned());
             findings.extend(p208::of_split(db, kernel).iter().cloned());
             let places = kernel.each(db, summary::parts);
-            let starts: Vec<TextSize> = self.chunks[view.head..=view.tail]
+            let starts: Vec<TextSize> = self
+                .chunks
+                .get(view.head..=view.tail)
+                .unwrap_or_default()
                 .iter()
                 .map(|c| c.start)
                 .collect();
@@ -410,14 +417,14 @@ impl Document {
         let parts: Vec<crate::kernel::stats::PlacedPart<'_>> = places
             .iter()
             .zip(ids)
-            .zip(&self.chunks[view.head..=view.tail])
+            .zip(self.chunks.get(view.head..=view.tail).unwrap_or_default())
             .map(|((part, ids), chunk)| crate::kernel::stats::PlacedPart {
                 places: &part.places,
                 ids,
                 start: chunk.start,
             })
             .collect();
-        let name = crate::db::file_items(db, self.chunks[head].source)
+        let name = crate::db::file_items(db, self.chunk(head).source)
             .kernels
             .last()
             .map(|k| k.name.clone())
@@ -447,9 +454,9 @@ impl Document {
         index: usize,
     ) -> Vec<(TextRange, Code)> {
         let mut out = Vec::new();
-        let chunk = &self.chunks[index];
+        let chunk = self.chunk(index);
         if index > 0 && chunk.context.inside {
-            let before = &self.chunks[index - 1];
+            let before = self.chunk(index - 1);
             for d in crate::check::findings(db, before.source) {
                 if d.severity() == lower::diag::Severity::Error && d.range.start() >= before.len {
                     let range =

@@ -210,6 +210,15 @@ impl Document {
         }
     }
 
+    /// The chunk at `index`: a chunk index the document handed out (by [`Document::chunk_index`],
+    /// [`Document::head`], [`Document::tail`], a walk over its chunks) or past the end, which
+    /// gives the last chunk. A document has at least one chunk (an empty text, one empty
+    /// chunk: `replace_chunks` keeps it so).
+    #[allow(clippy::indexing_slicing)]
+    pub(crate) fn chunk(&self, index: usize) -> &Chunk {
+        &self.chunks[index.min(self.chunks.len().saturating_sub(1))]
+    }
+
     /// The document's length in bytes.
     pub fn len(&self) -> TextSize {
         self.chunks
@@ -236,9 +245,9 @@ impl Document {
 
     /// The chunk holding `offset` and `offset` relative to it (clamped to the document).
     pub fn locate(&self, offset: TextSize) -> (Chunk, TextSize) {
-        let chunk = self.chunks[self.chunk_index(offset)];
+        let chunk = self.chunk(self.chunk_index(offset));
         let relative = offset.min(chunk.range().end()) - chunk.start;
-        (chunk, relative)
+        (*chunk, relative)
     }
 
     /// The chunks `range` touches (its ends included), each with the part of `range` in it,
@@ -246,7 +255,8 @@ impl Document {
     pub fn chunks_in(&self, range: TextRange) -> impl Iterator<Item = (Chunk, TextRange)> + '_ {
         let first = self.chunk_index(range.start());
         let last = self.chunk_index(range.end());
-        self.chunks[first..=last.max(first)].iter().map(move |c| {
+        let chunks = self.chunks.get(first..=last.max(first)).unwrap_or_default();
+        chunks.iter().map(move |c| {
             let start = range.start().max(c.start).min(c.range().end());
             let end = range.end().min(c.range().end()).max(start);
             (*c, TextRange::new(start - c.start, end - c.start))
@@ -259,7 +269,7 @@ impl Document {
             Some(c) => (c.range().end(), c.first_line + c.newlines),
             None => (TextSize::from(0), 0),
         };
-        for chunk in &mut self.chunks[from..] {
+        for chunk in self.chunks.get_mut(from..).unwrap_or_default() {
             chunk.start = start;
             chunk.first_line = line;
             start += chunk.len;
@@ -282,11 +292,11 @@ impl Document {
     /// The first chunk of the kernel chunk `i` starts inside (`i` itself when it starts
     /// with whole kernels): back over the middle parts ([`Chunk::through`]).
     pub(crate) fn head(&self, i: usize) -> usize {
-        if i == 0 || !self.chunks[i].context.inside {
+        if i == 0 || !self.chunk(i).context.inside {
             return i;
         }
         let mut j = i - 1;
-        while j > 0 && self.chunks[j].through {
+        while j > 0 && self.chunk(j).through {
             j -= 1;
         }
         j
@@ -295,11 +305,11 @@ impl Document {
     /// The last chunk of the kernel that goes on from chunk `i` into the next ones (`i`
     /// itself when its last kernel does not go on): on over the middle parts.
     pub(crate) fn tail(&self, i: usize) -> usize {
-        if !self.chunks[i].context.goes_on || i + 1 >= self.chunks.len() {
+        if !self.chunk(i).context.goes_on || i + 1 >= self.chunks.len() {
             return i;
         }
         let mut j = i + 1;
-        while j + 1 < self.chunks.len() && self.chunks[j].through {
+        while j + 1 < self.chunks.len() && self.chunk(j).through {
             j += 1;
         }
         j
@@ -319,7 +329,7 @@ impl Document {
 
     /// The text of the chunks `range`.
     fn text_of(&self, db: &dyn Db, range: std::ops::Range<usize>) -> String {
-        let chunks = &self.chunks[range];
+        let chunks = self.chunks.get(range).unwrap_or_default();
         let mut out = String::with_capacity(chunks.iter().map(|c| usize::from(c.len)).sum());
         for chunk in chunks {
             out.push_str(chunk.source.text(db));
@@ -336,8 +346,12 @@ impl Document {
 
     /// Empties the digest of chunk `i` and gives it a new generation (one of its inputs was set).
     fn forget(&mut self, i: usize) {
-        self.digests[i] = OnceLock::new();
-        self.generations[i] = new_generation();
+        if let Some(digest) = self.digests.get_mut(i) {
+            *digest = OnceLock::new();
+        }
+        if let Some(generation) = self.generations.get_mut(i) {
+            *generation = new_generation();
+        }
     }
 
     /// Whether its chunks were never analysed together since its text was set (see

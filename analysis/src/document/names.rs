@@ -17,19 +17,19 @@ impl Document {
     /// its `kernel` to its `}` (the document's offsets).
     pub(crate) fn split_kernel_range(&self, db: &dyn Db, head: usize) -> Option<TextRange> {
         let tail = self.tail(head);
-        let first = crate::db::parse(db, self.chunks[head].source)
+        let first = crate::db::parse(db, self.chunk(head).source)
             .file
             .kernels
             .last()?
             .range;
-        let last = crate::db::parse(db, self.chunks[tail].source)
+        let last = crate::db::parse(db, self.chunk(tail).source)
             .file
             .kernels
             .first()?
             .range;
         Some(TextRange::new(
-            first.start() + self.chunks[head].start,
-            last.end() + self.chunks[tail].start,
+            first.start() + self.chunk(head).start,
+            last.end() + self.chunk(tail).start,
         ))
     }
 
@@ -41,20 +41,20 @@ impl Document {
         db: &dyn Db,
         index: usize,
     ) -> Vec<(TextRange, TextRange)> {
-        let chunk = &self.chunks[index];
+        let chunk = self.chunk(index);
         let kernels = &crate::db::parse(db, chunk.source).file.kernels;
         let mut out = Vec::new();
         let mut add = |kernel: &syntax::ast::Kernel, head: usize| {
             let Some(whole) = self.split_kernel_range(db, head) else {
                 return;
             };
-            let head_kernel = crate::db::parse(db, self.chunks[head].source)
+            let head_kernel = crate::db::parse(db, self.chunk(head).source)
                 .file
                 .kernels
                 .last();
             let body_start = head_kernel
                 .and_then(|k| k.body_range)
-                .map_or(whole.start(), |b| b.start() + self.chunks[head].start);
+                .map_or(whole.start(), |b| b.start() + self.chunk(head).start);
             let whole_body = TextRange::new(body_start, whole.end());
             out.push((kernel.range + chunk.start, whole));
             if let Some(body) = kernel.body_range {
@@ -84,12 +84,12 @@ impl Document {
         crate::resolve::DefKind,
         Option<Arc<lower::model::Tensor>>,
     )> {
-        if !self.chunks[index].context.inside {
+        if !self.chunk(index).context.inside {
             return Vec::new();
         }
         let mut first: HashMap<&str, Option<Arc<lower::model::Tensor>>> = HashMap::default();
         let mut out = Vec::new();
-        for chunk in &self.chunks[self.head(index)..index] {
+        for chunk in self.chunks.get(self.head(index)..index).unwrap_or_default() {
             for def in &crate::kernel::outline::outline(db, chunk.source).defs {
                 let tensor = first
                     .entry(def.name.as_str())
@@ -118,10 +118,10 @@ impl Document {
         include_declaration: bool,
     ) -> Option<Vec<crate::ide::Reference>> {
         use crate::resolve::DefKind;
-        let chunk = &self.chunks[index];
+        let chunk = self.chunk(index);
         let items = crate::db::file_items(db, chunk.source);
         let d = crate::ide::def_at(items, offset)?;
-        let def = &items.definitions[d];
+        let def = items.definitions.get(d)?;
         if !matches!(
             def.kind,
             DefKind::Param | DefKind::Tensor | DefKind::Register
@@ -140,11 +140,11 @@ impl Document {
                 .is_some_and(|p| p.places.range.contains_range(def.range));
         let (home, home_def) = if def.prelude {
             let head = self.head(index);
-            let cached = self.indexes.get(&self.chunks[head].source)?;
+            let cached = self.indexes.get(&self.chunk(head).source)?;
             let home = head + cached.index.home(&def.name)?;
-            let home_items = crate::db::file_items(db, self.chunks[home].source);
+            let home_items = crate::db::file_items(db, self.chunk(home).source);
             let range = self.home_definition(db, head, &cached.index, &def.name)?;
-            let start = self.chunks[home].start;
+            let start = self.chunk(home).start;
             let hd = home_items
                 .definitions
                 .iter()
@@ -152,7 +152,10 @@ impl Document {
             (home, hd)
         } else if in_first || in_last {
             // A second definition (P201) has no use: the chunk's answer is whole.
-            let defined_before = items.definitions[..d]
+            let defined_before = items
+                .definitions
+                .get(..d)
+                .unwrap_or_default()
                 .iter()
                 .any(|x| x.name == def.name && (x.prelude || def.scope.contains_range(x.range)));
             if defined_before {
@@ -167,13 +170,14 @@ impl Document {
         } else {
             self.head(index)
         });
-        let home_chunk = &self.chunks[home];
+        let home_chunk = self.chunk(home);
         let home_items = crate::db::file_items(db, home_chunk.source);
-        let name = home_items.definitions[home_def].name.clone();
+        let home_definition = home_items.definitions.get(home_def)?;
+        let name = home_definition.name.clone();
         let mut out = Vec::new();
         if include_declaration {
             out.push(crate::ide::Reference {
-                range: home_items.definitions[home_def].range + home_chunk.start,
+                range: home_definition.range + home_chunk.start,
                 is_definition: true,
             });
         }
@@ -182,7 +186,11 @@ impl Document {
             r
         };
         out.extend(crate::ide::uses(home_items, home_def).map(|r| shifted(r, home_chunk.start)));
-        for later in &self.chunks[home + 1..=tail.max(home)] {
+        for later in self
+            .chunks
+            .get(home + 1..=tail.max(home))
+            .unwrap_or_default()
+        {
             if crate::kernel::outline::mentions(db, later.source)
                 .binary_search(&name)
                 .is_err()
@@ -214,7 +222,7 @@ impl Document {
         new_name: &str,
     ) -> Vec<(String, crate::resolve::DefKind)> {
         use crate::resolve::DefKind;
-        let chunk = &self.chunks[index];
+        let chunk = self.chunk(index);
         if !chunk.context.inside && !chunk.context.goes_on {
             return Vec::new();
         }
@@ -226,7 +234,7 @@ impl Document {
         let tail = self.tail(index);
         let mut out = Vec::new();
         for k in head..index {
-            let outline = crate::kernel::outline::outline(db, self.chunks[k].source);
+            let outline = crate::kernel::outline::outline(db, self.chunk(k).source);
             out.extend(
                 outline
                     .defs
@@ -238,9 +246,9 @@ impl Document {
         let kernel_level = matches!(
             renamed.kind,
             DefKind::Param | DefKind::Tensor | DefKind::Register
-        ) && renamed.scope.end() == self.chunks[index].len;
+        ) && renamed.scope.end() == self.chunk(index).len;
         if kernel_level {
-            for later in &self.chunks[index + 1..=tail] {
+            for later in self.chunks.get(index + 1..=tail).unwrap_or_default() {
                 if crate::kernel::outline::mentions(db, later.source)
                     .binary_search_by(|m| m.as_str().cmp(new_name))
                     .is_err()
@@ -276,7 +284,7 @@ impl Document {
         name: &str,
     ) -> Option<TextRange> {
         let home = head + index.home(name)?;
-        let chunk = &self.chunks[home];
+        let chunk = self.chunk(home);
         let parts = summary::parts(db, chunk.source);
         let slot = if home == head {
             crate::kernel::view::KernelSlot::Last

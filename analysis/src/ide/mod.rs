@@ -129,7 +129,11 @@ impl<'a> Site<'a> {
 /// touches `range`, both ends included: a binary search, not a walk.
 pub fn kernels_touching(kernels: &[syntax::ast::Kernel], range: TextRange) -> Range<usize> {
     let first = kernels.partition_point(|k| k.range.end() < range.start());
-    let last = first + kernels[first..].partition_point(|k| k.range.start() <= range.end());
+    let last = first
+        + kernels
+            .get(first..)
+            .unwrap_or_default()
+            .partition_point(|k| k.range.start() <= range.end());
     first..last
 }
 
@@ -170,7 +174,9 @@ fn ops_ending_in<'a>(items: &'a [Item], range: TextRange, f: &mut impl FnMut(&'a
         Item::Loop(lp) => lp.range,
     };
     let first = items.partition_point(|item| item_range(item).end() < range.start());
-    for item in items[first..]
+    for item in items
+        .get(first..)
+        .unwrap_or_default()
         .iter()
         .take_while(|item| item_range(item).start() <= range.end())
     {
@@ -189,7 +195,9 @@ fn op_in(items: &[Item], offset: TextSize) -> Option<&OpItem> {
         Item::Loop(lp) => lp.range,
     };
     let first = items.partition_point(|item| range(item).end() < offset);
-    items[first..]
+    items
+        .get(first..)
+        .unwrap_or_default()
         .iter()
         .take_while(|item| range(item).start() <= offset)
         .find_map(|item| match item {

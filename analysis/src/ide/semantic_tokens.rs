@@ -254,7 +254,10 @@ fn roles(db: &dyn Db, file: SourceFile, window: TextRange) -> HashMap<TextSize, 
     let first = items
         .references
         .partition_point(|(r, _)| r.start() < window.start());
-    for (range, def) in items.references[first..]
+    for (range, def) in items
+        .references
+        .get(first..)
+        .unwrap_or_default()
         .iter()
         .take_while(|(r, _)| inside(*r))
     {
@@ -263,7 +266,10 @@ fn roles(db: &dyn Db, file: SourceFile, window: TextRange) -> HashMap<TextSize, 
         }
     }
     let kernels = &parse(db, file).file.kernels;
-    for kernel in &kernels[super::kernels_touching(kernels, window)] {
+    for kernel in kernels
+        .get(super::kernels_touching(kernels, window))
+        .unwrap_or_default()
+    {
         for p in kernel.params.iter().chain(&kernel.outputs) {
             type_roles(p.ty.as_ref(), &mut roles);
         }
@@ -287,7 +293,9 @@ fn stmt_roles(
     roles: &mut HashMap<TextSize, (TokenType, u32)>,
 ) {
     let first = stmts.partition_point(|s| s.range().end() < window.start());
-    for stmt in stmts[first..]
+    for stmt in stmts
+        .get(first..)
+        .unwrap_or_default()
         .iter()
         .take_while(|s| s.range().start() < window.end())
     {

@@ -74,25 +74,36 @@ pub(crate) fn show_bir(db: &dyn Db, doc: &Document, offset: Option<TextSize>) ->
     let page = bir_document_within(db, doc, MAX_SHOWN_OPS);
     let mut bir = serde_json::to_value(&page).unwrap_or(Json::Null);
     let (shown, cut) = page.page();
-    let kernels = bir["functions"].as_array().map_or(0, Vec::len);
-    let mut truncated = json!({
-        "kernels": format!("{kernels} of {}", counts.len()),
-        "ops": format!("{shown} of {total}"),
-    });
+    let kernels = bir
+        .get("functions")
+        .and_then(Json::as_array)
+        .map_or(0, Vec::len);
+    let mut truncated = serde_json::Map::new();
+    truncated.insert(
+        "kernels".into(),
+        json!(format!("{kernels} of {}", counts.len())),
+    );
+    truncated.insert("ops".into(), json!(format!("{shown} of {total}")));
     if let Some(cut) = cut {
-        truncated["cut"] = json!({
-            "kernel": cut.kernel.name,
-            "ops": format!("{} of {}", cut.shown, cut.ops),
-            "allocations": format!("{} of {}", cut.allocations_shown(), cut.allocations),
-            "before": {"op_id": cut.op_id(), "line": cut.line(db)},
-        });
+        truncated.insert(
+            "cut".into(),
+            json!({
+                "kernel": cut.kernel.name,
+                "ops": format!("{} of {}", cut.shown, cut.ops),
+                "allocations": format!("{} of {}", cut.allocations_shown(), cut.allocations),
+                "before": {"op_id": cut.op_id(), "line": cut.line(db)},
+            }),
+        );
     }
-    truncated["whole"] = json!(
-        "`pir lower FILE -o FILE.bir.json` writes the whole document; \
-         Show BIR at an op shows that op's"
+    truncated.insert(
+        "whole".into(),
+        json!(
+            "`pir lower FILE -o FILE.bir.json` writes the whole document; \
+             Show BIR at an op shows that op's"
+        ),
     );
     if let Some(map) = bir.as_object_mut() {
-        map.insert("truncated".into(), truncated);
+        map.insert("truncated".into(), Json::Object(truncated));
     }
     bir
 }

@@ -170,8 +170,8 @@ impl KernelIndex {
             }
             if let Some(counts) = self.loops.get(name) {
                 let before = counts.partition_point(|c| c.0 < i);
-                if before > 0 {
-                    entry.loops.push((name.clone(), counts[before - 1].1));
+                if let Some(&(_, count)) = before.checked_sub(1).and_then(|b| counts.get(b)) {
+                    entry.loops.push((name.clone(), count));
                 }
             }
         }

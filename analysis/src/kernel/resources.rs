@@ -366,15 +366,15 @@ pub fn peaks(
     for (p, &count) in ops.iter().enumerate() {
         if count > 0 {
             let own = part_peak(p);
-            for m in 0..2 {
-                let bytes = through[m].get(p).copied().unwrap_or(0) + own[m].bytes;
-                if bytes > best[m].bytes {
-                    best[m] = KernelPeak {
+            for ((best, own), through) in best.iter_mut().zip(own).zip(through) {
+                let bytes = through.get(p).copied().unwrap_or(0) + own.bytes;
+                if bytes > best.bytes {
+                    *best = KernelPeak {
                         bytes,
                         at: Some(PeakAt {
-                            op: base + own[m].op,
+                            op: base + own.op,
                             part: p,
-                            op_in_part: own[m].op,
+                            op_in_part: own.op,
                         }),
                     };
                 }

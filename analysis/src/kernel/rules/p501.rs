@@ -262,22 +262,23 @@ impl Index {
                 (Some(_), None) => std::cmp::Ordering::Less,
                 _ => std::cmp::Ordering::Greater,
             };
-            match order {
-                std::cmp::Ordering::Less => {
-                    changed.push((old[i].0, 0));
+            match (order, old.get(i), new.get(j)) {
+                (std::cmp::Ordering::Less, Some(&(name, _)), _) => {
+                    changed.push((name, 0));
                     i += 1;
                 }
-                std::cmp::Ordering::Greater => {
-                    changed.push(new[j]);
+                (std::cmp::Ordering::Greater, _, Some(&n)) => {
+                    changed.push(n);
                     j += 1;
                 }
-                std::cmp::Ordering::Equal => {
-                    if old[i].1 != new[j].1 {
-                        changed.push(new[j]);
+                (std::cmp::Ordering::Equal, Some(&(_, before)), Some(&n)) => {
+                    if before != n.1 {
+                        changed.push(n);
                     }
                     i += 1;
                     j += 1;
                 }
+                _ => break,
             }
         }
         let part = p as u32;
