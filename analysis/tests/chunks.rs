@@ -323,6 +323,10 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
             "\r",
             "\n\r",
             "é",
+            "\u{2028}",
+            "\u{FEFF}",
+            "\0",
+            "kernel @z() {",
         ]),
     )
         .prop_map(|(at, len, insert)| Edit { at, len, insert })
@@ -501,6 +505,99 @@ fn a_huge_documents_symbols_are_its_kernels() {
                 // Each kernel and its parameter.
                 assert_eq!(count, 20, "ops {ops}, target {target}");
             }
+        }
+    }
+}
+
+/// The inserts of a long editing session (issue 23): line ends of every kind, U+2028, a
+/// byte-order mark, NUL, braces and a kernel header typed mid-line.
+const SESSION_INSERTS: &[&str] = &[
+    "",
+    "x",
+    "{",
+    "}",
+    "\n",
+    "\r",
+    "\r\n",
+    "\n\r",
+    "\u{2028}",
+    "\u{FEFF}",
+    "\0",
+    "é",
+    "kernel @z() {",
+    "}\n}\n",
+    "  NoOp {}\n",
+    "  for %q in 0..4 {\n",
+    "\nkernel @n() {\n",
+    "  tensor %t : sbuf f32[128, 4]\n",
+    "// kernel @c() {}\n",
+    " = ",
+];
+
+/// A deterministic session of `edits` random edits (xorshift from `seed`) on `text`,
+/// checking after each that the edited document reports what a fresh analysis of its text
+/// reports. Returns the edit at which they first differ, with both reports' codes.
+fn session(mut text: String, target: usize, seed: u64, edits: usize) -> Option<String> {
+    let mut state = seed.max(1);
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n.max(1) as u64) as usize
+    };
+    let mut host = host(target);
+    let id = host.add_file(&text);
+    let _ = host.snapshot().diagnostics(id).unwrap();
+    for i in 0..edits {
+        let edit = Edit {
+            at: next(1000),
+            len: if next(3) == 0 { next(60) } else { 0 },
+            insert: SESSION_INSERTS[next(SESSION_INSERTS.len())],
+        };
+        let range = apply(&mut text, &edit);
+        host.edit_file(id, range, edit.insert);
+        let got = host.snapshot().diagnostics(id).unwrap();
+        let mut fresh = self::host(target);
+        let fresh_id = fresh.add_file(&text);
+        let want = fresh.snapshot().diagnostics(fresh_id).unwrap();
+        if got != want {
+            let codes = |d: &[analysis::Diagnostic]| {
+                d.iter()
+                    .map(|d| format!("{} {:?}", d.code.as_str(), d.range))
+                    .collect::<Vec<_>>()
+            };
+            return Some(format!(
+                "edit {i} ({edit:?} at {range:?}): edited {:?}\nfresh {:?}",
+                codes(&got),
+                codes(&want)
+            ));
+        }
+    }
+    None
+}
+
+/// A long editing session (2,500 edits) with every kind of line end, on four corpus
+/// kernels cut small: incremental equals fresh after every edit (issue 23's drift needed
+/// ~1,800 edits to show). `PIR_LONG_SESSIONS=N` runs `N` more sessions of other seeds, on
+/// the whole corpus and with the server's chunk size.
+#[test]
+fn long_editing_sessions_answer_as_a_fresh_analysis() {
+    let files = test_utils::corpus_files();
+    let text: String = files.iter().take(4).map(|(_, t)| t.as_str()).collect();
+    let drift = session(text, 300, 7, 2500);
+    assert!(drift.is_none(), "{}", drift.unwrap_or_default());
+    let more: u64 = std::env::var("PIR_LONG_SESSIONS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for seed in 0..more {
+        for target in [300, 2048, analysis::CHUNK_TARGET] {
+            let drift = session(all_corpus_kernels(), target, 100 + seed, 2500);
+            assert!(
+                drift.is_none(),
+                "seed {seed}, chunks of {target}: {}",
+                drift.unwrap_or_default()
+            );
         }
     }
 }
