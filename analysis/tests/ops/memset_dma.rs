@@ -174,7 +174,7 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 512]) -> (%o: hbm f32[128, 51
               in srcs[0]: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %b start_partition=0 access="seq"
               out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
-            P305 error:3:40 `%b[64:128, :]`: `srcs[1]` has 32768 elements but dst has 65536
+            P305 error:3:40 `%b[64:128, :]`: DMA Copy in/out shape must match: `srcs[1]` has 32768 elements but dst has 65536
         "#]],
     );
 }
@@ -212,10 +212,10 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 256]) -> (%o: hbm f32[128, 51
               in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
-            P305 error:3:40 `%b`: `srcs[1]` has 32768 elements but dst has 65536
+            P305 error:3:40 `%b`: DMA Copy in/out shape must match: `srcs[1]` has 32768 elements but dst has 65536
             P305 error:4:50 `[0.5, 2]`: 2 scales for 1 srcs: one scale per src
             P414 error:5:35 `[]`: srcs must hold at least one access
-            P305 error:6:53 `%o`: dst has 65536 elements but `srcs[0]` has 32768
+            P305 error:6:53 `%o`: DMA Copy in/out shape must match: dst has 65536 elements but `srcs[0]` has 32768
             P207 error:7:66 `mul`: unknown cce_op value `mul`; expected one of add, max, min
         "#]],
     );
@@ -413,7 +413,7 @@ kernel @k(%a: hbm f32[4294967296, 4294967296]) -> (%o: hbm f32[128, 512]) {
               in srcs[0]: physical_ap float32 ap=[[4294967296,4294967296],[1,4294967296]] offset=0 %a access="seq"
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
-            P305 error:3:36 `%a`: `srcs[0]` has 18446744073709551615 elements but dst has 65536
+            P305 error:3:36 `%a`: DMA Copy in/out shape must match: `srcs[0]` has 18446744073709551615 elements but dst has 65536
         "#]],
     );
 }
