@@ -70,6 +70,28 @@ fn project_rule_fixtures_pass() {
     );
 }
 
+/// The shipped kernels of `examples/` carry corpus annotations too (`//>` instructions):
+/// they pass `check_corpus.py`, so an annotation cannot fall behind the binary (as
+/// `topk.pir`'s TensorCopy-on-`act` lines once did).
+#[test]
+fn example_annotations_pass() {
+    let tool = shared_or_vendored("tools/check_corpus.py", "tools/check_corpus.py");
+    let output = python()
+        .arg(&tool)
+        .arg("--pir")
+        .arg(env!("CARGO_BIN_EXE_pir"))
+        .arg(root().join("examples"))
+        .output()
+        .expect("python3 runs check_corpus.py");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let last = stdout.lines().last().unwrap_or_default();
+    assert!(
+        output.status.success() && last.ends_with(" 0 failed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 #[test]
 fn lowered_corpus_matches_the_public_schema() {
     let corpus = shared_or_vendored("corpus", "corpus");

@@ -643,6 +643,13 @@ mod tests {
                 "{}",
                 spec.class
             );
+            // Hovers show the doc; the SPEC section belongs in `source`.
+            assert!(
+                !spec.doc.contains("SPEC §")
+                    && spec.fields.iter().all(|f| !f.doc.contains("SPEC §")),
+                "{}: an op's or field's doc cites no SPEC section (put it in `source`)",
+                spec.class
+            );
             if let EngineSpec::Field { default, allowed } = spec.engine {
                 assert!(allowed.contains(&default), "{}", spec.class);
                 assert!(

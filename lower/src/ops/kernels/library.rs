@@ -199,8 +199,8 @@ pub static ATTENTION_MM_SOFTMAX_MM: OpSpec = OpSpec {
     instruction_type: Some(54),
     doc: bespoke_doc!(
         "Flash attention (Q·Kᵀ, softmax, ·V) as a library kernel spliced in by the name \
-         `Attention`. Each operand is bound as BIRKernel's are (SPEC §6.9: a bare whole tensor \
-         `\"seq\"`, a bare part of one `\"nd_subtensor\"`, an access-kind call its own kind). \
+         `Attention`. Each operand is bound as BIRKernel's are: a bare whole tensor `\"seq\"`, a \
+         bare part of one `\"nd_subtensor\"`, an access-kind call its own kind. \
          `kernel_attrs` holds `scale` when written; `is_causal` is a first-class field."
     ),
     source: "seed 004 §2 _commonAttentionKernelCodegen, codegenAttentionMMSoftmaxMM; SPEC §6.8",
