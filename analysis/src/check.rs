@@ -73,13 +73,9 @@ pub fn for_each_op<'a>(items: &'a [Item], f: &mut impl FnMut(&'a OpItem)) {
 
 /// The kernel-wide rules of a kernel that is one part, `part`: placed in its chunk.
 fn whole_kernel_rules(part: &Part, out: &mut Vec<Finding>) {
-    let summary = &part.summary;
-    let findings = rules::p208::findings(&[&summary.ids])
-        .into_iter()
-        .chain(rules::p500::findings(&[&summary.decls]))
-        .chain(rules::p501::findings(&[&summary.reads]));
     let places = |p: u32| (p == 0).then_some((&part.places, TextSize::from(0)));
-    out.extend(findings.filter_map(|f| rules::place(&f, places)));
+    let findings = rules::of_part(&part.summary);
+    out.extend(findings.iter().filter_map(|f| rules::place(f, places)));
 }
 
 /// Every access in the op's fields, with its path, in field order.

@@ -116,6 +116,7 @@ fn a_keystroke_in_a_middle_part_of_a_cut_kernel() {
             part_ids × 1
             part_reads × 1
             part_resources × 1
+            part_writes × 1
             parts × 1
             piece_statements × 2
         "#]],

@@ -1,7 +1,7 @@
 //! The kernel-wide rules against an oracle: the whole-kernel implementations `pir` had
 //! before every kernel became a list of parts (P208 in name resolution, P500 over the
-//! definitions, P501 a walk over the ops), kept here, simple and slow, to say what the
-//! rules must find. The document's answers — a kernel in one part, and the same kernel cut
+//! definitions, P501 a walk over the ops; P419, an output no executed op writes, written
+//! here the same way), kept here, simple and slow, to say what the rules must find. The document's answers — a kernel in one part, and the same kernel cut
 //! into chunks at every statement line — must equal the oracle's on the corpus and on
 //! mangled copies of it (lines dropped, op ids written).
 
@@ -20,7 +20,7 @@ fn found(code: Code, range: TextRange) -> (u32, u32, &'static str) {
     (range.start().into(), range.end().into(), code.as_str())
 }
 
-/// P208, P500 and P501 as the oracle finds them in `text`, analysed as one file.
+/// P208, P419, P500 and P501 as the oracle finds them in `text`, analysed as one file.
 fn oracle(text: &str) -> Found {
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, text.to_string());
@@ -29,6 +29,7 @@ fn oracle(text: &str) -> Found {
     for kernel in &items.kernels {
         op_ids(kernel, &mut out);
         dataflow(&db, kernel, &mut out);
+        outputs_never_written(&db, items, kernel, &mut out);
     }
     unused_declarations(items, &mut out);
     out
@@ -103,6 +104,51 @@ fn dataflow(db: &RootDatabase, kernel: &KernelItems, out: &mut Found) {
     });
 }
 
+/// P419 on each output parameter's name that no op outside a loop running 0 times writes
+/// (an unknown op writes every name it names).
+fn outputs_never_written(
+    db: &RootDatabase,
+    items: &FileItems,
+    kernel: &KernelItems,
+    out: &mut Found,
+) {
+    let mut written: HashSet<String> = HashSet::new();
+    analysis::for_each_op(&kernel.body, &mut |op| {
+        if op
+            .resolved
+            .loops
+            .iter()
+            .any(|l| l.bounds.is_some() && l.trip_count() == 0)
+        {
+            return;
+        }
+        if lower::lookup(&op.resolved.class).is_none() {
+            for (i, f) in op.resolved.fields.iter().enumerate() {
+                let mut accesses = Vec::new();
+                f.value
+                    .collect_accesses(lower::diag::ValuePath::field(i), &mut accesses);
+                written.extend(accesses.iter().map(|(_, a)| a.name.to_string()));
+            }
+            return;
+        }
+        written.extend(analysis::op_lowering(db, op).writes.iter().cloned());
+    });
+    for allocation in &kernel.allocations {
+        let Allocation::Tensor(t) = allocation else {
+            continue;
+        };
+        if t.kind != TensorKind::Output || written.contains(&t.name) {
+            continue;
+        }
+        let param = items.definitions[kernel.definitions.clone()]
+            .iter()
+            .find(|d| d.kind == DefKind::Param && d.name == t.name);
+        if let Some(param) = param {
+            out.insert(found(Code::P419, param.range));
+        }
+    }
+}
+
 /// P500 on each declaration (tensor, register) no op names, its first definition only.
 fn unused_declarations(items: &FileItems, out: &mut Found) {
     let used: HashSet<usize> = items.references.iter().map(|(_, d)| *d).collect();
@@ -127,7 +173,7 @@ fn unused_declarations(items: &FileItems, out: &mut Found) {
     }
 }
 
-/// P208, P500 and P501 as the document reports `text`, cut into chunks of at least
+/// P208, P419, P500 and P501 as the document reports `text`, cut into chunks of at least
 /// `target` bytes.
 fn document(text: &str, target: usize) -> Found {
     let mut host = AnalysisHost::new().with_chunk_target(target);
@@ -136,7 +182,7 @@ fn document(text: &str, target: usize) -> Found {
         .diagnostics(file)
         .unwrap()
         .into_iter()
-        .filter(|d| matches!(d.code, Code::P208 | Code::P500 | Code::P501))
+        .filter(|d| matches!(d.code, Code::P208 | Code::P419 | Code::P500 | Code::P501))
         .map(|d| found(d.code, d.range))
         .collect()
 }
@@ -162,6 +208,12 @@ fn the_rules_find_what_the_oracle_finds_on_the_corpus() {
         all.push_str(text.trim_start_matches('\u{FEFF}'));
         all.push('\n');
     }
+    let p419 = include_str!("../../tests/rules/rule_P419_output_never_written.pir");
+    check("rule_P419_output_never_written.pir", p419);
+    for (_, _, code) in oracle(p419) {
+        *found_any.entry(code).or_insert(0) += 1;
+    }
+    all.push_str(p419);
     check("the corpus in one file", &all);
     // The corpus itself is clean of these; a mangled copy is not: the test compares
     // findings, not two empty sets.
@@ -171,7 +223,7 @@ fn the_rules_find_what_the_oracle_finds_on_the_corpus() {
     for (_, _, code) in oracle(&text) {
         *found_any.entry(code).or_insert(0) += 1;
     }
-    for code in ["P208", "P500", "P501"] {
+    for code in ["P208", "P419", "P500", "P501"] {
         assert!(found_any.contains_key(code), "{code}: {found_any:?}");
     }
 }

@@ -96,6 +96,7 @@ codes! {
     P416 Warning "peak SBUF or PSUM occupancy of a kernel exceeds the capacity",
     P417 Error "one instruction's SBUF operands together exceed the partition ([GCA035])",
     P418 Error "too many free dims in an access pattern (Too many strides!)",
+    P419 Warning "a kernel output is never written",
     P500 Warning "tensor or register declared but never used",
     P501 Warning "op reads a tensor that nothing wrote before",
 }

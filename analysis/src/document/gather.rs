@@ -35,7 +35,7 @@ use lower::diag::Code;
 use super::{Document, Shift};
 use crate::db::{Db, SourceFile};
 use crate::diagnostic::{Diagnostic, Finding, Message, RelatedAt};
-use crate::kernel::rules::{self, p208, p416, p500};
+use crate::kernel::rules::{self, p208, p416};
 use crate::kernel::view::KernelView;
 use crate::kernel::{SplitKernel, summary};
 use crate::{TextRange, TextSize};
@@ -346,8 +346,7 @@ impl Document {
             };
             let mut findings = self.read_cache.findings(&chunks, generations, reads);
             let kernel = SplitKernel::new(db, chunks);
-            findings.extend(p500::of_split(db, kernel).iter().cloned());
-            findings.extend(p208::of_split(db, kernel).iter().cloned());
+            findings.extend(rules::of_split(db, kernel));
             let places = kernel.each(db, summary::parts);
             let starts: Vec<TextSize> = self
                 .chunks

@@ -7,7 +7,7 @@
 //! Position-free means an edit that moves text, or changes an op without changing what it
 //! reads, writes or declares, gives an equal summary: salsa backdates it, and no rule over
 //! the kernel runs again. Each rule reads its own projection ([`part_reads`],
-//! [`part_decls`], [`part_ids`]), so an edit that changes what an op reads updates P501
+//! [`part_decls`], [`part_ids`], [`part_writes`]), so an edit that changes what an op reads updates P501
 //! only.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
@@ -38,6 +38,21 @@ pub struct PartSummary {
     pub decls: PartDecls,
     /// What P208 (and the implicit op ids of later parts) read.
     pub ids: PartIds,
+    /// What P419 reads.
+    pub writes: PartWrites,
+}
+
+/// What P419 ("output never written") reads of a part.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct PartWrites {
+    /// The kernel's output parameters (after `->`), in signature order: first part only.
+    pub outputs: Vec<String>,
+    /// The names an op of the part writes when it runs (any output operand, errors or
+    /// not; every name an unknown op names), sorted, without duplicates.
+    pub written: Vec<String>,
+    /// The names written only by ops inside a loop that runs 0 times (`lb ≥ ub`), with the
+    /// first such op's place in the part (0-based, as [`PartPlaces::ids`]), sorted by name.
+    pub written_in_empty_loops: Vec<(String, u32)>,
 }
 
 /// What P501 ("read before any op writes it") reads of a part.
@@ -185,6 +200,7 @@ fn part(
 ) -> Part {
     let mut reads = PartReads::default();
     let mut ids = PartIds::default();
+    let mut writes = PartWrites::default();
     let keyword = TextRange::at(syntax.range.start(), 6.into()).intersect(syntax.range);
     let mut places = PartPlaces {
         range: syntax.range,
@@ -202,6 +218,9 @@ fn part(
             reads.tensors.push(t.name.clone());
             if t.kind != TensorKind::Internal {
                 reads.params.push(t.name.clone());
+            }
+            if t.kind == TensorKind::Output {
+                writes.outputs.push(t.name.clone());
             }
         }
     }
@@ -258,6 +277,22 @@ fn part(
                 places.first_reads.push((name.to_string(), range));
             }
         }
+        // An op in a loop that runs 0 times writes nothing (an invalid loop, P414, counts
+        // as running: one diagnostic per mistake).
+        let runs = !op
+            .resolved
+            .loops
+            .iter()
+            .any(|l| l.bounds.is_some() && l.trip_count() == 0);
+        for &name in &op_writes {
+            if runs {
+                writes.written.push(name.to_string());
+            } else {
+                writes
+                    .written_in_empty_loops
+                    .push((name.to_string(), ids.ops - 1));
+            }
+        }
         for name in op_writes {
             let at = *names.entry(name).or_insert_with(|| {
                 reads.names.push(NameUse {
@@ -273,10 +308,16 @@ fn part(
     });
 
     let decls = declarations(items, used, kernel, syntax, &mut places);
+    writes.written.sort_unstable();
+    writes.written.dedup();
+    // The first op of each name (a stable sort keeps source order among equal names).
+    writes.written_in_empty_loops.sort_by(|a, b| a.0.cmp(&b.0));
+    writes.written_in_empty_loops.dedup_by(|b, a| a.0 == b.0);
     let summary = PartSummary {
         reads: Arc::new(reads),
         decls,
         ids,
+        writes,
     };
     Part { summary, places }
 }
@@ -392,6 +433,15 @@ pub fn part_decls(db: &dyn Db, file: SourceFile) -> Vec<PartDecls> {
     parts(db, file)
         .iter()
         .map(|p| p.summary.decls.clone())
+        .collect()
+}
+
+/// Each part's [`PartWrites`] (P419), as [`parts`] lists them.
+#[salsa::tracked(returns(ref))]
+pub fn part_writes(db: &dyn Db, file: SourceFile) -> Vec<PartWrites> {
+    parts(db, file)
+        .iter()
+        .map(|p| p.summary.writes.clone())
         .collect()
 }
 

@@ -8,14 +8,49 @@ pub mod p200;
 pub mod p201;
 pub mod p208;
 pub mod p416;
+pub mod p419;
 pub mod p500;
 pub mod p501;
 
 use lower::diag::Code;
 use syntax::ast::{TextRange, TextSize};
 
+use crate::db::Db;
 use crate::diagnostic;
-use crate::kernel::summary::PartPlaces;
+use crate::kernel::SplitKernel;
+use crate::kernel::summary::{PartPlaces, PartSummary};
+
+/// The kernel-wide rules that are one function over one projection of the parts'
+/// summaries, listed once: `rule: field` runs `rule::findings` over each part's
+/// `PartSummary::field` ([`of_part`], a kernel in one part) and `rule::of_split` over a kernel
+/// cut into chunks ([`of_split`]). Adding such a rule: a projection in
+/// [`crate::kernel::summary`], its file here, one line in this list. P501 keeps an index
+/// across revisions and P416 reads the joined resources: the document calls them itself.
+macro_rules! projection_rules {
+    ($($rule:ident: $field:ident,)*) => {
+        /// The findings of every listed rule over a kernel that is one part, `summary`.
+        pub fn of_part(summary: &PartSummary) -> Vec<Finding> {
+            let mut out = Vec::new();
+            $(out.extend($rule::findings(&[&summary.$field]));)*
+            out.extend(p501::findings(&[&summary.reads]));
+            out
+        }
+
+        /// The findings of every listed rule over a kernel cut into chunks, each memoized
+        /// on its parts' projection (P501 is not among them: see the list's docs).
+        pub fn of_split(db: &dyn Db, kernel: SplitKernel<'_>) -> Vec<Finding> {
+            let mut out = Vec::new();
+            $(out.extend($rule::of_split(db, kernel).iter().cloned());)*
+            out
+        }
+    };
+}
+
+projection_rules! {
+    p208: ids,
+    p419: writes,
+    p500: decls,
+}
 
 /// A kernel-wide rule's finding, position-free: where it is, as a part of the kernel and a
 /// place in it, and what it says.
