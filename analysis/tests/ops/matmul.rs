@@ -287,6 +287,7 @@ kernel @k(%lhs: sbuf bf16[128, 256], %rhs: sbuf bf16[128, 1024])
               in moving: physical_ap bfloat16 ap=[[1024,128],[1,512]] offset=0 %rhs start_partition=0
               out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[128,512],"is_accumulate":false}
+            P419 warning:3:35 `%big`: output `%big` is never written
             P406 error:4:64 `%rhs`: moving free size N = 1024 exceeds 512 (one PSUM bank of f32)
             P406 error:5:20 `%acc`: stationary free size M = 256 exceeds 128
             P406 error:6:20 `%acc[0:64, :]`: dst must be [M, N] = [128, 512]; it is [64, 512]
@@ -607,6 +608,7 @@ fn mx_lowering() {
                 related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
                 related `%acc32: psum f32[128, 4096]`: `%acc32` is live there: 16,384 bytes per partition
                 related `%acc: psum bf16[128, 512]`: `%acc` is live there: 1,024 bytes per partition
+            P419 warning:1:179 `%acc32`: output `%acc32` is never written
         "#]],
     );
 }
@@ -670,6 +672,7 @@ fn p402_scale_with_scale_ptr() {
                 related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
                 related `%acc32: psum f32[128, 4096]`: `%acc32` is live there: 16,384 bytes per partition
                 related `%acc: psum bf16[128, 512]`: `%acc` is live there: 1,024 bytes per partition
+            P419 warning:1:179 `%acc32`: output `%acc32` is never written
             P402 error:5:13 `0.5`: Scale should be 1.0 if scale_ptr is specified
                 related `%sp`: `scale` is 0.5 and `scale_ptr` is given here
         "#]],
@@ -695,6 +698,7 @@ fn p403_offset_scale() {
                 related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
                 related `%acc32: psum f32[128, 4096]`: `%acc32` is live there: 16,384 bytes per partition
                 related `%acc: psum bf16[128, 512]`: `%acc` is live there: 1,024 bytes per partition
+            P419 warning:1:179 `%acc32`: output `%acc32` is never written
             P403 error:4:20 `256`: offset scale is not equivalent to the accumulated tensor size on right of generic dim in MatMulMXOp #7
                 related `%mv`: the moving's free size is 512
         "#]],
@@ -822,6 +826,7 @@ fn mx_p409_row_tiling_only() {
                 related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
                 related `%acc32: psum f32[128, 4096]`: `%acc32` is live there: 16,384 bytes per partition
                 related `%acc: psum bf16[128, 512]`: `%acc` is live there: 1,024 bytes per partition
+            P419 warning:1:179 `%acc32`: output `%acc32` is never written
             P409 error:2:3 `MatMulMXOp`: an MX matmul tiles rows only: the tile has 128 columns at column 0
             P409 error:3:109 `[64, 128]`: K = 128 and M = 128 must fit the PE tile of 64 rows × 128 columns
         "#]],
@@ -1112,6 +1117,7 @@ fn mx_dst_scale_is_the_last_input() {
                 related `MatMulMXOp`: PSUM peak of 17,408 bytes reached here
                 related `%acc32: psum f32[128, 4096]`: `%acc32` is live there: 16,384 bytes per partition
                 related `%acc: psum bf16[128, 512]`: `%acc` is live there: 1,024 bytes per partition
+            P419 warning:1:179 `%acc32`: output `%acc32` is never written
             P407 error:3:106 `%sp`: `dst_scale` is f32: MX scales are e8m0 or u8
         "#]],
     );

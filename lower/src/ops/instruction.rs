@@ -6,7 +6,8 @@
 use std::fmt::Write as _;
 
 use crate::access::Operand;
-use crate::catalog::Engine;
+use crate::bir::Role;
+use crate::catalog::{Dir, Engine};
 use crate::cx::Cx;
 use crate::diag::{Anchor, Code, Diag, compiler};
 use crate::types::{Memory, limits};
@@ -17,25 +18,38 @@ pub fn check(cx: &mut Cx<'_>) {
     if cx.engine == Engine::Unassigned || cx.spec.class == "NoOp" {
         return;
     }
-    check_sbuf_total(cx);
-    check_free_dims(cx);
+    let mut diags = Vec::new();
+    {
+        let operands = cx.operand_fields();
+        diags.extend(check_sbuf_total(&operands));
+        diags.extend(check_free_dims(cx.engine, &operands));
+    }
+    for diag in diags {
+        cx.report(diag);
+    }
 }
+
+/// The operands of an op as [`Cx::operand_fields`] lists them.
+type Operands<'a> = [(Dir, crate::diag::ValuePath, Role, &'a Operand)];
+
+/// How many operands a P417 message lists one by one (each is also a related location);
+/// the rest are counted.
+const LISTED_OPERANDS: usize = 16;
 
 /// P417 (on the op class name): the per-partition footprints of the declared tensors of
 /// the op's `sbuf` operands (each list element separately, a tensor named twice counted
 /// twice, PSUM not summed) beyond the physical SBUF partition. An operand whose tensor
 /// alone exceeds SBUF is its declaration's P304 and the op gets no P417.
-fn check_sbuf_total(cx: &mut Cx<'_>) {
-    let counted: Vec<(Anchor, String, String, u64)> = cx
-        .operand_fields()
-        .into_iter()
+fn check_sbuf_total(operands: &Operands<'_>) -> Option<Diag> {
+    let counted: Vec<(Anchor, String, &str, u64)> = operands
+        .iter()
         .filter(|(_, _, _, o)| o.tensor.memory == Memory::Sbuf)
         .map(|(_, path, role, o)| {
             let bytes = o.tensor.partition_bytes();
             (
-                Anchor::Value(path),
+                Anchor::Value(path.clone()),
                 role.to_string(),
-                o.tensor.name.clone(),
+                o.tensor.name.as_str(),
                 bytes,
             )
         })
@@ -45,31 +59,37 @@ fn check_sbuf_total(cx: &mut Cx<'_>) {
         .iter()
         .any(|(_, _, _, bytes)| *bytes > limits::SBUF_PARTITION_BYTES)
     {
-        return;
+        return None;
     }
     let total = counted
         .iter()
         .fold(0u64, |sum, (_, _, _, bytes)| sum.saturating_add(*bytes));
     if total <= capacity {
-        return;
+        return None;
     }
     let mut message = format!(
         "{}\nTotal Accessed Bytes per partition by instruction: {total}\nTotal SB Partition \
          Size: {capacity}",
         compiler::GCA035
     );
-    for (_, role, name, bytes) in &counted {
-        let _ = write!(message, "\n{role} %{name}: {bytes} Bytes per Partition");
+    let line =
+        |role: &str, name: &str, bytes: u64| format!("{role} %{name}: {bytes} Bytes per Partition");
+    for (_, role, name, bytes) in counted.iter().take(LISTED_OPERANDS) {
+        let _ = write!(message, "\n{}", line(role, name, *bytes));
+    }
+    if counted.len() > LISTED_OPERANDS {
+        let _ = write!(
+            message,
+            "\n… and {} more operands",
+            counted.len() - LISTED_OPERANDS
+        );
     }
     let mut diag = Diag::new(Code::P417, Anchor::Class, message);
     diag.names_instruction = true;
-    for (anchor, role, name, bytes) in counted {
-        diag = diag.with_related(
-            anchor,
-            format!("{role} %{name}: {bytes} Bytes per Partition"),
-        );
+    for (anchor, role, name, bytes) in counted.into_iter().take(LISTED_OPERANDS) {
+        diag = diag.with_related(anchor, line(&role, name, bytes));
     }
-    cx.report(diag);
+    Some(diag)
 }
 
 /// The free pairs of an on-chip access pattern as P418 counts them (SPEC §7.1 [3],
@@ -114,19 +134,17 @@ pub fn notation(offset: i64, pairs: &[[i64; 2]]) -> String {
 /// P418 (on the access): an `sbuf`/`psum` operand of a compute-engine op with more free
 /// dims ([`free_pairs`]) than the engine takes: 4, 3 on the Activation engine. DMA-engine
 /// ops are exempt; so is an access with an error already.
-fn check_free_dims(cx: &mut Cx<'_>) {
-    let engine = cx.engine;
+fn check_free_dims(engine: Engine, operands: &Operands<'_>) -> Vec<Diag> {
     if !engine.is_compute() {
-        return;
+        return Vec::new();
     }
     let most = if engine == Engine::Act {
         limits::MAX_FREE_DIMS_ACTIVATION
     } else {
         limits::MAX_FREE_DIMS
     };
-    let faults: Vec<(Anchor, String)> = cx
-        .operand_fields()
-        .into_iter()
+    operands
+        .iter()
         .filter(|(_, _, _, o)| o.on_chip() && !o.faulty)
         .filter_map(|(_, path, _, o)| {
             let pairs = free_pairs(o);
@@ -140,13 +158,10 @@ fn check_free_dims(cx: &mut Cx<'_>) {
                     pairs.len(),
                     engine.bir_name()
                 );
-                (Anchor::Value(path), message)
+                Diag::new(Code::P418, Anchor::Value(path.clone()), message)
             })
         })
-        .collect();
-    for (anchor, message) in faults {
-        cx.error(Code::P418, anchor, message);
-    }
+        .collect()
 }
 
 #[cfg(test)]
