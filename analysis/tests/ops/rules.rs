@@ -470,3 +470,34 @@ kernel @k(%a: sbuf f32[128, 64]) -> (%o: sbuf f32[128, 64]) {
         "#]],
     );
 }
+
+#[test]
+fn addrs_terms_are_outermost_loop_first() {
+    // SPEC §8 [3]: one term per loop variable with a non-zero coefficient, in the order of
+    // the enclosing loops, outermost first — whatever the order of the expression and of
+    // the names (`%j` outside `%i` here).
+    check(
+        r#"
+kernel @k(%b: hbm f32[4, 128, 64]) -> (%o: hbm f32[128, 32]) {
+  for %j in 0..4 {
+    for %i in 0..2 {
+      DmaCopyOp { dst = %o, src = %b[%j, :, %i*32 : %i*32 + 32] }
+      DmaCopyOp { dst = %o, src = %b[%j*0, :, 0 + %i*32 : 32 + %i*32] }
+    }
+  }
+}
+"#,
+        expect![[r#"
+            L-j {"name":"j","lb":0,"ub":4,"stride":1}
+              L-i {"name":"i","lb":0,"ub":2,"stride":1}
+                5: DMACopy DMA I-1-0
+                  in src: symbolic_ap float32 ap=[[64,128],[1,32]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"j","coeff":8192},{"axis":"i","coeff":32}],"c":0}] access_shape=[128,32] %b
+                  out dst: physical_ap float32 ap=[[32,128],[1,32]] offset=0 %o
+                  {"mode":"Copy"}
+                6: DMACopy DMA I-2-0
+                  in src: symbolic_ap float32 ap=[[64,128],[1,32]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0}] access_shape=[128,32] %b
+                  out dst: physical_ap float32 ap=[[32,128],[1,32]] offset=0 %o
+                  {"mode":"Copy"}
+        "#]],
+    );
+}
