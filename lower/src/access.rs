@@ -679,7 +679,8 @@ pub fn check_quadrant(operand: &Operand, loops: &[LoopVar]) -> Option<String> {
         };
         if span > limit {
             return Some(format!(
-                "Pattern accesses {span} (> {limit}) partitions starting at partition {start}{}",
+                "Pattern accesses {span} (> {limit}) partitions starting at partition {start}{}: \
+                 an access from partition {start} spans at most {limit}",
                 describe_iteration(&at)
             ));
         }
@@ -794,7 +795,10 @@ mod tests {
         };
         assert_eq!(
             check_quadrant(&eval(32, 128), &[]).as_deref(),
-            Some("Pattern accesses 96 (> 32) partitions starting at partition 32")
+            Some(
+                "Pattern accesses 96 (> 32) partitions starting at partition 32: an access \
+                 from partition 32 spans at most 32"
+            )
         );
         assert_eq!(check_quadrant(&eval(64, 128), &[]), None);
         assert!(check_quadrant(&eval(16, 32), &[]).is_some());

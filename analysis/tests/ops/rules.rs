@@ -282,8 +282,8 @@ kernel @k(%x: hbm f32[128, 4]) {
                 out dst: symbolic_ap float32 ap=[[4,16],[1,4]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"q","coeff":16}],"c":0,"partition":true}] access_shape=[16,4] %u start_partition=0
             P307 error:6:24 `%u[16:48, :]`: Invalid access of 32 partitions starting at partition 16: an access starts at partition 0, 32, 64 or 96
             P307 error:6:44 `%t[16:48, :]`: Invalid access of 32 partitions starting at partition 16: an access starts at partition 0, 32, 64 or 96
-            P307 error:8:24 `%u[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32
-            P307 error:8:44 `%t[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32
+            P307 error:8:24 `%u[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32: an access from partition 32 spans at most 32
+            P307 error:8:44 `%t[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32: an access from partition 32 spans at most 32
             P307 error:11:26 `%u[%q*16 : %q*16 + 16, :]`: Invalid access of 16 partitions starting at partition 16 when %q = 1: an access starts at partition 0, 32, 64 or 96
             P307 error:11:59 `%t[%q*16 : %q*16 + 16, :]`: Invalid access of 16 partitions starting at partition 16 when %q = 1: an access starts at partition 0, 32, 64 or 96
         "#]],
