@@ -8,6 +8,9 @@ import { affectsServer, readConfig, resolveServer } from './config';
 
 const SHOW_BIR_COMMAND = 'pir.showBir';
 const RESTART_COMMAND = 'pir.restartServer';
+/** Reveals a position of a source document in the editor already showing it (the target
+ *  of the Show BIR view's instruction links). */
+const GO_TO_OP_COMMAND = 'pir.goToOp';
 /** Virtual read-only documents `pir-bir:/<file>.bir.json?<source uri>` holding the BIR JSON. */
 const BIR_SCHEME = 'pir-bir';
 
@@ -24,6 +27,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.languages.registerDocumentLinkProvider({ scheme: BIR_SCHEME }, new InstructionLinks()),
     vscode.commands.registerCommand(SHOW_BIR_COMMAND, (arg?: ShowBirParams) => bir.show(arg)),
     vscode.commands.registerCommand(RESTART_COMMAND, () => restart()),
+    vscode.commands.registerCommand(GO_TO_OP_COMMAND, (uri: string, line: number, character: number) =>
+      goToOp(uri, line, character),
+    ),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsServer(e)) void restart();
     }),
@@ -233,7 +239,22 @@ class InstructionLinks implements vscode.DocumentLinkProvider<InstructionLink> {
     );
     if (!found) return undefined;
     const { line, character } = found.location.range.start;
-    link.target = vscode.Uri.parse(link.source).with({ fragment: `L${line + 1},${character + 1}` });
+    const args = encodeURIComponent(JSON.stringify([link.source, line, character]));
+    link.target = vscode.Uri.parse(`command:${GO_TO_OP_COMMAND}?${args}`);
     return link;
   }
+}
+
+/** Shows `line`, `character` (0-based) of the source `uri` in the editor group that already
+ *  shows it (the first group otherwise), not in the Show BIR view's group. */
+async function goToOp(uri: string, line: number, character: number): Promise<void> {
+  const source = vscode.Uri.parse(uri);
+  const shown = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === source.toString());
+  const doc = shown?.document ?? (await vscode.workspace.openTextDocument(source));
+  const at = new vscode.Position(line, character);
+  await vscode.window.showTextDocument(doc, {
+    viewColumn: shown?.viewColumn ?? vscode.ViewColumn.One,
+    selection: new vscode.Range(at, at),
+    preserveFocus: false,
+  });
 }
