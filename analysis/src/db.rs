@@ -74,6 +74,11 @@ pub struct RootDatabase {
     storage: salsa::Storage<Self>,
     settings: Option<Settings>,
     executions: Option<Arc<Mutex<Vec<String>>>>,
+    /// The chunk inputs no document holds any more, emptied, for the next chunk a document
+    /// makes ([`RootDatabase::take_spare`]): salsa keeps an input for good, with the memos of
+    /// its last text, so a session of re-cuts that made new inputs grew without end (2 MB an
+    /// edit, issue 23).
+    spare: Vec<SourceFile>,
 }
 
 #[salsa::db]
@@ -113,6 +118,7 @@ impl RootDatabase {
             storage,
             settings: None,
             executions,
+            spare: Vec::new(),
         };
         // Settings rarely change: at high durability, they do not make every query of low
         // durability (see `document::new_source`).
@@ -122,6 +128,16 @@ impl RootDatabase {
                 .new(&db),
         );
         db
+    }
+
+    /// Keeps `source`, an emptied chunk input no document holds, for [`take_spare`](Self::take_spare).
+    pub(crate) fn put_spare(&mut self, source: SourceFile) {
+        self.spare.push(source);
+    }
+
+    /// A chunk input no document holds (emptied by [`put_spare`](Self::put_spare)'s caller), if any.
+    pub(crate) fn take_spare(&mut self) -> Option<SourceFile> {
+        self.spare.pop()
     }
 
     /// The query executions logged since the last call (empty unless logging is on): one

@@ -4,7 +4,9 @@
 
 use salsa::{Durability, Setter};
 
-use super::{Chunk, Document, new_generation, new_source, newlines, set_entry, size};
+use super::{
+    Chunk, Document, new_generation, new_source, newlines, retire_source, set_entry, size,
+};
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::{TextRange, TextSize};
 use std::sync::OnceLock;
@@ -222,22 +224,10 @@ impl Document {
             .iter()
             .map(|c| c.source)
             .collect();
-        // Inputs no piece reuses leave the document: their texts are let go of (salsa keeps
-        // an input for good, so an emptied one is a few bytes).
+        // Inputs no piece reuses leave the document, to be reused by the next chunk made.
         for &source in reused.iter().skip(pieces.len()) {
-            if !source.text(db).is_empty() {
-                source
-                    .set_text(db)
-                    .with_durability(Durability::LOW)
-                    .to(String::new());
-            }
-            if !source.look_ahead(db).is_empty() {
-                source
-                    .set_look_ahead(db)
-                    .with_durability(Durability::LOW)
-                    .to(String::new());
-            }
-            set_entry(db, source, None, Durability::LOW);
+            self.indexes.remove(&source);
+            retire_source(db, source);
         }
         let after = self
             .chunks

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap as HashMap;
-use salsa::Durability;
+use salsa::{Durability, Setter};
 
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::kernel::rules::{p200, p501};
@@ -381,13 +381,38 @@ impl Document {
 /// chunk not edited since they ran are still valid without walking their dependencies (one
 /// per op), so gathering the document's diagnostics costs O(chunks), not O(ops). `coarse`
 /// for the chunks of a new text (see [`SourceFile::coarse`]), not for those an edit makes.
+///
+/// A spare input (one a document let go of, [`retire_source`]) is taken first, its inputs
+/// set at low durability (as an edit's: a medium one would make every chunk's queries be
+/// verified again), so that the inputs of a session are as many as its most chunks.
 fn new_source(
-    db: &RootDatabase,
+    db: &mut RootDatabase,
     text: &str,
     look_ahead: &str,
     context: syntax::Context,
     coarse: bool,
 ) -> SourceFile {
+    if let Some(source) = db.take_spare() {
+        let low = Durability::LOW;
+        source
+            .set_text(db)
+            .with_durability(low)
+            .to(text.to_string());
+        if source.look_ahead(db) != look_ahead {
+            source
+                .set_look_ahead(db)
+                .with_durability(low)
+                .to(look_ahead.to_string());
+        }
+        if *source.coarse(db) != coarse {
+            source.set_coarse(db).with_durability(low).to(coarse);
+        }
+        if *source.context(db) != context {
+            source.set_context(db).with_durability(low).to(context);
+        }
+        set_entry(db, source, None, low);
+        return source;
+    }
     SourceFile::builder(text.to_string())
         .text_durability(Durability::MEDIUM)
         .look_ahead(look_ahead.to_string())
@@ -398,6 +423,24 @@ fn new_source(
         .context_durability(Durability::MEDIUM)
         .entry_durability(Durability::MEDIUM)
         .new(db)
+}
+
+/// Lets go of `source`, a chunk's input no document holds any more: its inputs emptied (its
+/// memos then hold what an empty text gives once asked again) and kept for the next
+/// [`new_source`].
+fn retire_source(db: &mut RootDatabase, source: SourceFile) {
+    let low = Durability::LOW;
+    if !source.text(db).is_empty() {
+        source.set_text(db).with_durability(low).to(String::new());
+    }
+    if !source.look_ahead(db).is_empty() {
+        source
+            .set_look_ahead(db)
+            .with_durability(low)
+            .to(String::new());
+    }
+    set_entry(db, source, None, low);
+    db.put_spare(source);
 }
 
 /// Values with byte offsets that move with their chunk: `shift(by)` adds `by` to every
