@@ -838,3 +838,53 @@ fn dev_zero_named_is_read_up_to_the_cap() {
         "{stderr}"
     );
 }
+
+#[test]
+fn explain_finds_an_instruction_by_its_name() {
+    // `pir check --explain I-<id>[-<k>]` (issue 20): the op of each instruction so named,
+    // in every kernel that has one, with its line and its BIR; exit 1 when none has it.
+    let path = temp(
+        "explain.pir",
+        b"kernel @a(%x: sbuf f32[128, 4], %r: sbuf f32[128, 1]) {\n  NoOp {}\n  NeuronReduceMacro { dst = %r, src = %x, op = add, reduce_axes = [1] }\n}\n",
+    );
+    let out = pir()
+        .args(["check", "--explain", "I-2-0", "--format", "json"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let found = &report["files"][0]["instructions"];
+    assert_eq!(found.as_array().map(Vec::len), Some(1), "{report}");
+    assert_eq!(found[0]["op"], "NeuronReduceMacro");
+    assert_eq!(found[0]["kernel"], "a");
+    assert_eq!(found[0]["line"], 3);
+    assert_eq!(found[0]["column"], 3);
+    assert_eq!(found[0]["bir"][0]["name"], "I-2-0");
+    assert_eq!(found[0]["bir"][0]["opcode"], "TensorReduce");
+    let human = pir()
+        .args(["check", "--explain", "I-2"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.starts_with(&format!(
+            "{}:3:3: I-2-0 is NeuronReduceMacro #2 of @a (TensorReduce)\n     3 |   NeuronReduceMacro {{",
+            path.display()
+        )),
+        "{text}"
+    );
+    let missing = pir()
+        .args(["check", "--explain", "I-9"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert_eq!(missing.status.code(), Some(1));
+    let bad = pir()
+        .args(["check", "--explain", "inst.9"])
+        .arg(&path)
+        .output()
+        .expect("runs");
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -27,30 +27,38 @@ fn python() -> Command {
     Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_string()))
 }
 
-#[test]
-fn corpus_passes() {
-    let corpus = shared_or_vendored("corpus", "corpus");
+/// Runs `check_corpus.py` over `dir` with the built `pir`: its last line (`N passed, M
+/// failed`), after asserting that it exited 0 and that `last_ok` holds for that line.
+#[track_caller]
+fn check_corpus(dir: &Path, last_ok: impl Fn(&str) -> bool) -> String {
     let tool = shared_or_vendored("tools/check_corpus.py", "tools/check_corpus.py");
     let output = python()
         .arg(&tool)
         .arg("--pir")
         .arg(env!("CARGO_BIN_EXE_pir"))
-        .arg(&corpus)
+        .arg(dir)
         .output()
         .expect("python3 runs check_corpus.py");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let last = stdout.lines().last().unwrap_or_default();
     assert!(
-        output.status.success() && last.ends_with(" 0 failed"),
+        output.status.success() && last_ok(last),
         "{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    last.to_string()
+}
+
+#[test]
+fn corpus_passes() {
+    let corpus = shared_or_vendored("corpus", "corpus");
+    let last = check_corpus(&corpus, |last| last.ends_with(" 0 failed"));
     println!("{last}");
 }
 
-/// This project's own rule fixtures (`tests/rules/`, corpus-style: P416 of SPEC §10.1 [2]
-/// and P419 of §7.1 [3], which the shared corpus does not cover) pass `check_corpus.py`
-/// like the corpus, every one of them.
+/// This project's own rule fixtures (`tests/rules/`, corpus-style: P416 of SPEC §10.1 [2],
+/// P417, P418, P419 and P407 for an activation bias of §7.1 [3], which the shared corpus
+/// does not cover) pass `check_corpus.py` like the corpus, every one of them.
 #[test]
 fn project_rule_fixtures_pass() {
     let rules = root().join("tests").join("rules");
@@ -62,21 +70,17 @@ fn project_rule_fixtures_pass() {
         })
         .count();
     assert!(fixtures >= 3, "{fixtures} rule fixtures");
-    let tool = shared_or_vendored("tools/check_corpus.py", "tools/check_corpus.py");
-    let output = python()
-        .arg(&tool)
-        .arg("--pir")
-        .arg(env!("CARGO_BIN_EXE_pir"))
-        .arg(&rules)
-        .output()
-        .expect("python3 runs check_corpus.py");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let last = stdout.lines().last().unwrap_or_default();
-    assert!(
-        output.status.success() && last == format!("{fixtures} passed, 0 failed"),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    check_corpus(&rules, |last| {
+        last == format!("{fixtures} passed, 0 failed")
+    });
+}
+
+/// The shipped kernels of `examples/` carry corpus annotations too (`//>` instructions):
+/// they pass `check_corpus.py`, so an annotation cannot fall behind the binary (as
+/// `topk.pir`'s TensorCopy-on-`act` lines once did).
+#[test]
+fn example_annotations_pass() {
+    check_corpus(&root().join("examples"), |last| last.ends_with(" 0 failed"));
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //!
 //! * `neovim_end_to_end`: headless Neovim ≥ 0.11 with the plugin of editors/nvim runs
 //!   editors/nvim/test/e2e.lua (filetype, syntax, diagnostics, hover, inlay hints, the
-//!   code lens and kernel-name hover of SPEC §10.1, `:PirShowBir`, an edit that
+//!   code lens and kernel-name hover of SPEC §10.1, `:PirShowBir` and `gd` from an
+//!   instruction name in it to its op, an edit that
 //!   introduces P200 and its quick fix, semantic tokens following them as deltas, the
 //!   server killed and started again by the plugin, `:PirRestart`).
 //! * `vscode_grammar_tests`: `npm test` in editors/vscode (TextMate grammar tests).
@@ -11,8 +12,8 @@
 //!   VS Code 1.139.1, in Debian's headless Chromium driven by playwright-core) runs the
 //!   real server; tests/vscode-e2e/e2e.mjs checks language mode, TextMate colours, the
 //!   server's start, inlay hints, hover, the code lens above a kernel and the kernel-name
-//!   hover (SPEC §10.1), P203 in the Problems panel and undo, Show BIR
-//!   following an edit, a quick fix, and the error naming `pir.server.path` when the
+//!   hover (SPEC §10.1), P203 in the Problems panel and undo, Show BIR, an
+//!   instruction name in it linking to its op, Show BIR following an edit, a quick fix, and the error naming `pir.server.path` when the
 //!   binary is missing. A failure keeps its screenshots, the page's text
 //!   and the client's output channel in a folder whose path the test prints.
 //!

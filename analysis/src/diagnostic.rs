@@ -133,6 +133,8 @@ pub enum Message {
         name: String,
         /// The closest name in scope in the chunk, if any is close.
         local: Option<String>,
+        /// The use is in an index expression, where only a loop variable fits.
+        axis: bool,
     },
     /// A lowering message naming its op's instruction (`Class #id`, SPEC §6.1 P403) where
     /// the op's implicit id counts from its chunk's first op (in a part that continues a
@@ -202,8 +204,8 @@ impl Finding {
     pub fn alone(&self) -> Diagnostic {
         let (message, fix) = match &self.message {
             Message::Text(text) => (text.clone(), self.fix.clone()),
-            Message::Undefined { name, local } => {
-                crate::kernel::rules::p200::word(name, local.as_deref())
+            Message::Undefined { name, local, axis } => {
+                crate::kernel::rules::p200::word(name, local.as_deref(), *axis)
             }
             Message::NamesOp {
                 diag,

@@ -472,6 +472,16 @@ impl Analysis {
         self.with_db(|db| ide::document_symbols(db, doc))
     }
 
+    /// The instructions of the file that `name` names (see [`ide::find_instructions`]).
+    pub fn find_instructions(
+        &self,
+        file: FileId,
+        name: ide::InstructionName,
+    ) -> Cancellable<Vec<ide::FoundInstruction>> {
+        let doc = self.doc(file);
+        self.with_db(|db| ide::find_instructions(db, doc, name))
+    }
+
     /// Symbols of `files` matching `query` (see [`ide::workspace_symbols`]).
     pub fn workspace_symbols(
         &self,

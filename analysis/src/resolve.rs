@@ -401,9 +401,13 @@ impl<'a> KernelResolver<'a> {
             self.out
                 .diagnostics
                 .push(p201::name(&name.text, name.range, at));
-            return;
-        }
-        if kind != DefKind::LoopVar {
+            // SPEC §13.1.2: a name first declared in a sibling loop body (out of scope
+            // here) is still declared in this scope, so its uses resolve to it and give no
+            // P200; one visible here keeps its first definition.
+            if self.lookup(&name.text).is_some() {
+                return;
+            }
+        } else if kind != DefKind::LoopVar {
             self.kernel_names.insert(name.text.to_string(), def);
         }
         if let Some(scope) = self.scopes.last_mut() {
@@ -723,7 +727,9 @@ impl<'a> KernelResolver<'a> {
         }
     }
 
-    fn reference(&mut self, name: &ast::Name) -> Option<Binding> {
+    /// The binding of a use of `name`, or P200; `axis`: the use is in an index expression,
+    /// where only a loop variable fits (SPEC §7.1 [3]: the compiler's `No existing axis`).
+    fn reference(&mut self, name: &ast::Name, axis: bool) -> Option<Binding> {
         match self.lookup(&name.text) {
             Some((binding, def)) => {
                 self.out.references.push((name.range, def));
@@ -745,6 +751,7 @@ impl<'a> KernelResolver<'a> {
                     message: Message::Undefined {
                         name: name.text.to_string(),
                         local,
+                        axis,
                     },
                     ..Finding::new(Code::P200, name.range, String::new())
                 });
@@ -758,7 +765,7 @@ impl<'a> KernelResolver<'a> {
         use model::Value as M;
         match &value.kind {
             V::Access(access) => {
-                let target = match self.reference(&access.name) {
+                let target = match self.reference(&access.name, false) {
                     Some(Binding::Tensor(Some(t))) => Target::Tensor(t),
                     Some(Binding::Register(Some(r))) => Target::Register(r),
                     Some(Binding::Loop) => Target::LoopVar,
@@ -818,7 +825,7 @@ impl<'a> KernelResolver<'a> {
         use model::Expr as M;
         match &expr.kind {
             E::Int(i) => M::Int(*i),
-            E::Local(name) => match self.reference(name) {
+            E::Local(name) => match self.reference(name, true) {
                 Some(Binding::Loop) => M::Var(name.text.to_string()),
                 Some(_) => M::NotLoopVar(name.text.to_string()),
                 None => M::Error,

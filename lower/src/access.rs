@@ -646,7 +646,10 @@ pub fn evaluate(
 }
 
 /// The quadrant rule (SPEC §5; the BIR verifier's "Pattern accesses 64 (> 32) partitions
-/// starting at partition 32"), for every loop iteration. Returns the P307 message.
+/// starting at partition 32"), for every loop iteration. Returns the P307 message, which
+/// leads with the compiler's text (SPEC §7.1 [3]): `Invalid access of {n} partitions
+/// starting at partition {s}` for a start that is not 0/32/64/96, else `Pattern accesses
+/// {n} (> {m}) partitions starting at partition {s}`.
 pub fn check_quadrant(operand: &Operand, loops: &[LoopVar]) -> Option<String> {
     if !operand.on_chip() {
         return None;
@@ -668,14 +671,16 @@ pub fn check_quadrant(operand: &Operand, loops: &[LoopVar]) -> Option<String> {
             64 => 2 * limits::QUADRANT as i128,
             _ => {
                 return Some(format!(
-                    "an access starts at partition 0, 32, 64 or 96; this one starts at partition {start}{}",
+                    "Invalid access of {span} partitions starting at partition {start}{}: an \
+                     access starts at partition 0, 32, 64 or 96",
                     describe_iteration(&at)
                 ));
             }
         };
         if span > limit {
             return Some(format!(
-                "Pattern accesses {span} (> {limit}) partitions starting at partition {start}{}",
+                "Pattern accesses {span} (> {limit}) partitions starting at partition {start}{}: \
+                 an access from partition {start} spans at most {limit}",
                 describe_iteration(&at)
             ));
         }
@@ -790,7 +795,10 @@ mod tests {
         };
         assert_eq!(
             check_quadrant(&eval(32, 128), &[]).as_deref(),
-            Some("Pattern accesses 96 (> 32) partitions starting at partition 32")
+            Some(
+                "Pattern accesses 96 (> 32) partitions starting at partition 32: an access \
+                 from partition 32 spans at most 32"
+            )
         );
         assert_eq!(check_quadrant(&eval(64, 128), &[]), None);
         assert!(check_quadrant(&eval(16, 32), &[]).is_some());

@@ -109,7 +109,6 @@ fields! {
     SyncType = "sync_type",
     LatencyEstimate = "latency_estimate",
     NumInputs = "num_inputs",
-    KeepRate = "keep_rate",
     IsKeepThreshold = "is_keep_threshold",
     Pattern = "pattern",
     ChannelMultiplier = "channel_multiplier",
@@ -262,10 +261,9 @@ opcodes! {
             always(F::TileSize),
             always(F::TilePosition),
             always(F::CompressRatio),
-            always(F::PsumBufShape),
             always(F::IsAccumulate),
         ],
-        note: "",
+        note: "no `psum_buf_shape`, `num_active_channels`, `perf_mode` or `ifmap_quant_offset` (SPEC §6.1 [3]: seed 000 §2.3's setter set)",
     }
     Activation = "Activation" {
         classes: "ActivationOp, Activate2; TensorCopyOp on `act` (`func` `\"Copy\"`, `scale` 1.0, `acc` `\"Idle\"`)",
@@ -414,8 +412,8 @@ opcodes! {
     }
     Dropout = "Dropout" {
         classes: "DropoutMaskInst",
-        keys: &[always(F::KeepRate), always(F::IsKeepThreshold)],
-        note: "`is_keep_threshold` is the `is_keep_rate` field",
+        keys: &[always(F::IsKeepThreshold)],
+        note: "the rate is an `imm_value` argument (`float32`, role `keep_rate`) last in `ins` (SPEC §6.7 [3], seed 000 §7.6 addImmValue); `is_keep_threshold` is the `is_keep_rate` field",
     }
     Iota = "Iota" {
         classes: "IndexValueInst",
@@ -458,14 +456,17 @@ opcodes! {
     }
     NkiKlirKernel = "NKIKLIRKernel" {
         classes: "InternalNativeNkiKernel, ExternalNativeNkiKlirKernel",
+        // Every IT 56 node carries klir_binary, kernel_format and
+        // nki_binary_version_identifier, and its operands are opaque (seed 004 §1, §4;
+        // SPEC §6.8 [3]).
         keys: &[
             when(F::Func, "ExternalNativeNkiKlirKernel"),
             always(F::KlirBinary),
             always(F::KernelFormat),
-            when(F::NkiBinaryVersionIdentifier, "InternalNativeNkiKernel"),
+            when(F::NkiBinaryVersionIdentifier, "unless the op's value is bad"),
             when(F::KlirInputNames, "ExternalNativeNkiKlirKernel"),
-            when(F::FuncArgs, "InternalNativeNkiKernel"),
-            when(F::FuncOuts, "InternalNativeNkiKernel"),
+            always(F::FuncArgs),
+            always(F::FuncOuts),
             when(F::SbBufShape, "InternalNativeNkiKernel, when given"),
             when(F::PsumBufShape, "InternalNativeNkiKernel, when given"),
         ],
@@ -772,8 +773,8 @@ pub enum ArgKind {
     Imm {
         /// The immediate's dtype.
         dtype: Dtype,
-        /// The value.
-        value: i64,
+        /// The value: an integer, or a float written as [`Value::Float`] writes it.
+        value: Value,
     },
 }
 

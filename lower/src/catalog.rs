@@ -330,10 +330,34 @@ pub struct OpSpec {
     pub lower: fn(&mut Cx<'_>),
 }
 
+/// Second spellings of catalog fields, `(alias, field)`: the name a written field may
+/// also have on every op that has the field (SPEC §6.1 [3]: seed 000 §2.1's NOTE, "The
+/// Penguin op exposes is_lhs_onezero / is_rhs_onezero"). Both spellings in one op is P205.
+pub const FIELD_ALIASES: &[(&str, &str)] = &[
+    ("is_lhs_onezero", fname::isStationaryOneZero),
+    ("is_rhs_onezero", fname::isMovingZero),
+];
+
+/// The catalog name of a written field name: `name` itself, or the field an alias of
+/// [`FIELD_ALIASES`] spells.
+pub fn canonical_field(name: &str) -> &str {
+    FIELD_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map_or(name, |(_, field)| field)
+}
+
 impl OpSpec {
-    /// The field named `name`.
+    /// The field named `name` (or spelt by an alias of [`FIELD_ALIASES`]).
     pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {
+        let name = canonical_field(name);
         self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The index in [`OpSpec::fields`] of the field named (or aliased) `name`.
+    pub fn field_position(&self, name: &str) -> Option<usize> {
+        let name = canonical_field(name);
+        self.fields.iter().position(|f| f.name == name)
     }
 
     /// The seed's codegen method name, `codegen` + the class name (seed 000 §1.2).
@@ -617,6 +641,13 @@ mod tests {
             assert!(
                 !spec.doc.is_empty() && !spec.source.is_empty(),
                 "{}",
+                spec.class
+            );
+            // Hovers show the doc; the SPEC section belongs in `source`.
+            assert!(
+                !spec.doc.contains("SPEC §")
+                    && spec.fields.iter().all(|f| !f.doc.contains("SPEC §")),
+                "{}: an op's or field's doc cites no SPEC section (put it in `source`)",
                 spec.class
             );
             if let EngineSpec::Field { default, allowed } = spec.engine {

@@ -91,7 +91,7 @@ impl<'a> Cx<'a> {
         let mut first_unreported: Option<usize> = None;
         let mut suggested: Vec<&'static str> = Vec::new();
         for (i, field) in op.fields.iter().enumerate() {
-            let known = spec.fields.iter().position(|f| f.name == field.name);
+            let known = spec.field_position(&field.name);
             let repeated = known.is_some_and(|slot| cx.slots[slot] != Slot::Absent);
             if known.is_none() || repeated {
                 rejected += 1;
@@ -118,12 +118,20 @@ impl<'a> Cx<'a> {
                 continue;
             };
             if repeated {
-                let mut diag = Diag::new(
-                    Code::P205,
-                    Anchor::FieldName(i),
-                    format!("field `{}` is written twice", field.name),
-                );
-                if let Some(first) = op.fields.iter().position(|f| f.name == field.name) {
+                let first = op
+                    .fields
+                    .iter()
+                    .position(|f| spec.field_position(&f.name) == known);
+                let first_name = first.and_then(|k| op.fields.get(k)).map(|f| &f.name);
+                let message = match first_name {
+                    Some(other) if *other != field.name => format!(
+                        "field `{}` is written twice: `{other}` is another spelling of it",
+                        field.name
+                    ),
+                    _ => format!("field `{}` is written twice", field.name),
+                };
+                let mut diag = Diag::new(Code::P205, Anchor::FieldName(i), message);
+                if let Some(first) = first {
                     diag = diag.with_related(Anchor::FieldName(first), "first written here");
                 }
                 cx.diags.push(diag);
@@ -273,9 +281,16 @@ impl<'a> Cx<'a> {
                 false
             }
             (Kind::List(inner), Value::List(items)) => {
+                // SPEC §13.1.1: a P206 on a list is one per field, on the first element of
+                // the wrong kind; the rest of the list is not checked.
                 let mut ok = true;
                 for (i, item) in items.iter().enumerate() {
+                    let before = self.diags.len();
                     ok &= self.check_kind(inner, item, &path.element(i));
+                    let added = self.diags.get(before..).unwrap_or_default();
+                    if added.iter().any(|d| d.code == Code::P206) {
+                        break;
+                    }
                 }
                 ok
             }
@@ -332,15 +347,17 @@ impl<'a> Cx<'a> {
         if mems.contains(memory) {
             return true;
         }
-        self.diags.push(Diag::new(
-            Code::P301,
-            anchor,
-            format!(
-                "`%{name}` is in {}, but this operand must be in {}",
-                memory.name(),
-                mems.describe()
-            ),
-        ));
+        let mut message = format!(
+            "`%{name}` is in {}, but this operand must be in {}",
+            memory.name(),
+            mems.describe()
+        );
+        // SPEC §7.1 [3]: a matmul-family dst (the PE op's psum-only operand) leads with
+        // the compiler's text.
+        if mems == Mems::PSUM && self.spec.engine == EngineSpec::Fixed(Engine::Pe) {
+            message = format!("{}: {message}", crate::diag::compiler::MATMULT_DST_NOT_PSUM);
+        }
+        self.diags.push(Diag::new(Code::P301, anchor, message));
         false
     }
 
@@ -737,12 +754,12 @@ impl<'a> Cx<'a> {
         self.any_operand(name).map(|o| o.to_arg(Role::field(name)))
     }
 
-    /// The arguments of every access-valued field in table order (SPEC §8 "Which operands
-    /// are arguments"): `acc` fields by direction, `imm` fields written as accesses in
-    /// `ins`, list elements with roles `name[i]`. Returns `(ins, outs)`.
-    pub fn standard_args(&self) -> (Vec<Arg>, Vec<Arg>) {
-        let mut ins = Vec::new();
-        let mut outs = Vec::new();
+    /// The evaluated operand of every access-valued field in table order (SPEC §8 "Which
+    /// operands are arguments"): `acc` fields by direction, `imm` fields written as
+    /// accesses (read), list elements with roles `name[i]`; each with the path of its
+    /// access and its role.
+    pub fn operand_fields(&self) -> Vec<(Dir, ValuePath, Role, &Operand)> {
+        let mut out = Vec::new();
         for field in self.spec.fields {
             let Some(i) = self.index(field.name) else {
                 continue;
@@ -756,24 +773,36 @@ impl<'a> Cx<'a> {
                 _ => continue,
             };
             let path = ValuePath::field(i);
-            let target = if dir == Dir::In { &mut ins } else { &mut outs };
+            let found = |path: ValuePath| {
+                let inner = path.element(0);
+                match self.operands.get(&path) {
+                    Some(o) => Some((path, o)),
+                    None => self.operands.get(&inner).map(|o| (inner, o)),
+                }
+            };
             if list {
                 for k in 0..self.list(field.name).len() {
-                    let element = path.element(k);
-                    let operand = self
-                        .operands
-                        .get(&element)
-                        .or_else(|| self.operands.get(&element.element(0)));
-                    if let Some(o) = operand {
-                        target.push(o.to_arg(Role::element(field.name, k)));
+                    if let Some((at, o)) = found(path.element(k)) {
+                        out.push((dir, at, Role::element(field.name, k), o));
                     }
                 }
-            } else if let Some(o) = self
-                .operands
-                .get(&path)
-                .or_else(|| self.operands.get(&path.element(0)))
-            {
-                target.push(o.to_arg(Role::field(field.name)));
+            } else if let Some((at, o)) = found(path) {
+                out.push((dir, at, Role::field(field.name), o));
+            }
+        }
+        out
+    }
+
+    /// The arguments of every access-valued field in table order ([`Cx::operand_fields`]).
+    /// Returns `(ins, outs)`.
+    pub fn standard_args(&self) -> (Vec<Arg>, Vec<Arg>) {
+        let mut ins = Vec::new();
+        let mut outs = Vec::new();
+        for (dir, _, role, operand) in self.operand_fields() {
+            let arg = operand.to_arg(role);
+            match dir {
+                Dir::In => ins.push(arg),
+                Dir::Out => outs.push(arg),
             }
         }
         (ins, outs)

@@ -94,6 +94,8 @@ codes! {
     P414 Error "value out of range for this field",
     P415 Error "Mask pattern only support 1 step multiplier",
     P416 Warning "peak SBUF or PSUM occupancy of a kernel exceeds the capacity",
+    P417 Error "one instruction's SBUF operands together exceed the partition ([GCA035])",
+    P418 Error "too many free dims in an access pattern (Too many strides!)",
     P419 Warning "a kernel output is never written",
     P500 Warning "tensor or register declared but never used",
     P501 Warning "op reads a tensor that nothing wrote before",
@@ -102,6 +104,41 @@ codes! {
 impl fmt::Display for Code {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// The compiler's own texts that pir's messages lead with, so that a search for the line
+/// `neuronx-cc` printed finds pir's diagnostic too (SPEC §7.1 [3]; public reports
+/// aws-neuron-sdk#1060, #1055, #1120, #1281, #1000, #1112, nki-llama#20). Each is written
+/// here once; P300's `Incorrect access pattern!` is [`Diag::incorrect_access_pattern`]'s,
+/// P306's and P307's take numbers and are built where they are checked
+/// (`ops::common::check_start_partition`, `access::check_quadrant`).
+pub mod compiler {
+    /// P305 on a DMA op's shapes.
+    pub const DMA_SHAPE: &str = "DMA Copy in/out shape must match";
+    /// P301 on a matmul-family dst outside PSUM.
+    pub const MATMULT_DST_NOT_PSUM: &str = "Matmult dst tensor is not psum";
+    /// P407 on a PE input (stationary, moving) of a dtype the PE does not take; the
+    /// allowed dtypes follow.
+    pub const PE_INPUT_DTYPE: &str = "Expect ap datatype to be of type";
+    /// P201 on a kernel named as an earlier one.
+    pub const IDENTICAL_FUNCTION_NAME: &str = "identical function name";
+    /// P407 on an activation's `bias` of a dtype other than f32, f16 or bf16 (the NKI
+    /// error text).
+    pub const ACTIVATION_BIAS_DTYPE: &str = "Bias parameter of activation or activation_reduce \
+                                              must be a vector of type float32, float16, or \
+                                              bfloat16";
+    /// P417's first line: `[GCA035] Instruction: {inst} couldn't be allocated in SB`,
+    /// `{inst}` the op's `Class #id` ([`super::INSTRUCTION_PLACEHOLDER`]).
+    pub const GCA035: &str = "[GCA035] Instruction: {inst} couldn't be allocated in SB";
+    /// P418's lead (`BirCodeGenLoop:Too many strides!`).
+    pub const TOO_MANY_STRIDES: &str = "Too many strides!";
+    /// P304, every capacity rule.
+    pub const ALLOCATED_OUT_OF_BOUND: &str = "Allocated memory out of bound";
+
+    /// P200 on a loop variable: `No existing axis {v} found` (`v` without `%`).
+    pub fn no_existing_axis(name: &str) -> String {
+        format!("No existing axis {name} found")
     }
 }
 

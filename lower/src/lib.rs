@@ -104,6 +104,7 @@ pub fn lower_op(op: &ResolvedOp) -> Lowered {
     };
     let mut cx = cx::Cx::new(op, spec);
     (spec.lower)(&mut cx);
+    ops::instruction::check(&mut cx);
     cx.finish()
 }
 
@@ -118,7 +119,8 @@ pub fn check_tensor(tensor: &model::Tensor) -> Vec<(Code, String)> {
             out.push((
                 Code::P304,
                 format!(
-                    "`%{}` needs {bytes} bytes per partition; {} has {capacity}",
+                    "{}: `%{}` needs {bytes} bytes per partition; {} has {capacity}",
+                    diag::compiler::ALLOCATED_OUT_OF_BOUND,
                     tensor.name,
                     tensor.memory.name()
                 ),

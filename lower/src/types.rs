@@ -15,6 +15,15 @@ pub mod limits {
     pub const PARTITIONS_PER_BANK: u64 = 32;
     /// Usable SBUF bytes per partition (public NKI target info; 224 KiB physical).
     pub const SBUF_PARTITION_BYTES: u64 = 212_984;
+    /// Physical SBUF bytes per partition on trn2, the compiler's "Total SB Partition Size"
+    /// of `[GCA035]` (SPEC §4, §7.1 [3] P417: 229,376 on trn2, 196,608 on trn1).
+    pub const SBUF_PHYSICAL_PARTITION_BYTES: u64 = 229_376;
+    /// Free dims an access of a compute-engine instruction may have after merging (SPEC
+    /// §7.1 [3] P418: the public NKI guide's "up to four-dimensional arrays").
+    pub const MAX_FREE_DIMS: usize = 4;
+    /// Free dims an Activation-engine access may have (SPEC §7.1 [3] P418, decision: both
+    /// public `Too many strides!` reports are Activation patterns of four free dims).
+    pub const MAX_FREE_DIMS_ACTIVATION: usize = 3;
     /// PSUM bytes per partition: 8 banks × 2 KiB.
     pub const PSUM_PARTITION_BYTES: u64 = 16_384;
     /// One PSUM bank per partition, what one matmul may write (SPEC §4).
@@ -616,13 +625,13 @@ pub fn hex_bit_pattern(dtype: Dtype, bits: u64) -> Option<Result<u64, String>> {
     })
 }
 
-/// `clip_scalar` (seed 000 §6.1): an immediate brought into `dtype`'s range.
+/// `clip_scalar` (seed 000 §6.1 "clamp to operand dtype range"): an immediate brought
+/// into `dtype`'s range.
 ///
-/// Floats: ±inf and nan pass unchanged, a finite value that does not round to a finite
-/// value of the dtype ([`overflows`], SPEC §4 [2]) is clipped to the largest finite value;
-/// any other value passes unchanged (one that rounds to the largest finite value is not
-/// "changed"). Integers: clipped to the range, fraction truncated toward zero. Returns
-/// the emitted value; the caller warns (P411) when it differs from the input.
+/// Floats (SPEC §6.5 [3]): ±inf and nan pass unchanged, a finite value beyond the largest
+/// finite magnitude is clamped to ±max (247 into f8e4m3 is 240); any other value passes
+/// unchanged. Integers: clipped to the range, fraction truncated toward zero, nan is 0.
+/// Returns the emitted value; [`clip_warns`] says whether the caller warns P411.
 pub fn clip_scalar(dtype: Dtype, value: f64) -> f64 {
     if let Some((lo, hi)) = dtype.int_range() {
         if value.is_nan() {
@@ -631,9 +640,20 @@ pub fn clip_scalar(dtype: Dtype, value: f64) -> f64 {
         return value.trunc().clamp(lo as f64, hi as f64);
     }
     match dtype.max_finite() {
-        Some(max) if overflows(dtype, value) => max.copysign(value),
+        Some(max) if value.is_finite() && value.abs() > max => max.copysign(value),
         _ => value,
     }
+}
+
+/// Whether `clip_scalar(dtype, value)` is warned (P411, SPEC §6.5 [3]): for a float dtype
+/// only when the value would not round to a finite value anyway ([`overflows`], §4's
+/// threshold: 300 into f8e4m3 warns, 247 does not, the device holds 240 either way); for
+/// an integer dtype whenever the value changes.
+pub fn clip_warns(dtype: Dtype, value: f64) -> bool {
+    if dtype.int_range().is_some() {
+        return clip_scalar(dtype, value) != value;
+    }
+    overflows(dtype, value)
 }
 
 /// Whether `value` lies in `dtype`'s range (Iota's P412): integers within the int range;
@@ -773,9 +793,19 @@ mod tests {
         );
         assert_eq!(clip_scalar(Dtype::F8e4m3, 1000.0), 240.0);
         assert_eq!(clip_scalar(Dtype::F8e4m3, -1000.0), -240.0);
-        // Rounds to the largest finite value: unchanged (SPEC §4 [2]).
-        assert_eq!(clip_scalar(Dtype::F8e4m3, 247.0), 247.0);
-        assert_eq!(clip_scalar(Dtype::F32, -3.4028235e38), -3.4028235e38);
+        // Beyond the largest finite value: clamped, but not warned (SPEC §6.5 [3]).
+        assert_eq!(clip_scalar(Dtype::F8e4m3, 247.0), 240.0);
+        assert!(!clip_warns(Dtype::F8e4m3, 247.0));
+        assert!(clip_warns(Dtype::F8e4m3, 300.0));
+        assert_eq!(clip_scalar(Dtype::Bf16, 3.39e38), 3.3895313892515355e38);
+        assert_eq!(clip_scalar(Dtype::F32, -3.4028235e38), f32::MIN as f64);
+        assert!(!clip_warns(Dtype::F32, -3.4028235e38));
+        assert_eq!(
+            clip_scalar(Dtype::E8m0, 2f64.powi(127) * 1.25),
+            2f64.powi(127)
+        );
+        assert!(!clip_warns(Dtype::E8m0, 2f64.powi(127) * 1.25));
+        assert!(clip_warns(Dtype::E8m0, 2f64.powi(127) * 1.5));
         assert_eq!(clip_scalar(Dtype::U8, -3.7), 0.0);
         assert_eq!(clip_scalar(Dtype::I8, -3.7), -3.0);
         assert_eq!(clip_scalar(Dtype::I16, 1e9), 32767.0);

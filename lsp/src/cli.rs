@@ -5,6 +5,7 @@
 //! reads standard input for the path `-` (SPEC §9 [2]) and writes what it made of it to
 //! standard output; so do `lower -o -` and `fmt` on a stream such as `/dev/stdin`.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -348,6 +349,109 @@ fn write_bir(host: &mut AnalysisHost, loaded: &Loaded, mut out: impl Write) -> s
 fn position(analysis: &Analysis, file: FileId, offset: analysis::TextSize) -> serde_json::Value {
     let LineCol { line, column } = settled(analysis.line_col(file, offset));
     json!({ "line": line, "column": column })
+}
+
+/// `pir check --explain NAME PATH…`: the op of each instruction named `NAME` (`I-33` or
+/// `I-21-0`) in the files — its kernel, 1-based line and column, its text and its BIR (the
+/// instructions `NAME` names). Human output on stdout; JSON `{"files": [{"path",
+/// "instructions": [{"name", "kernel", "op", "op_id", "line", "column", "bir"}]}]}`. Exit 0
+/// when some file has it, 1 when none does, 2 on a usage or I/O error.
+pub fn explain(
+    paths: &[PathBuf],
+    name: &str,
+    format: Format,
+    tkg_seqlen_threshold: Option<u64>,
+) -> u8 {
+    let Some(wanted) = analysis::ide::InstructionName::parse(name) else {
+        eprintln!("pir: `{name}` is not an instruction name (I-<op id> or I-<op id>-<k>)");
+        return 2;
+    };
+    let files = collect(paths);
+    let mut status = files.report_errors();
+    let mut host = analysis(tkg_seqlen_threshold);
+    let (mut found_any, mut reports, mut human) = (false, Vec::new(), String::new());
+    for path in &files.paths {
+        let loaded = match load(&mut host, path) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("pir: {}: {e}", display(path));
+                status = 2;
+                continue;
+            }
+        };
+        let analysis = host.snapshot();
+        let text = analysis.file_text(loaded.file);
+        let mut instructions = Vec::new();
+        for found in settled(analysis.find_instructions(loaded.file, wanted)) {
+            found_any = true;
+            let LineCol { line, column } =
+                settled(analysis.line_col(loaded.file, found.class_range.start()));
+            let bir = settled(analysis.show_bir(loaded.file, Some(found.class_range.start())));
+            let bir: Vec<serde_json::Value> = bir["instructions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|inst| inst["name"] == found.name.as_str())
+                .cloned()
+                .collect();
+            let _ = writeln!(
+                human,
+                "{}:{line}:{column}: {} is {} #{} of @{} ({})",
+                display(path),
+                found.name,
+                found.class,
+                found.op_id,
+                found.kernel,
+                found.opcode
+            );
+            let op_text = text
+                .get(usize::from(found.range.start())..usize::from(found.range.end()))
+                .unwrap_or_default();
+            // The first line from the op's column, as in the file.
+            let indent = " ".repeat((column as usize).saturating_sub(1));
+            for (k, source_line) in op_text.lines().enumerate() {
+                let indent = if k == 0 { indent.as_str() } else { "" };
+                let _ = writeln!(human, "{:>6} | {indent}{source_line}", line as usize + k);
+            }
+            for inst in &bir {
+                let _ = writeln!(
+                    human,
+                    "{}",
+                    serde_json::to_string_pretty(inst).unwrap_or_default()
+                );
+            }
+            instructions.push(json!({
+                "name": found.name,
+                "kernel": found.kernel,
+                "op": found.class,
+                "op_id": found.op_id,
+                "line": line,
+                "column": column,
+                "bir": bir,
+            }));
+        }
+        reports.push(
+            json!({ "path": loaded.path.display().to_string(), "instructions": instructions }),
+        );
+    }
+    match format {
+        Format::Json => {
+            let mut text =
+                serde_json::to_string_pretty(&json!({ "files": reports })).unwrap_or_default();
+            text.push('\n');
+            print_stdout(&text);
+        }
+        Format::Human => {
+            print_stdout(&human);
+        }
+    }
+    if !found_any {
+        eprintln!("pir: no instruction {name} in the files given");
+        if status == 0 {
+            status = 1;
+        }
+    }
+    status
 }
 
 /// One file of `pir check --format json` (SPEC §9): 1-based lines, 1-based columns in

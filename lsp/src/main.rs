@@ -34,6 +34,11 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        /// Instead of the diagnostics, print the op of the BIR instruction named NAME
+        /// (`I-33`, `I-21-0`, as the compiler's messages name it): its kernel, line and
+        /// text, and its BIR. Exit 0 when found, 1 when no file has it.
+        #[arg(long, value_name = "NAME")]
+        explain: Option<String>,
         #[command(flatten)]
         settings: Settings,
         /// Files or folders.
@@ -139,6 +144,13 @@ fn main() -> ExitCode {
     let code = match args.command {
         Command::Check {
             format,
+            explain: Some(name),
+            settings,
+            paths,
+        } => cli::explain(&paths, &name, format, settings.tkg_seqlen_threshold),
+        Command::Check {
+            format,
+            explain: None,
             settings,
             paths,
         } => cli::check(&paths, format, settings.tkg_seqlen_threshold),

@@ -437,3 +437,43 @@ fn code_lens_per_kernel_and_p416_after_an_edit() {
     );
     assert!(server.shutdown_and_exit().success());
 }
+
+/// Issue 20, "which instruction was I-33?": an instruction name from the compiler's log, or
+/// from the Show BIR view, leads to its op. `workspace/symbol` with `I-3-0` answers the op
+/// (as VS Code's Show BIR view resolves the names it links); go to definition on `I-3-0` in
+/// any text of the document (here a pasted log line in a comment) jumps to the op.
+#[test]
+fn an_instruction_name_leads_to_its_op() {
+    let marked = "// neuronx-cc: ERROR [GCA035] Instruction: I-<|>3-0 couldn't be allocated\nkernel @k(%x: hbm f32[128, 4]) -> (%y: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOp { dst = %t, src = %x }\n  NoOp {}\n  ActivationOp { dst = %t, src = %t, func = exp }\n  DmaCopyOp { dst = %y, src = %t }\n}\n";
+    let (mut server, u, marks, _) = open(marked);
+    // The Show BIR view names the op's instruction `I-3-0`, on line 6 (1-based).
+    let bir = server.request("pir/showBir", json!({"textDocument": {"uri": u}}));
+    let text = bir["result"]["text"].as_str().expect("text");
+    assert!(text.contains("\"name\": \"I-3-0\""), "{text}");
+    let instructions = &bir["result"]["bir"]["functions"][0]["blocks"][0]["instructions"];
+    let shown = instructions
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|i| i["name"] == "I-3-0")
+        .expect("I-3-0 in Show BIR");
+    assert_eq!(shown["debuginfo"]["line"], 6);
+    // That name, through workspace symbols: the op's class name on that line (0-based 5).
+    let found = server.request("workspace/symbol", json!({"query": "I-3-0"}));
+    let symbol = &found["result"][0];
+    assert_eq!(symbol["name"], "I-3-0", "{found}");
+    assert_eq!(symbol["location"]["uri"], u.as_str());
+    assert_eq!(
+        symbol["location"]["range"],
+        json!({"start": {"line": 5, "character": 2}, "end": {"line": 5, "character": 14}}),
+        "{found}"
+    );
+    assert_eq!(symbol["containerName"], "ActivationOp #3 → Activation · @k");
+    // Go to definition on the name in the pasted log.
+    let def = server.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": u}, "position": marks[0]}),
+    );
+    assert_eq!(def["result"]["range"], symbol["location"]["range"], "{def}");
+    assert!(server.shutdown_and_exit().success());
+}

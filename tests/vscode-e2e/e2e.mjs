@@ -631,6 +631,27 @@ const CHECKS = [
     },
   ],
   [
+    'an instruction name in Show BIR links back to its op (I-<id>-0 → MatMulOp)',
+    async (page) => {
+      // The op's view (JSON.stringify, 2 spaces): line 8 is `      "name": "I-<id>-0",`.
+      await goTo(page, 1, 1);
+      await focusTab(page, `${FILE}.bir.json`);
+      await goTo(page, 8, 18);
+      const name = await waitFor('the instruction name in the BIR view', async () => {
+        const l = (await viewLines(page, BIR)) ?? [];
+        return l.find((line) => /^ {6}"name": "I-\d+-0",/.test(line)) ?? notYet(l.slice(0, 9));
+      });
+      log(`BIR: ${name.trim()}`);
+      await runCommand(page, 'Open Link');
+      // The source editor, its cursor on the op's class name (line 20, column 3).
+      await waitFor('the cursor on MatMulOp in the source', async () => {
+        const text = plain(await page.locator('[id="status.editor.selection"]').first().textContent({ timeout: 1000 }));
+        const focused = await page.evaluate((selector) => !!document.activeElement?.closest(selector), SOURCE);
+        return (focused && text.includes('Ln 20, Col 3')) || notYet({ text, focused });
+      });
+    },
+  ],
+  [
     'a quick fix applies (did you mean `is_accumulate`) and the BIR follows the edit',
     async (page) => {
       await focusEditor(page);

@@ -236,11 +236,12 @@ impl Document {
         let start = chunk.map_or(TextSize::from(0), |c| c.start);
         let (message, fix) = match &finding.message {
             Message::Text(text) => (text.clone(), finding.fix.clone()),
-            Message::Undefined { name, local } => {
+            Message::Undefined { name, local, axis } => {
                 let earlier = index.and_then(|i| self.earlier_suggestion(db, i, finding, name));
                 rules::p200::word(
                     name,
                     rules::p200::best(name, local.as_deref(), earlier.as_deref()),
+                    *axis,
                 )
             }
             Message::NamesOp {

@@ -31,7 +31,9 @@ pub(crate) fn def_at(items: &FileItems, offset: TextSize) -> Option<usize> {
 }
 
 /// The range of the defining name of the symbol under `offset` (the document's): in an
-/// earlier chunk for a name a kernel cut into chunks defines there.
+/// earlier chunk for a name a kernel cut into chunks defines there. On an instruction name
+/// anywhere in the text (`I-3-0` in a comment or a pasted log), the class name of its op
+/// ([`super::instruction_definition`]).
 pub(crate) fn definition(db: &dyn Db, doc: &Document, offset: TextSize) -> Option<TextRange> {
     let (site, at) = Site::at(doc, offset);
     if site.chunk.context.inside
@@ -41,7 +43,10 @@ pub(crate) fn definition(db: &dyn Db, doc: &Document, offset: TextSize) -> Optio
         return Some(def.range);
     }
     let items = file_items(db, site.source());
-    Some(items.definitions.get(def_at(items, at)?)?.range + site.chunk.start)
+    match def_at(items, at).and_then(|d| items.definitions.get(d)) {
+        Some(def) => Some(def.range + site.chunk.start),
+        None => super::instruction_definition(db, doc, offset),
+    }
 }
 
 /// A use or the definition of a symbol.

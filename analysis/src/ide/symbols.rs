@@ -293,15 +293,37 @@ fn slice(text: &str, range: TextRange) -> String {
 /// Symbols of the documents `docs` (each with its key) whose name contains `query`
 /// (case-insensitive; all when empty): kernels, tensors, registers and parameters, in the
 /// documents' offsets, by document then position. A kernel cut into chunks is one symbol
-/// spanning its chunks.
+/// spanning its chunks. A query that is an instruction name (`I-33`, `I-21-0`) also finds
+/// the instructions it names, each a symbol named as in the BIR on its op
+/// ([`super::find_instructions`]).
 pub(crate) fn workspace_symbols<K: Copy + Ord>(
     db: &dyn Db,
     docs: &[(K, &Document)],
     query: &str,
 ) -> Vec<(K, Symbol)> {
+    let instruction = super::InstructionName::parse(query);
     let query = query.to_lowercase();
     let mut out = Vec::new();
     for &(key, doc) in docs {
+        for found in
+            instruction.map_or_else(Vec::new, |name| super::find_instructions(db, doc, name))
+        {
+            out.push((
+                key,
+                Symbol {
+                    name: found.name,
+                    detail: Some(format!(
+                        "{} #{} → {} · @{}",
+                        found.class, found.op_id, found.opcode, found.kernel
+                    )),
+                    kind: SymbolKind::Op,
+                    range: found.range,
+                    selection_range: found.class_range,
+                    children: Vec::new(),
+                    chunk_op_id: None,
+                },
+            ));
+        }
         for (index, chunk) in doc.chunks.iter().enumerate() {
             for mut symbol in chunk_workspace_symbols(db, chunk.source, &query) {
                 symbol.shift(chunk.start);

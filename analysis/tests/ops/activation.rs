@@ -177,8 +177,8 @@ kernel @k(%x: sbuf f32[64, 512]) -> (%y: sbuf f32[64, 512]) {
               {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
             P306 error:8:11 `%y[40:48, :]`: ActivationOp src start_partition(0) or dst start_partition(40) is not multiple of partitions_per_bank (32): starts that differ must each be a multiple of 32
                 related `%x[0:8, :]`: the src starts here
-            P307 error:12:11 `%y[8:16, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 8
-            P307 error:12:30 `%x[8:16, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 8
+            P307 error:12:11 `%y[8:16, :]`: Invalid access of 8 partitions starting at partition 8: an access starts at partition 0, 32, 64 or 96
+            P307 error:12:30 `%x[8:16, :]`: Invalid access of 8 partitions starting at partition 8: an access starts at partition 0, 32, 64 or 96
         "#]],
     );
 }
@@ -384,6 +384,141 @@ kernel @k(%x: sbuf f32[128, 512]) -> (%y: sbuf f32[128, 512]) {
                 related `%x[0:8, :]`: the src starts here when %i = 1
             P306 error:8:28 `%y[%i*32 + %j*8 : %i*32 + %j*8 + 8, :]`: ActivationOp src start_partition(0) or dst start_partition(8) is not multiple of partitions_per_bank (32): starts that differ must each be a multiple of 32
                 related `%x[%i*32 : %i*32 + 8, :]`: the src starts here when %i = 0, %j = 1
+        "#]],
+    );
+}
+
+#[test]
+fn p407_activation_bias_dtype() {
+    // SPEC §7.1 [3]: an activation's bias is f32, f16 or bf16 (NKI: "Bias parameter of
+    // activation or activation_reduce must be a vector of type float32, float16, or
+    // bfloat16"), on ActivationOp and Activate2; an f16 bias is fine.
+    check(
+        r#"
+kernel @k(%x: sbuf bf16[128, 512], %bi: sbuf i32[128, 1], %bh: sbuf f16[128, 1]) -> (%y: sbuf bf16[128, 512], %z: sbuf bf16[128, 512]) {
+  ActivationOp { dst = %y, src = %x, func = exp, bias = %bi }
+  ActivationOp { dst = %y, src = %x, func = exp, bias = %bh }
+  Activate2 { dst = %y, dst2 = %z, src = %x, func = exp, func2 = tanh, bias = %bi }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0 errors=["P407"]
+              in src: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              in bias: physical_ap int32 ap=[[1,128],[1,1]] offset=0 %bi start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            4: Activation Activation I-2-0
+              in src: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              in bias: physical_ap float16 ap=[[1,128],[1,1]] offset=0 %bh start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            5: Activation Activation I-3-0 errors=["P407"]
+              in src: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %x start_partition=0
+              in bias: physical_ap int32 ap=[[1,128],[1,1]] offset=0 %bi start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %y start_partition=0
+              out dst2: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %z start_partition=0
+              {"func":"Exp","is_activate2":true,"func2":"Tanh","scale":1.0,"acc":"Idle","is_accumulate":false}
+            P407 error:3:57 `%bi`: Bias parameter of activation or activation_reduce must be a vector of type float32, float16, or bfloat16: `bias` is i32
+            P407 error:5:79 `%bi`: Bias parameter of activation or activation_reduce must be a vector of type float32, float16, or bfloat16: `bias` is i32
+        "#]],
+    );
+}
+
+#[test]
+fn p418_too_many_strides() {
+    // SPEC §7.1 [3]: after dropping the partition pair and counts of 1 and merging
+    // adjacent pairs (`[s_o, n_o]` into `[s_i, n_i]` when s_o = s_i · n_i), an Activation
+    // access takes at most 3 free dims, a DVE one 4. The compiler's own pattern
+    // `{{{{0,+,1}[32],+,64}[4],+,320}[2],+,960}[2]` on Activation is P418, on DVE not; a
+    // contiguous view merges into one pair; DMA is exempt.
+    check(
+        r#"
+kernel @k(%x: sbuf bf16[128, 3, 3, 5, 64], %x5: sbuf bf16[128, 3, 3, 3, 5, 64], %h: hbm bf16[128, 2, 2, 4, 32]) -> (%y: sbuf bf16[128, 2, 2, 4, 32], %y5: sbuf bf16[128, 2, 2, 2, 4, 32]) {
+  ActivationOp { dst = %y, src = %x[:, 0:2, 0:2, 0:4, 0:32], func = exp }
+  TensorCopyOp { dst = %y, src = %x[:, 0:2, 0:2, 0:4, 0:32] }
+  TensorCopyOp { dst = %y5, src = %x5[:, 0:2, 0:2, 0:2, 0:4, 0:32] }
+  ActivationOp { dst = %y, src = %y, func = exp }
+  DmaCopyOp { dst = %h, src = %x[:, 0:2, 0:2, 0:4, 0:32] }
+}
+"#,
+        expect![[r#"
+            3: Activation Activation I-1-0 errors=["P418"]
+              in src: physical_ap bfloat16 ap=[[2880,128],[960,2],[320,2],[64,4],[1,32]] offset=0 %x start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[256,2],[128,2],[32,4],[1,32]] offset=0 %y start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            4: TensorCopy DVE I-2-0
+              in src: physical_ap bfloat16 ap=[[2880,128],[960,2],[320,2],[64,4],[1,32]] offset=0 %x start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[256,2],[128,2],[32,4],[1,32]] offset=0 %y start_partition=0
+            5: TensorCopy DVE I-3-0 errors=["P418"]
+              in src: physical_ap bfloat16 ap=[[8640,128],[2880,2],[960,2],[320,2],[64,4],[1,32]] offset=0 %x5 start_partition=0
+              out dst: physical_ap bfloat16 ap=[[1024,128],[512,2],[256,2],[128,2],[32,4],[1,32]] offset=0 %y5 start_partition=0
+            6: Activation Activation I-4-0
+              in src: physical_ap bfloat16 ap=[[512,128],[256,2],[128,2],[32,4],[1,32]] offset=0 %y start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[256,2],[128,2],[32,4],[1,32]] offset=0 %y start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            7: DMACopy DMA I-5-0
+              in src: physical_ap bfloat16 ap=[[2880,128],[960,2],[320,2],[64,4],[1,32]] offset=0 %x start_partition=0
+              out dst: physical_ap bfloat16 ap=[[512,128],[256,2],[128,2],[32,4],[1,32]] offset=0 %h
+              {"mode":"Copy"}
+            P418 error:3:34 `%x[:, 0:2, 0:2, 0:4, 0:32]`: Too many strides! {{{{0,+,1}[32],+,64}[4],+,320}[2],+,960}[2] — 4 free dims; the Activation engine takes at most 3
+            P418 error:5:35 `%x5[:, 0:2, 0:2, 0:2, 0:4, 0:32]`: Too many strides! {{{{{0,+,1}[32],+,64}[4],+,320}[2],+,960}[2],+,2880}[2] — 5 free dims; the DVE engine takes at most 4
+        "#]],
+    );
+}
+
+#[test]
+fn p417_instruction_sbuf_total() {
+    // SPEC §7.1 [3] `[GCA035]`: the declared tensors of an op's sbuf operands together
+    // beyond the physical partition (229,376 bytes on trn2), whatever part of them the
+    // accesses select; a tensor named by two operands counts twice. The compiler's own
+    // listing, 888 + 2 × 98,568 = 198,024, fits; three such tensors do not.
+    check(
+        r#"
+kernel @k(%a: sbuf f32[128, 24642], %b: sbuf f32[128, 24642], %s: sbuf f32[128, 222]) -> (%c: sbuf f32[128, 24642]) {
+  TensorTensorOp { dst = %c, src0 = %a, src1 = %b, op = add }
+  TensorTensorOp { dst = %a, src0 = %a, src1 = %a, op = add }
+  TensorTensorOp { dst = %s, src0 = %a[:, 0:222], src1 = %a[:, 0:222], op = add }
+}
+"#,
+        expect![[r#"
+            3: TensorTensor DVE I-1-0 errors=["P417"]
+              in src0: physical_ap float32 ap=[[24642,128],[1,24642]] offset=0 %a start_partition=0
+              in src1: physical_ap float32 ap=[[24642,128],[1,24642]] offset=0 %b start_partition=0
+              out dst: physical_ap float32 ap=[[24642,128],[1,24642]] offset=0 %c start_partition=0
+              {"op":"add","acc":"Idle"}
+            4: TensorTensor DVE I-2-0 errors=["P417"]
+              in src0: physical_ap float32 ap=[[24642,128],[1,24642]] offset=0 %a start_partition=0
+              in src1: physical_ap float32 ap=[[24642,128],[1,24642]] offset=0 %a start_partition=0
+              out dst: physical_ap float32 ap=[[24642,128],[1,24642]] offset=0 %a start_partition=0
+              {"op":"add","acc":"Idle"}
+            5: TensorTensor DVE I-3-0
+              in src0: physical_ap float32 ap=[[24642,128],[1,222]] offset=0 %a start_partition=0
+              in src1: physical_ap float32 ap=[[24642,128],[1,222]] offset=0 %a start_partition=0
+              out dst: physical_ap float32 ap=[[222,128],[1,222]] offset=0 %s start_partition=0
+              {"op":"add","acc":"Idle"}
+            P416 warning:2:8 `@k`: peak SBUF occupancy 296,592 bytes per partition exceeds the capacity of 212,984 bytes at op #1 `TensorTensorOp`
+                related `TensorTensorOp`: SBUF peak of 296,592 bytes reached here
+                related `%a: sbuf f32[128, 24642]`: `%a` is live there: 98,568 bytes per partition
+                related `%b: sbuf f32[128, 24642]`: `%b` is live there: 98,568 bytes per partition
+                related `%c: sbuf f32[128, 24642]`: `%c` is live there: 98,568 bytes per partition
+            P417 error:3:3 `TensorTensorOp`: [GCA035] Instruction: TensorTensorOp #1 couldn't be allocated in SB
+            Total Accessed Bytes per partition by instruction: 295704
+            Total SB Partition Size: 229376
+            dst %c: 98568 Bytes per Partition
+            src0 %a: 98568 Bytes per Partition
+            src1 %b: 98568 Bytes per Partition
+                related `%c`: dst %c: 98568 Bytes per Partition
+                related `%a`: src0 %a: 98568 Bytes per Partition
+                related `%b`: src1 %b: 98568 Bytes per Partition
+            P417 error:4:3 `TensorTensorOp`: [GCA035] Instruction: TensorTensorOp #2 couldn't be allocated in SB
+            Total Accessed Bytes per partition by instruction: 295704
+            Total SB Partition Size: 229376
+            dst %a: 98568 Bytes per Partition
+            src0 %a: 98568 Bytes per Partition
+            src1 %a: 98568 Bytes per Partition
+                related `%a`: dst %a: 98568 Bytes per Partition
+                related `%a`: src0 %a: 98568 Bytes per Partition
+                related `%a`: src1 %a: 98568 Bytes per Partition
         "#]],
     );
 }

@@ -39,7 +39,7 @@ kernel @k(%x: hbm bf16[256, 512]) {
               in src: physical_ap bfloat16 ap=[[512,256],[1,512]] offset=0 %x
               out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
               {"mode":"Copy"}
-            P305 error:4:31 `%x`: `src` has 131072 elements but `dst` has 65536
+            P305 error:4:31 `%x`: DMA Copy in/out shape must match: `src` has 131072 elements but `dst` has 65536
         "#]],
     );
 }
@@ -151,7 +151,7 @@ kernel @k(%a: hbm f32[128, 4]) -> (%o: hbm f32[128, 521111111111111114]) {
               in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %a
               out dst: physical_ap float32 ap=[[521111111111111114,128],[1,521111111111111114]] offset=0 %o
               {"mode":"Copy"}
-            P305 error:3:31 `%a`: `src` has 512 elements but `dst` has 18446744073709551615
+            P305 error:3:31 `%a`: DMA Copy in/out shape must match: `src` has 512 elements but `dst` has 18446744073709551615
         "#]],
     );
 }

@@ -382,7 +382,7 @@ kernel @k(%x: hbm bf16[4, 128, 64], %w: hbm bf16[64, 64]) -> (%out: hbm bf16[4, 
         expect![[r#"
             3: BIRKernel Unassigned I-1-0 IT54
               in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
-              in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="tile"
+              in srcs[1]: physical_ap bfloat16 ap=[[64,64],[1,64]] offset=0 %w access="ap"
               out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
               {"kernel_name":"MLP","srcs_shape":[[4,128,64],[64,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["act_fn","gelu"],["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
             4: BIRKernel Unassigned I-2-0 IT54
@@ -401,9 +401,11 @@ kernel @k(%x: hbm bf16[4, 128, 64], %w: hbm bf16[64, 64]) -> (%out: hbm bf16[4, 
               out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
               {"kernel_name":"Attention","srcs_shape":[[4,128,64],[4,128,64],[4,128,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["scale","0.125"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":true,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
             7: BIRKernel Unassigned I-5-0 IT54
-              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="seq"
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %x access="ap"
               out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
               {"kernel_name":"MLP","srcs_shape":[[4,128,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["is_tkg","false"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            P413 warning:3:32 `tile(%w)`: TiledMLPKernel passes every operand as `ap` (a pre-tiled access pattern, `addAP`); `tile(…)` is ignored
+            P413 warning:7:28 `full(%x)`: TiledMLPKernel passes every operand as `ap` (a pre-tiled access pattern, `addAP`); `full(…)` is ignored
         "#]],
     );
 }
@@ -600,14 +602,15 @@ kernel @k(%a: hbm f16[256, 1024], %b: hbm f16[256, 1024]) -> (%c: hbm f16[256, 1
 "#,
         expect![[r#"
             3: NKIKLIRKernel Unassigned I-1-0 IT56
-              in srcs[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %a access="seq"
-              in srcs[1]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %b access="tile"
-              out dsts[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %c access="seq"
-              {"func":"add","klir_binary":"add.klir","kernel_format":"klir","klir_input_names":["a","b"]}
+              in srcs[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %a access="opaque"
+              in srcs[1]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %b access="opaque"
+              out dsts[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %c access="opaque"
+              {"func":"add","klir_binary":"add.klir","kernel_format":"klir","nki_binary_version_identifier":"0","klir_input_names":["a","b"],"func_args":["a","b"],"func_outs":["c"]}
             4: NKIKLIRKernel Unassigned I-2-0 IT56 errors=["P204","P206"]
-              in srcs[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %a access="seq"
-              out dsts[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %c access="seq"
-              {"func":"add","kernel_format":"klir","klir_input_names":[]}
+              in srcs[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %a access="opaque"
+              out dsts[0]: physical_ap float16 ap=[[1024,256],[1,1024]] offset=0 %c access="opaque"
+              {"func":"add","kernel_format":"klir","nki_binary_version_identifier":"0","klir_input_names":[],"func_args":["a"],"func_outs":["c"]}
+            P413 warning:3:116 `tile(%b)`: ExternalNativeNkiKlirKernel passes every operand as `opaque` (the traced kernel owns its tiling); `tile(…)` is ignored
             P204 error:4:3 `ExternalNativeNkiKlirKernel`: ExternalNativeNkiKlirKernel needs the field `klir_binary`
             P206 error:4:93 `1`: expected string, found an integer
         "#]],
@@ -696,7 +699,7 @@ kernel @k(%x: hbm bf16[4, 1, 64], %w: hbm bf16[64, 64], %b: hbm bf16[1, 64]) -> 
               in up_bias: physical_ap bfloat16 ap=[[64,1],[1,32]] offset=0 %b access="seq"
               out dsts[0]: physical_ap bfloat16 ap=[[64,4],[64,1],[1,64]] offset=0 %out access="seq"
               {"kernel_name":"MLP","srcs_shape":[[2,1,64],[64,64],[1,32]],"dsts_shape":[[4,1,64]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
-            4: BIRKernel Unassigned I-2-0 IT54 errors=["P300"]
+            4: BIRKernel Unassigned I-2-0 IT54
               in srcs[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %x access="seq"
               in srcs[1]: physical_ap bfloat16 ap=[[64,32],[1,64]] offset=0 %w access="seq"
               out dsts[0]: physical_ap bfloat16 ap=[[64,4],[64,1],[1,64]] offset=0 %out access="seq"
@@ -719,8 +722,6 @@ kernel @k(%x: hbm bf16[4, 1, 64], %w: hbm bf16[64, 64], %b: hbm bf16[1, 64]) -> 
             P300 error:3:68 `%b[:, 0:32]`: Incorrect access pattern! MLPKernel passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%b`; write TiledMLPKernel for a part of a tensor
                 related `%b[:, 0:32]`: MLPKernel passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%b`; write TiledMLPKernel for a part of a tensor
             P413 warning:4:38 `tile(%w[0:32, :])`: MLPKernel passes every operand as `seq` (a whole-tensor sequential access); `tile(…)` is ignored
-            P300 error:4:43 `%w[0:32, :]`: Incorrect access pattern! MLPKernel passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%w`; write TiledMLPKernel for a part of a tensor
-                related `%w[0:32, :]`: MLPKernel passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%w`; write TiledMLPKernel for a part of a tensor
             P300 error:5:34 `%out[1, :, :]`: Incorrect access pattern! NormQKV passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%out`; write TiledNormQKV for a part of a tensor
                 related `%out[1, :, :]`: NormQKV passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%out`; write TiledNormQKV for a part of a tensor
             P300 error:6:32 `%x[:, :, 0:32]`: Incorrect access pattern! BackwardsAttention passes each operand as a whole tensor (`addSeqAccess`), but this access selects part of `%x`
@@ -746,14 +747,13 @@ kernel @k(%x: hbm bf16[4, 64]) -> (%y: hbm bf16[4, 64]) {
               in srcs[1]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %x access="seq"
               out dsts[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %y access="seq"
               {"kernel_name":"RowTiledMM","srcs_shape":[[2,64],[4,64]],"dsts_shape":[[4,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":""}
-            4: BIRKernel Unassigned I-2-0 IT54 errors=["P300"]
-              in srcs[0]: physical_ap bfloat16 ap=[[64,4],[1,32]] offset=0 %x access="seq"
+            4: BIRKernel Unassigned I-2-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[64,4],[1,32]] offset=0 %x access="ap"
               out dsts[0]: physical_ap bfloat16 ap=[[64,4],[1,64]] offset=0 %y access="ap"
               {"kernel_name":"MLP","srcs_shape":[[4,32]],"dsts_shape":[[4,64]],"kernel_attrs":[["is_tkg","true"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
             P300 error:3:56 `%x[0:2, :]`: Incorrect access pattern! `full(…)` is a whole-tensor sequential access, but this access selects part of its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`
                 related `%x[0:2, :]`: `full(…)` is a whole-tensor sequential access, but this access selects part of its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`
-            P300 error:4:33 `%x[:, 0:32]`: Incorrect access pattern! `full(…)` is a whole-tensor sequential access, but this access selects part of its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`
-                related `%x[:, 0:32]`: `full(…)` is a whole-tensor sequential access, but this access selects part of its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`
+            P413 warning:4:28 `full(%x[:, 0:32])`: TiledMLPKernel passes every operand as `ap` (a pre-tiled access pattern, `addAP`); `full(…)` is ignored
         "#]],
     );
 }
@@ -789,5 +789,45 @@ kernel @k(%x: hbm bf16[4, 128, 64], %w: hbm bf16[64, 64]) -> (%out: hbm bf16[4, 
   MLPKernel { srcs = [%x, %w], dsts = [%out] }
 }
 "#,
+    );
+}
+
+#[test]
+fn attention_binds_each_operand_as_birkernel_does() {
+    // SPEC §6.8 [3]: seed 004 §6 nests the per-operand dispatcher codegenBIRKernelAccess in
+    // codegenAttentionMMSoftmaxMM, so its operands follow §6.9 (a bare whole tensor `seq`,
+    // a bare part `nd_subtensor`, a call its own kind; `full(…)` of a part is P300), not
+    // the untiled ops' whole-tensor rule. Its tiled twin passes every operand as `ap`.
+    check(
+        r#"
+kernel @k(%q: hbm bf16[4, 128, 64], %k: hbm bf16[4, 128, 64], %v: hbm bf16[4, 128, 64]) -> (%out: hbm bf16[4, 128, 64]) {
+  AttentionMMSoftmaxMM { srcs = [%q[0:2, :, :], tile(%k), %v], dsts = [opaque(%out)], scale = 0.125 }
+  AttentionMMSoftmaxMM { srcs = [full(%q[0, :, :]), %k, %v], dsts = [%out] }
+  TiledAttentionMMSoftmaxMM { srcs = [%q[0:2, :, :], subtensor(%k), %v], dsts = [%out] }
+}
+"#,
+        expect![[r#"
+            3: BIRKernel Unassigned I-1-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,2],[64,128],[1,64]] offset=0 %q access="nd_subtensor"
+              in srcs[1]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %k access="tile"
+              in srcs[2]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %v access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="opaque"
+              {"kernel_name":"Attention","srcs_shape":[[2,128,64],[4,128,64],[4,128,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[["scale","0.125"]],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            4: BIRKernel Unassigned I-2-0 IT54 errors=["P300"]
+              in srcs[0]: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %q access="seq"
+              in srcs[1]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %k access="seq"
+              in srcs[2]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %v access="seq"
+              out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="seq"
+              {"kernel_name":"Attention","srcs_shape":[[128,64],[4,128,64],[4,128,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            5: BIRKernel Unassigned I-3-0 IT54
+              in srcs[0]: physical_ap bfloat16 ap=[[8192,2],[64,128],[1,64]] offset=0 %q access="ap"
+              in srcs[1]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %k access="ap"
+              in srcs[2]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %v access="ap"
+              out dsts[0]: physical_ap bfloat16 ap=[[8192,4],[64,128],[1,64]] offset=0 %out access="ap"
+              {"kernel_name":"Attention","srcs_shape":[[2,128,64],[4,128,64],[4,128,64]],"dsts_shape":[[4,128,64]],"kernel_attrs":[],"sb_buf_shape":[0,0],"psum_buf_shape":[0,[0,0]],"auto_cast":"none","auto_cast_type":"","is_causal":false,"fused_rmsnorm":false,"norm_type":0,"lower_bound":0.0,"store_add":false,"quant_kernel":false}
+            P300 error:4:39 `%q[0, :, :]`: Incorrect access pattern! `full(…)` is a whole-tensor sequential access, but this access selects part of its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`
+                related `%q[0, :, :]`: `full(…)` is a whole-tensor sequential access, but this access selects part of its tensor; write the access bare (`nd_subtensor`) or `subtensor(…)`
+            P413 warning:5:54 `subtensor(%k)`: TiledAttentionMMSoftmaxMM passes every operand as `ap` (a pre-tiled access pattern, `addAP`); `subtensor(…)` is ignored
+        "#]],
     );
 }

@@ -61,6 +61,42 @@ kernel @k(%lhs: sbuf f8e4m3[128, 32], %rhs: sbuf f8e5m2[128, 256]) -> (%acc: psu
 }
 
 #[test]
+fn matmul_penguin_onezero_spellings() {
+    // SPEC §6.1 [3]: seed 000 §2.1's NOTE, "The Penguin op exposes is_lhs_onezero /
+    // is_rhs_onezero": the same fields as isStationaryOneZero / isMovingZero, on MatMulOp
+    // and MatMulSparseOp; both spellings of one field is P205; MatMulMXOp has neither.
+    check(
+        r#"
+kernel @k(%lhs: sbuf bf16[128, 64], %rhs: sbuf bf16[128, 512], %t: sbuf u8[128, 256]) -> (%acc: psum f32[64, 512], %sp: psum f32[64, 256]) {
+  MatMulOp { dst = %acc, stationary = %lhs, moving = %rhs, is_lhs_onezero = true, is_rhs_onezero = true }
+  MatMulOp { dst = %acc, stationary = %lhs, moving = %rhs, isStationaryOneZero = true, is_lhs_onezero = false }
+  MatMulSparseOp { dst = %sp, stationary = %lhs, moving = %rhs, tags = %t, compress_ratio = 2, is_rhs_onezero = true }
+}
+"#,
+        expect![[r#"
+            3: Matmult PE I-1-0
+              in stationary: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %lhs start_partition=0
+              in moving: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %rhs start_partition=0
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %acc start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":true,"is_weight_onezero":true,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,512],"is_accumulate":false}
+            4: Matmult PE I-2-0 errors=["P205"]
+              in stationary: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %lhs start_partition=0
+              in moving: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %rhs start_partition=0
+              out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %acc start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":true,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,512],"is_accumulate":false}
+            5: MatmultSparse PE I-3-0
+              in stationary: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %lhs start_partition=0
+              in moving: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %rhs start_partition=0
+              in tags: physical_ap uint8 ap=[[256,128],[1,256]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[256,64],[1,256]] offset=0 %sp start_partition=0
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":true,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":2,"is_accumulate":false}
+            P205 error:4:88 `is_lhs_onezero`: field `is_lhs_onezero` is written twice: `isStationaryOneZero` is another spelling of it
+                related `isStationaryOneZero`: first written here
+        "#]],
+    );
+}
+
+#[test]
 fn matmul_in_loops_is_symbolic() {
     check(
         r#"
@@ -299,7 +335,7 @@ kernel @k(%a: sbuf i8[128, 64], %b: sbuf bf16[128, 64], %f: sbuf f32[128, 512],
               in moving: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %h start_partition=0
               out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":true,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,512],"is_accumulate":false}
-            P407 error:5:39 `%a`: `stationary` is i8: the PE takes f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2
+            P407 error:5:39 `%a`: Expect ap datatype to be of type f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2: `stationary` is i8 (the PE's input dtypes)
             P407 error:6:52 `%f`: stationary is bf16 and moving f32: an f32-family input (f32, f32r, tf32) needs both in that family
             P407 error:7:20 `%acc16`: dst is bf16 but must be f32: a matmul writes f32 into PSUM
             P407 error:9:20 `%acc`: dst is f32 but must be bf16: with isTranspose the dst dtype equals the moving dtype
@@ -321,8 +357,8 @@ kernel @k(%w: sbuf bf16[128, 2, 128], %x: sbuf bf16[128, 2, 512]) -> (%acc: psum
               in moving: physical_ap bfloat16 ap=[[1024,128],[512,2],[1,512]] offset=0 %x start_partition=0
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"DoubleRow","replication_num_rows":2,"ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[128,512],"is_accumulate":false}
-            P407 error:3:39 `%w`: `stationary` is bf16: double_row takes fp8 inputs (f8e4m3, f8e5m2)
-            P407 error:3:52 `%x`: `moving` is bf16: double_row takes fp8 inputs (f8e4m3, f8e5m2)
+            P407 error:3:39 `%w`: Expect ap datatype to be of type f8e4m3 or f8e5m2: `stationary` is bf16 (double_row takes fp8 inputs)
+            P407 error:3:52 `%x`: Expect ap datatype to be of type f8e4m3 or f8e5m2: `moving` is bf16 (double_row takes fp8 inputs)
         "#]],
     );
 }
@@ -476,8 +512,8 @@ kernel @k(%lhs: sbuf bf16[128, 64], %rhs: sbuf bf16[128, 512], %r256: sbuf bf16[
                 in moving: physical_ap bfloat16 ap=[[256,128],[1,256]] offset=0 %r256 start_partition=0
                 out dst: symbolic_ap float32 ap=[[1024,64],[1,256]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"j","coeff":384}],"c":0}] access_shape=[64,256] %acc start_partition=0
                 {"start_tensor_calc":true,"stop_tensor_calc":false,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"perf_mode":"None","ifmap_quant_offset":0,"num_active_channels":128,"psum_buf_shape":[64,1024],"is_accumulate":false}
-            P304 error:6:20 `%acc[:, 256:768]`: a matmul dst must lie inside one PSUM bank (2048 bytes per partition); this access covers bytes 1024..=3071 of `%acc` in each partition, across the bank boundary at 2048
-            P304 error:14:22 `%acc[:, %j*384 : %j*384 + 256]`: a matmul dst must lie inside one PSUM bank (2048 bytes per partition); this access covers bytes 1536..=2559 of `%acc` in each partition, across the bank boundary at 2048 when %j = 1
+            P304 error:6:20 `%acc[:, 256:768]`: Allocated memory out of bound: a matmul dst must lie inside one PSUM bank (2048 bytes per partition); this access covers bytes 1024..=3071 of `%acc` in each partition, across the bank boundary at 2048
+            P304 error:14:22 `%acc[:, %j*384 : %j*384 + 256]`: Allocated memory out of bound: a matmul dst must lie inside one PSUM bank (2048 bytes per partition); this access covers bytes 1536..=2559 of `%acc` in each partition, across the bank boundary at 2048 when %j = 1
         "#]],
     );
     check_schema(
@@ -689,7 +725,7 @@ kernel @k(%st: sbuf bf16[128, 128], %mv: sbuf f4e2m1fnx4[128, 512], %ls: sbuf f3
               out dst: physical_ap float16 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
               {"start_tensor_calc":true,"stop_tensor_calc":false,"tile_size":[128,128],"tile_position":[0,0],"scale":1.0,"psum_buf_shape":[128,512],"is_accumulate":false}
             P407 error:5:22 `%acc`: dst is f16: an MX matmul writes f32 or bf16
-            P407 error:5:41 `%st`: `stationary` is bf16: an MX matmul takes f8e5m2x4, f8e4m3fnx4 or f4e2m1fnx4
+            P407 error:5:41 `%st`: Expect ap datatype to be of type f8e5m2x4, f8e4m3fnx4 or f4e2m1fnx4: `stationary` is bf16 (an MX matmul's packed inputs)
             P407 error:5:72 `%ls`: `lhs_scale` is f32: MX scales are e8m0 or u8
             P407 error:5:106 `%sp`: `scale_ptr` is bf16: it must be f32
         "#]],
@@ -871,7 +907,7 @@ kernel @k(%w: sbuf bf16[128, 128], %x: sbuf bf16[128, 1024], %tags: sbuf u8[128,
               in moving: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %x start_partition=0
               in tags: physical_ap uint8 ap=[[256,128],[1,256]] offset=0 %tags start_partition=0
               out dst: physical_ap float32 ap=[[256,128],[1,256]] offset=0 %acc start_partition=0
-              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":2,"is_transpose":false,"is_fmap_onezero":true,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":4,"psum_buf_shape":[128,256],"is_accumulate":false}
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":2,"is_transpose":false,"is_fmap_onezero":true,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":4,"is_accumulate":false}
         "#]],
     );
 }
@@ -913,35 +949,35 @@ kernel @k(%w: sbuf bf16[128, 128], %x: sbuf bf16[128, 2048], %tags: sbuf i8[128,
               in stationary: physical_ap bfloat16 ap=[[128,128],[1,128]] offset=0 %w start_partition=0
               in moving: physical_ap bfloat16 ap=[[2048,128],[1,1536]] offset=0 %x start_partition=0
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
-              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":3,"psum_buf_shape":[128,512],"is_accumulate":false}
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":3,"is_accumulate":false}
             8: MatmultSparse PE I-2-0 errors=["P305","P407"]
               in stationary: physical_ap bfloat16 ap=[[128,128],[1,128]] offset=0 %w start_partition=0
               in moving: physical_ap bfloat16 ap=[[2048,128],[1,1026]] offset=0 %x start_partition=0
               in tags: physical_ap int8 ap=[[256,128],[1,256]] offset=0 %tags start_partition=0
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
-              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":4,"psum_buf_shape":[128,512],"is_accumulate":false}
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":4,"is_accumulate":false}
             10: MatmultSparse PE I-3-0 errors=["P406","P407"]
               in stationary: physical_ap bfloat16 ap=[[128,128],[1,128]] offset=0 %w start_partition=0
               in moving: physical_ap bfloat16 ap=[[2048,128],[1,2048]] offset=0 %x start_partition=0
               in tags: physical_ap int8 ap=[[256,128],[1,256]] offset=0 %tags start_partition=0
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
-              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":2,"psum_buf_shape":[128,512],"is_accumulate":false}
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":2,"is_accumulate":false}
             12: MatmultSparse PE I-4-0 errors=["P301","P406"]
               in stationary: physical_ap bfloat16 ap=[[128,128],[1,128]] offset=0 %w start_partition=0
               in moving: physical_ap bfloat16 ap=[[2048,128],[1,512]] offset=0 %x start_partition=0
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
-              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":2,"psum_buf_shape":[128,512],"is_accumulate":false}
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":2,"is_accumulate":false}
             13: MatmultSparse PE I-5-0 errors=["P204","P400"]
               in stationary: physical_ap bfloat16 ap=[[128,128],[64,2],[1,64]] offset=0 %w3 start_partition=0
               in moving: physical_ap bfloat16 ap=[[2048,128],[1,512]] offset=0 %x start_partition=0
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
-              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":4,"psum_buf_shape":[128,512],"is_accumulate":false}
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":4,"is_accumulate":false}
             15: MatmultSparse PE I-6-0 errors=["P407","P414"]
               in stationary: physical_ap bfloat16 ap=[[128,128],[1,128]] offset=0 %w start_partition=0
               in moving: physical_ap bfloat16 ap=[[2048,128],[1,1024]] offset=0 %x start_partition=0
               in tags: physical_ap int8 ap=[[256,128],[1,256]] offset=0 %tags start_partition=0
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %acc start_partition=0
-              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":2,"psum_buf_shape":[128,512],"is_accumulate":false}
+              {"start_tensor_calc":true,"stop_tensor_calc":false,"replication_resolution":0,"replication_shift_amnt":0,"replication_num_rows":0,"is_transpose":false,"is_fmap_onezero":false,"is_weight_onezero":false,"tile_size":[128,128],"tile_position":[0,0],"compress_ratio":2,"is_accumulate":false}
             P301 error:6:80 `%ptags[:, :]`: `%ptags` is in psum, but this operand must be in sbuf
             P414 error:6:111 `3`: compress_ratio is 2 or 4; got 3
             P305 error:8:58 `%x[:, 0:1026]`: the moving free size 1026 is not a multiple of compress_ratio 4
@@ -1043,8 +1079,8 @@ kernel @k(%s: sbuf bf16[128, 64], %s3: sbuf bf16[64, 2, 32], %i: sbuf i32[64, 64
             P305 error:5:42 `%s`: the dst of a transpose is the src shape reversed, [64, 128]; it is [32, 128]
             P407 error:7:23 `%f`: dst is f32 but a transpose keeps the dtype: it must be bf16
             P305 error:9:33 `%s3`: a transpose takes rank-2 accesses; `src` has rank 3
-            P304 error:12:23 `%wide[:, 960:1088]`: a matmul dst must lie inside one PSUM bank (2048 bytes per partition); this access covers bytes 1920..=2175 of `%wide` in each partition, across the bank boundary at 2048
-            P407 error:15:34 `%i`: `src` is i32: the PE takes f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2
+            P304 error:12:23 `%wide[:, 960:1088]`: Allocated memory out of bound: a matmul dst must lie inside one PSUM bank (2048 bytes per partition); this access covers bytes 1920..=2175 of `%wide` in each partition, across the bank boundary at 2048
+            P407 error:15:34 `%i`: Expect ap datatype to be of type f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2: `src` is i32 (the PE's input dtypes)
             P406 error:17:33 `%wsrc`: a transpose is at most [128, 128]; `src` has 256 elements per partition
         "#]],
     );

@@ -62,12 +62,12 @@ kernel @k(%data: sbuf bf16[128, 1024], %v: sbuf bf16[128, 8]) -> (%a: sbuf i16[1
               in max_vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
               in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
               out dst: physical_ap uint32 ap=[[8,128],[1,8]] offset=0 %c start_partition=0
-            6: MaxIndex DVE I-4-0 IT89 errors=["P407"]
+            6: MaxIndex DVE I-4-0 IT89
               in max_vals: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %v start_partition=0
               in src: physical_ap bfloat16 ap=[[1024,128],[1,1024]] offset=0 %data start_partition=0
-              out dst: physical_ap bfloat16 ap=[[8,128],[1,8]] offset=0 %d start_partition=0
+              out dst: physical_ap uint16 ap=[[8,128],[1,8]] offset=0 %d start_partition=0
             P410 warning:5:26 `%c`: the f32 index output `dst` is reinterpreted as uint32
-            P407 error:6:26 `%d`: index output `dst` is bf16; indices are u16, i16, u32, i32 (or f32)
+            P410 warning:6:26 `%d`: the bf16 index output `dst` is reinterpreted as uint16
         "#]],
     );
 }
@@ -234,7 +234,7 @@ kernel @k(%d: sbuf f32[128, 64], %v: sbuf f32[128, 8]) -> (%fi: sbuf f32[128, 8]
               {"imm_value":0.0}
             P410 warning:3:49 `%fi`: the f32 index output `dst_idx` is reinterpreted as uint32
             P411 warning:3:81 `-3.5e38`: imm -3.5e38 is clipped to -3.4028234663852886e38 to fit the dst dtype f32
-            P407 error:4:49 `%bi`: index output `dst_idx` is u8; indices are u16, i16, u32, i32 (or f32)
+            P407 error:4:49 `%bi`: index output `dst_idx` is u8; indices are 2 or 4 bytes wide (u16, i16, u32, i32; others are viewed as uint16/uint32 by width)
         "#]],
     );
 }
@@ -273,12 +273,12 @@ kernel @k(%f: sbuf f32[128, 64], %h: sbuf f16[128, 64], %e: sbuf f8e4m3[128, 64]
               in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %f start_partition=0
               in vals: physical_ap float32 ap=[[8,128],[1,8]] offset=0 %vf start_partition=0
               out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %f start_partition=0
-              {"imm_value":-3.4028235e+38}
+              {"imm_value":-3.4028234663852886e+38}
             4: MatchReplace DVE I-2-0 IT90
               in src: physical_ap float16 ap=[[64,128],[1,64]] offset=0 %h start_partition=0
               in vals: physical_ap float16 ap=[[8,128],[1,8]] offset=0 %vh start_partition=0
               out dst: physical_ap float16 ap=[[64,128],[1,64]] offset=0 %h start_partition=0
-              {"imm_value":65519.0}
+              {"imm_value":65504.0}
             5: MatchReplace DVE I-3-0 IT90
               in src: physical_ap float16 ap=[[64,128],[1,64]] offset=0 %h start_partition=0
               in vals: physical_ap float16 ap=[[8,128],[1,8]] offset=0 %vh start_partition=0
@@ -288,7 +288,7 @@ kernel @k(%f: sbuf f32[128, 64], %h: sbuf f16[128, 64], %e: sbuf f8e4m3[128, 64]
               in src: physical_ap float8e4 ap=[[64,128],[1,64]] offset=0 %e start_partition=0
               in vals: physical_ap float8e4 ap=[[8,128],[1,8]] offset=0 %ve start_partition=0
               out dst: physical_ap float8e4 ap=[[64,128],[1,64]] offset=0 %e start_partition=0
-              {"imm_value":247.0}
+              {"imm_value":240.0}
             7: MatchReplace DVE I-5-0 IT90
               in src: physical_ap float8e4 ap=[[64,128],[1,64]] offset=0 %e start_partition=0
               in vals: physical_ap float8e4 ap=[[8,128],[1,8]] offset=0 %ve start_partition=0

@@ -174,7 +174,7 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 512]) -> (%o: hbm f32[128, 51
               in srcs[0]: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %b start_partition=0 access="seq"
               out dst: physical_ap float32 ap=[[512,64],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
-            P305 error:3:40 `%b[64:128, :]`: `srcs[1]` has 32768 elements but dst has 65536
+            P305 error:3:40 `%b[64:128, :]`: DMA Copy in/out shape must match: `srcs[1]` has 32768 elements but dst has 65536
         "#]],
     );
 }
@@ -212,10 +212,10 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 256]) -> (%o: hbm f32[128, 51
               in srcs[0]: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a access="seq"
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
-            P305 error:3:40 `%b`: `srcs[1]` has 32768 elements but dst has 65536
+            P305 error:3:40 `%b`: DMA Copy in/out shape must match: `srcs[1]` has 32768 elements but dst has 65536
             P305 error:4:50 `[0.5, 2]`: 2 scales for 1 srcs: one scale per src
             P414 error:5:35 `[]`: srcs must hold at least one access
-            P305 error:6:53 `%o`: dst has 65536 elements but `srcs[0]` has 32768
+            P305 error:6:53 `%o`: DMA Copy in/out shape must match: dst has 65536 elements but `srcs[0]` has 32768
             P207 error:7:66 `mul`: unknown cce_op value `mul`; expected one of add, max, min
         "#]],
     );
@@ -413,7 +413,7 @@ kernel @k(%a: hbm f32[4294967296, 4294967296]) -> (%o: hbm f32[128, 512]) {
               in srcs[0]: physical_ap float32 ap=[[4294967296,4294967296],[1,4294967296]] offset=0 %a access="seq"
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o access="ap"
               {"mode":"CCE","constants":[1.0],"cce_op":"add"}
-            P305 error:3:36 `%a`: `srcs[0]` has 18446744073709551615 elements but dst has 65536
+            P305 error:3:36 `%a`: DMA Copy in/out shape must match: `srcs[0]` has 18446744073709551615 elements but dst has 65536
         "#]],
     );
 }
@@ -537,7 +537,8 @@ kernel @k() -> (%f: sbuf f32[128, 4], %h: sbuf f16[128, 4], %e4: sbuf f8e4m3[128
 #[test]
 fn memset_e8m0_holds_powers_of_two_only() {
     // pir-spec/2 §4: e8m0 holds 2^-127 … 2^127 only; pir-spec/1 rounded 3.0 to a power of
-    // two and accepted it.
+    // two and accepted it. pir-spec/3 §4 (decision): powers of two and `nan` (0xFF) only;
+    // zero, negatives and ±inf are P412.
     check(
         r#"
 kernel @k() -> (%s: sbuf e8m0[128, 4]) {
@@ -547,6 +548,8 @@ kernel @k() -> (%s: sbuf e8m0[128, 4]) {
   MemsetOp { dst = %s, value = 0 }
   MemsetOp { dst = %s, value = -2.0 }
   MemsetOp { dst = %s, value = 3.402823669209385e38 }
+  MemsetOp { dst = %s, value = nan }
+  MemsetOp { dst = %s, value = inf }
 }
 "#,
         expect![[r#"
@@ -568,10 +571,17 @@ kernel @k() -> (%s: sbuf e8m0[128, 4]) {
             8: Memset Pool I-6-0 errors=["P412"]
               out dst: physical_ap float8_e8m0fnu ap=[[4,128],[1,4]] offset=0 %s start_partition=0
               {"mode":"Const","constant":0}
+            9: Memset Pool I-7-0
+              out dst: physical_ap float8_e8m0fnu ap=[[4,128],[1,4]] offset=0 %s start_partition=0
+              {"mode":"Const","constant":255}
+            10: Memset Pool I-8-0 errors=["P412"]
+              out dst: physical_ap float8_e8m0fnu ap=[[4,128],[1,4]] offset=0 %s start_partition=0
+              {"mode":"Const","constant":0}
             P412 error:5:32 `3.0`: 3 is not a power of two in 2^-127 … 2^127, the only values e8m0 holds
             P412 error:6:32 `0`: 0 is not a power of two in 2^-127 … 2^127, the only values e8m0 holds
             P412 error:7:32 `-2.0`: -2 is not a power of two in 2^-127 … 2^127, the only values e8m0 holds
             P412 error:8:32 `3.402823669209385e38`: 3.402823669209385e38 is not a power of two in 2^-127 … 2^127, the only values e8m0 holds
+            P412 error:10:32 `inf`: inf is not a power of two in 2^-127 … 2^127, the only values e8m0 holds
         "#]],
     );
 }

@@ -112,24 +112,29 @@ kernel @k(%a: sbuf bf16[128, 64]) -> (%o: sbuf bf16[128, 64], %p: sbuf bf16[128,
         expect![[r#"
             3: Dropout DVE I-1-0
               in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              in keep_rate: imm_value float32 value=0.9
               out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
-              {"keep_rate":0.9,"is_keep_threshold":true}
+              {"is_keep_threshold":true}
             4: Dropout DVE I-2-0
               in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              in keep_rate: imm_value float32 value=1.0
               out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
-              {"keep_rate":1.0,"is_keep_threshold":true}
+              {"is_keep_threshold":true}
             5: Dropout DVE I-3-0 errors=["P414"]
               in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              in keep_rate: imm_value float32 value=0.0
               out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
-              {"keep_rate":0.0,"is_keep_threshold":true}
+              {"is_keep_threshold":true}
             6: Dropout DVE I-4-0 errors=["P414"]
               in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              in keep_rate: imm_value float32 value=1.5
               out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
-              {"keep_rate":1.5,"is_keep_threshold":true}
+              {"is_keep_threshold":true}
             7: Dropout DVE I-5-0 errors=["P305"]
               in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              in keep_rate: imm_value float32 value=0.5
               out dst: physical_ap bfloat16 ap=[[32,128],[1,32]] offset=0 %p start_partition=0
-              {"keep_rate":0.5,"is_keep_threshold":true}
+              {"is_keep_threshold":true}
             P414 error:5:53 `0.0`: keep_rate is a probability in (0, 1]; got 0
             P414 error:6:53 `1.5`: keep_rate is a probability in (0, 1]; got 1.5
             P305 error:7:37 `%a`: `dst` has 128 partitions × 32 elements but `src` has 128 × 64
@@ -411,8 +416,9 @@ kernel @k(%a: sbuf i32[128, 64], %v: sbuf f32[128, 8]) -> (%o: hbm i32[128, 64],
               {"op":"add","kind":"all_reduce","replica_groups":[[]],"local":true}
             10: Dropout DVE I-8-0 errors=["P414"]
               in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
+              in keep_rate: imm_value float32 value="nan"
               out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %d start_partition=0
-              {"keep_rate":"nan","is_keep_threshold":true}
+              {"is_keep_threshold":true}
             P412 error:3:65 `-9223372036854775807`: iota reaches 9223372036854775807, outside i32's range (base 9223372036854775807, step -9223372036854775807, channel_multiplier 9223372036854775807 over [128, 64])
             P414 error:4:70 `9223372036854775807`: tiles must be at most 65536; got 9223372036854775807
             P412 error:6:32 `-9223372036854775807`: -9.223372036854776e18 is outside i32's range -2147483648..=2147483647
@@ -490,16 +496,19 @@ kernel @k(%a: sbuf bf16[128, 64]) -> (%o: sbuf bf16[128, 64]) {
         expect![[r#"
             3: Dropout DVE I-1-0
               in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              in keep_rate: imm_value float32 value=0.1
               out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
-              {"keep_rate":0.1,"is_keep_threshold":false}
+              {"is_keep_threshold":false}
             4: Dropout DVE I-2-0
               in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              in keep_rate: imm_value float32 value=0.9
               out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
-              {"keep_rate":0.9,"is_keep_threshold":true}
+              {"is_keep_threshold":true}
             5: Dropout DVE I-3-0 errors=["P206"]
               in src: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %a start_partition=0
+              in keep_rate: imm_value float32 value=0.9
               out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %o start_partition=0
-              {"keep_rate":0.9,"is_keep_threshold":true}
+              {"is_keep_threshold":true}
             P206 error:5:73 `1`: expected bool, found an integer
         "#]],
     );

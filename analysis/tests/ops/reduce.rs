@@ -278,7 +278,7 @@ kernel @k(%in: sbuf f32[128, 4294967296, 4294967296, 2]) -> (%out: sbuf f32[128,
               in src: physical_ap float32 ap=[[9223372036854775807,128],[8589934592,4294967296],[2,4294967296],[1,2]] offset=0 %in start_partition=0
               out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %out start_partition=0
               {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[3],"is_first_reduce":true}
-            P304 error:2:16 `sbuf f32[128, 4294967296, 4294967296, 2]`: `%in` needs 18446744073709551615 bytes per partition; sbuf has 212984
+            P304 error:2:16 `sbuf f32[128, 4294967296, 4294967296, 2]`: Allocated memory out of bound: `%in` needs 18446744073709551615 bytes per partition; sbuf has 212984
             P305 error:3:41 `%in`: reducing axes [3] of the src [128, 4294967296, 4294967296, 2] leaves 128 partitions × 18446744073709551615 elements; dst has 128 × 4
         "#]],
     );

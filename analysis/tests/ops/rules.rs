@@ -24,7 +24,7 @@ kernel @k(%input: hbm f32[128, 4]) {
               out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %tile start_partition=0
               {"mode":"Copy"}
             P200 error:4:21 `%tlie`: `%tlie` is not defined here; did you mean `%tile`?
-            P200 error:5:41 `%j`: `%j` is not defined here
+            P200 error:5:41 `%j`: No existing axis j found: `%j` is not defined here
         "#]],
     );
 }
@@ -94,7 +94,7 @@ kernel @k() {
                 related `%t`: first defined here
             P208 error:8:8 `#5`: op id 5 is already used in this kernel
                 related `#5`: first used here
-            P201 error:12:8 `@k`: kernel `@k` is defined twice
+            P201 error:12:8 `@k`: identical function name: kernel `@k` is defined twice
                 related `@k`: first defined here
         "#]],
     );
@@ -134,9 +134,9 @@ kernel @k(%a: hmb f32[4], %b: hbm bf61[4], %c: reg f32[1]) {
             P207 error:2:48 `reg`: a tensor cannot live in `reg`; declare a register with `reg %name : i32`
             P500 warning:3:10 `%wide`: tensor `%wide` is declared but no op uses it
             P500 warning:4:10 `%big`: tensor `%big` is declared but no op uses it
-            P304 error:4:17 `sbuf f32[128, 60000]`: `%big` needs 240000 bytes per partition; sbuf has 212984
+            P304 error:4:17 `sbuf f32[128, 60000]`: Allocated memory out of bound: `%big` needs 240000 bytes per partition; sbuf has 212984
             P500 warning:5:10 `%bank`: tensor `%bank` is declared but no op uses it
-            P304 error:5:18 `psum f32[128, 4097]`: `%bank` needs 16388 bytes per partition; psum has 16384
+            P304 error:5:18 `psum f32[128, 4097]`: Allocated memory out of bound: `%bank` needs 16388 bytes per partition; psum has 16384
             P500 warning:6:10 `%empty`: tensor `%empty` is declared but no op uses it
             P414 error:6:19 `sbuf f32[128, 0]`: a dim of size 0 holds no element
             P500 warning:7:7 `%r`: register `%r` is declared but no op uses it
@@ -280,12 +280,12 @@ kernel @k(%x: hbm f32[128, 4]) {
               11: TensorCopy DVE I-6-0 errors=["P307"]
                 in src: symbolic_ap float32 ap=[[4,16],[1,4]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"q","coeff":16}],"c":0,"partition":true}] access_shape=[16,4] %t start_partition=0
                 out dst: symbolic_ap float32 ap=[[4,16],[1,4]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"q","coeff":16}],"c":0,"partition":true}] access_shape=[16,4] %u start_partition=0
-            P307 error:6:24 `%u[16:48, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16
-            P307 error:6:44 `%t[16:48, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16
-            P307 error:8:24 `%u[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32
-            P307 error:8:44 `%t[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32
-            P307 error:11:26 `%u[%q*16 : %q*16 + 16, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16 when %q = 1
-            P307 error:11:59 `%t[%q*16 : %q*16 + 16, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16 when %q = 1
+            P307 error:6:24 `%u[16:48, :]`: Invalid access of 32 partitions starting at partition 16: an access starts at partition 0, 32, 64 or 96
+            P307 error:6:44 `%t[16:48, :]`: Invalid access of 32 partitions starting at partition 16: an access starts at partition 0, 32, 64 or 96
+            P307 error:8:24 `%u[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32: an access from partition 32 spans at most 32
+            P307 error:8:44 `%t[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32: an access from partition 32 spans at most 32
+            P307 error:11:26 `%u[%q*16 : %q*16 + 16, :]`: Invalid access of 16 partitions starting at partition 16 when %q = 1: an access starts at partition 0, 32, 64 or 96
+            P307 error:11:59 `%t[%q*16 : %q*16 + 16, :]`: Invalid access of 16 partitions starting at partition 16 when %q = 1: an access starts at partition 0, 32, 64 or 96
         "#]],
     );
 }
@@ -346,7 +346,7 @@ kernel @k(%x: hbm f32[256, 4]) {
               in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %wide start_partition=128
               out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %wide start_partition=0
             P302 error:4:21 `%wide`: `%wide` spans 256 partitions; sbuf has 128
-            P307 error:5:47 `%wide[128:256, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 128
+            P307 error:5:47 `%wide[128:256, :]`: Invalid access of 128 partitions starting at partition 128: an access starts at partition 0, 32, 64 or 96
         "#]],
     );
 }
@@ -409,6 +409,95 @@ kernel @k(%x: hbm f32[128, 512]) {
             P406 error:8:20 `%p`: dst must be [M, N] = [128, 512]; it is [128, 1024]
             P102 error:9:16 `2x`: malformed number `2x`
             P202 error:12:3 `DmaCopyOpp`: unknown op class `DmaCopyOpp`; did you mean `DmaCopyOp`?
+        "#]],
+    );
+}
+
+#[test]
+fn a_name_declared_again_in_a_sibling_loop_is_one_p201() {
+    // SPEC §13.1.2: the second declaration still declares the name in its own scope, so
+    // its uses there resolve to it: P201 is the only diagnostic (no P200 cascade).
+    check(
+        r#"
+kernel @k(%a: hbm f32[128, 64]) -> (%o: hbm f32[128, 64]) {
+  for %i in 0..2 {
+    tensor %t: sbuf f32[128, 64]
+    DmaCopyOp { dst = %t, src = %a }
+  }
+  for %i in 0..2 {
+    tensor %t: sbuf f32[128, 64]
+    DmaCopyOp { dst = %t, src = %a }
+    DmaCopyOp { dst = %o, src = %t }
+  }
+}
+"#,
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":2,"stride":1}
+              5: DMACopy DMA I-1-0
+                in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %a
+                out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %t start_partition=0
+                {"mode":"Copy"}
+            L-i-2 {"name":"i","lb":0,"ub":2,"stride":1}
+              9: DMACopy DMA I-2-0
+                in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %a
+                out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %t start_partition=0
+                {"mode":"Copy"}
+              10: DMACopy DMA I-3-0
+                in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %t start_partition=0
+                out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o
+                {"mode":"Copy"}
+            P201 error:8:12 `%t`: `%t` is already defined in this kernel
+                related `%t`: first defined here
+        "#]],
+    );
+}
+
+#[test]
+fn p206_on_a_list_is_one_per_field() {
+    // SPEC §13.1.1: one P206 on the first element of the wrong kind; the rest of the list
+    // is not checked.
+    check(
+        r#"
+kernel @k(%a: sbuf f32[128, 64]) -> (%o: sbuf f32[128, 64]) {
+  OffloadedFMA { dst = %o, srcs = [%a, 0, 1], scales = [1.0, 2.0, 3.0] }
+}
+"#,
+        expect![[r#"
+            3: DMACopy DMA I-1-0 errors=["P206"]
+              out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o start_partition=0 access="ap"
+              {"mode":"CCE","constants":[1.0,2.0,3.0],"cce_op":"add"}
+            P206 error:3:40 `0`: expected acc(hbm|sbuf|psum), found an integer
+        "#]],
+    );
+}
+
+#[test]
+fn addrs_terms_are_outermost_loop_first() {
+    // SPEC §8 [3]: one term per loop variable with a non-zero coefficient, in the order of
+    // the enclosing loops, outermost first — whatever the order of the expression and of
+    // the names (`%j` outside `%i` here).
+    check(
+        r#"
+kernel @k(%b: hbm f32[4, 128, 64]) -> (%o: hbm f32[128, 32]) {
+  for %j in 0..4 {
+    for %i in 0..2 {
+      DmaCopyOp { dst = %o, src = %b[%j, :, %i*32 : %i*32 + 32] }
+      DmaCopyOp { dst = %o, src = %b[%j*0, :, 0 + %i*32 : 32 + %i*32] }
+    }
+  }
+}
+"#,
+        expect![[r#"
+            L-j {"name":"j","lb":0,"ub":4,"stride":1}
+              L-i {"name":"i","lb":0,"ub":2,"stride":1}
+                5: DMACopy DMA I-1-0
+                  in src: symbolic_ap float32 ap=[[64,128],[1,32]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"j","coeff":8192},{"axis":"i","coeff":32}],"c":0}] access_shape=[128,32] %b
+                  out dst: physical_ap float32 ap=[[32,128],[1,32]] offset=0 %o
+                  {"mode":"Copy"}
+                6: DMACopy DMA I-2-0
+                  in src: symbolic_ap float32 ap=[[64,128],[1,32]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":32}],"c":0}] access_shape=[128,32] %b
+                  out dst: physical_ap float32 ap=[[32,128],[1,32]] offset=0 %o
+                  {"mode":"Copy"}
         "#]],
     );
 }

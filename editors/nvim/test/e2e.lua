@@ -342,6 +342,20 @@ local checks = {
     end,
   },
   {
+    'gd on an instruction name in the BIR view goes to its op',
+    function()
+      local src_line = find(ctx.buf, 'MatMulOp {', 'MatMulOp')
+      local l, c = find(ctx.bir_buf, '"name": "I-', 'I-')
+      vim.api.nvim_set_current_win(vim.fn.win_findbuf(ctx.bir_buf)[1])
+      vim.api.nvim_win_set_cursor(0, { l + 1, c + 1 })
+      vim.cmd('normal gd')
+      wait_for('the cursor on the op', function()
+        return vim.api.nvim_get_current_buf() == ctx.buf and vim.api.nvim_win_get_cursor(0)[1] == src_line + 1
+      end)
+      vim.api.nvim_set_current_win(vim.fn.win_findbuf(ctx.bir_buf)[1])
+    end,
+  },
+  {
     ':PirShowBir! (whole file)',
     function()
       vim.api.nvim_set_current_win(ctx.src_win)

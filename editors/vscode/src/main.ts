@@ -8,6 +8,9 @@ import { affectsServer, readConfig, resolveServer } from './config';
 
 const SHOW_BIR_COMMAND = 'pir.showBir';
 const RESTART_COMMAND = 'pir.restartServer';
+/** Reveals a position of a source document in the editor already showing it (the target
+ *  of the Show BIR view's instruction links). */
+const GO_TO_OP_COMMAND = 'pir.goToOp';
 /** Virtual read-only documents `pir-bir:/<file>.bir.json?<source uri>` holding the BIR JSON. */
 const BIR_SCHEME = 'pir-bir';
 
@@ -21,8 +24,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     vscode.workspace.registerTextDocumentContentProvider(BIR_SCHEME, bir),
     bir,
+    vscode.languages.registerDocumentLinkProvider({ scheme: BIR_SCHEME }, new InstructionLinks()),
     vscode.commands.registerCommand(SHOW_BIR_COMMAND, (arg?: ShowBirParams) => bir.show(arg)),
     vscode.commands.registerCommand(RESTART_COMMAND, () => restart()),
+    vscode.commands.registerCommand(GO_TO_OP_COMMAND, (uri: string, line: number, character: number) =>
+      goToOp(uri, line, character),
+    ),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsServer(e)) void restart();
     }),
@@ -186,4 +193,68 @@ function sourceOf(bir: vscode.Uri): string {
 function birUri(source: vscode.Uri): vscode.Uri {
   const name = source.path.split('/').pop() || 'untitled';
   return vscode.Uri.from({ scheme: BIR_SCHEME, path: `/${name}.bir.json`, query: source.toString() });
+}
+
+/** A link on an instruction's name in a `pir-bir:` document, to its op in the source. */
+class InstructionLink extends vscode.DocumentLink {
+  constructor(
+    range: vscode.Range,
+    readonly name: string,
+    readonly source: string,
+  ) {
+    super(range);
+    this.tooltip = `Go to the op of ${name}`;
+  }
+}
+
+/**
+ * Each instruction name of the Show BIR view (`"name": "I-3-0"`) links back to its op: the
+ * server resolves the name through `workspace/symbol` (which answers instruction names with
+ * their op), when the link is followed.
+ */
+class InstructionLinks implements vscode.DocumentLinkProvider<InstructionLink> {
+  provideDocumentLinks(doc: vscode.TextDocument): InstructionLink[] {
+    const source = sourceOf(doc.uri);
+    const links: InstructionLink[] = [];
+    const text = doc.getText();
+    const pattern = /"name": "(I-\d+-\d+)"/g;
+    for (let m = pattern.exec(text); m; m = pattern.exec(text)) {
+      const start = m.index + m[0].indexOf(m[1]);
+      const range = new vscode.Range(doc.positionAt(start), doc.positionAt(start + m[1].length));
+      links.push(new InstructionLink(range, m[1], source));
+    }
+    return links;
+  }
+
+  async resolveDocumentLink(
+    link: InstructionLink,
+    token: vscode.CancellationToken,
+  ): Promise<InstructionLink | undefined> {
+    if (!client?.isRunning()) return undefined;
+    const symbols = await client.sendRequest<
+      { name: string; location: { uri: string; range: { start: { line: number; character: number } } } }[] | null
+    >('workspace/symbol', { query: link.name }, token);
+    const found = symbols?.find(
+      (s) => s.name === link.name && vscode.Uri.parse(s.location.uri).toString() === link.source,
+    );
+    if (!found) return undefined;
+    const { line, character } = found.location.range.start;
+    const args = encodeURIComponent(JSON.stringify([link.source, line, character]));
+    link.target = vscode.Uri.parse(`command:${GO_TO_OP_COMMAND}?${args}`);
+    return link;
+  }
+}
+
+/** Shows `line`, `character` (0-based) of the source `uri` in the editor group that already
+ *  shows it (the first group otherwise), not in the Show BIR view's group. */
+async function goToOp(uri: string, line: number, character: number): Promise<void> {
+  const source = vscode.Uri.parse(uri);
+  const shown = vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === source.toString());
+  const doc = shown?.document ?? (await vscode.workspace.openTextDocument(source));
+  const at = new vscode.Position(line, character);
+  await vscode.window.showTextDocument(doc, {
+    viewColumn: shown?.viewColumn ?? vscode.ViewColumn.One,
+    selection: new vscode.Range(at, at),
+    preserveFocus: false,
+  });
 }

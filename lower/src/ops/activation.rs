@@ -15,6 +15,7 @@ use crate::catalog::{
 use crate::cx::{Cx, alu_bir};
 use crate::diag::Code;
 use crate::model::Value;
+use crate::types::Dtype;
 
 static REDUCE_CMD: EnumSpec = EnumSpec {
     name: fname::reduce_cmd,
@@ -233,6 +234,27 @@ fn check_dst2(cx: &mut Cx<'_>) {
     }
 }
 
+/// P407 on `bias` unless it is f32, f16 or bf16 (SPEC §7.1 [3]; NKI: "Bias parameter of
+/// activation or activation_reduce must be a vector of type float32, float16, or
+/// bfloat16").
+fn check_bias_dtype(cx: &mut Cx<'_>) {
+    let Some(dtype) = cx.operand(fname::bias).map(|b| b.tensor.dtype) else {
+        return;
+    };
+    if !matches!(dtype, Dtype::F32 | Dtype::F16 | Dtype::Bf16) {
+        let anchor = cx.anchor(fname::bias);
+        cx.error(
+            Code::P407,
+            anchor,
+            format!(
+                "{}: `bias` is {}",
+                crate::diag::compiler::ACTIVATION_BIAS_DTYPE,
+                dtype.name()
+            ),
+        );
+    }
+}
+
 fn lower_activation(cx: &mut Cx<'_>) {
     let activate2 = cx.spec.class == "Activate2";
     check_same_partitions_and_free(cx, fname::dst, fname::src);
@@ -253,6 +275,7 @@ fn lower_activation(cx: &mut Cx<'_>) {
         }
         check_imm_pointer(cx, fname::scale, Some(p), true);
     }
+    check_bias_dtype(cx);
     let reduce = cx.written(fname::reduce_op);
     if reduce && !cx.written(fname::reduce_dst) {
         cx.error(

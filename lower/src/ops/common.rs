@@ -73,7 +73,18 @@ pub fn check_same_partitions_and_free(cx: &mut Cx<'_>, a_field: &str, b_field: &
     }
 }
 
-/// P305 unless `a` and `b` select the same number of elements, on the later of the two.
+/// `message` led by the compiler's `DMA Copy in/out shape must match` on a DMA-engine op
+/// (SPEC §7.1 [3]), as it is elsewhere.
+pub fn dma_shape_lead(cx: &Cx<'_>, message: String) -> String {
+    if cx.engine == crate::catalog::Engine::Dma {
+        format!("{}: {message}", crate::diag::compiler::DMA_SHAPE)
+    } else {
+        message
+    }
+}
+
+/// P305 unless `a` and `b` select the same number of elements, on the later of the two
+/// (on a DMA op, led by the compiler's text, [`dma_shape_lead`]).
 pub fn check_same_elements(cx: &mut Cx<'_>, a_field: &str, b_field: &str) {
     let (Some(a), Some(b)) = (cx.operand(a_field), cx.operand(b_field)) else {
         return;
@@ -81,11 +92,8 @@ pub fn check_same_elements(cx: &mut Cx<'_>, a_field: &str, b_field: &str) {
     if a.elements() != b.elements() {
         let (ea, eb) = (a.elements(), b.elements());
         let anchor = later_anchor(cx, a_field, b_field);
-        cx.error(
-            Code::P305,
-            anchor,
-            format!("`{b_field}` has {eb} elements but `{a_field}` has {ea}"),
-        );
+        let message = format!("`{b_field}` has {eb} elements but `{a_field}` has {ea}");
+        cx.error(Code::P305, anchor, dma_shape_lead(cx, message));
     }
 }
 

@@ -68,7 +68,7 @@ pub static SUNDA_MAX_INDEX8: OpSpec = OpSpec {
     fields: &[
         dst(
             Mems::ON_CHIP,
-            "the indices, [P, 8]: u16/i16 (emitted uint16), u32/i32 (uint32), f32 (uint32, P410)",
+            "the indices, [P, 8]: u16/i16 (emitted uint16), u32/i32 (uint32); other 2- or 4-byte dtypes by width (P410)",
         ),
         input(
             fname::max_vals,
@@ -128,7 +128,7 @@ pub static MAX_INDEX_AND_MATCH_REPLACE: OpSpec = OpSpec {
             kind: Kind::Acc(Mems::ON_CHIP, Dir::Out),
             default: Default::Required,
             bir: "operand `dst_idx` (outs), emitted with an unsigned dtype",
-            doc: "the indices of the matches, [P, 8]: u16/i16, u32/i32, or f32 (P410)",
+            doc: "the indices of the matches, [P, 8]: u16/i16, u32/i32; other 2- or 4-byte dtypes by width (P410)",
         },
         SRC,
         VALS,
@@ -183,34 +183,43 @@ fn check_lanes(cx: &mut Cx<'_>, field: &str) {
     }
 }
 
-/// The dtype the index output `field` is emitted with (seed `reinterpret_dst_inplace`):
-/// uint16 for u16/i16, uint32 for u32/i32 and (with warning P410) f32; any other dtype is
-/// P407 and is emitted unchanged.
+/// The dtype the index output `field` is emitted with (seed 000 §6.2
+/// `reinterpret_dst_inplace`, "uint16/uint32 by width"; SPEC §6.5 [3]): uint16 for
+/// u16/i16, uint32 for u32/i32, and any other 2- or 4-byte dtype (bf16, f16: uint16; f32:
+/// uint32) by its width with warning P410; a 1-byte (or packed) dtype has no unsigned view
+/// in the seed's pair and is P407, emitted unchanged.
 fn index_dtype(cx: &mut Cx<'_>, field: &str) -> Option<Dtype> {
     let dtype = cx.any_operand(field)?.tensor.dtype;
     let anchor = cx.anchor(field);
     match dtype {
         Dtype::U16 | Dtype::I16 => Some(Dtype::U16),
         Dtype::U32 | Dtype::I32 => Some(Dtype::U32),
-        Dtype::F32 => {
-            cx.error(
-                Code::P410,
-                anchor,
-                format!("the f32 index output `{field}` is reinterpreted as uint32"),
-            );
-            Some(Dtype::U32)
-        }
-        other => {
-            cx.error(
-                Code::P407,
-                anchor,
-                format!(
-                    "index output `{field}` is {}; indices are u16, i16, u32, i32 (or f32)",
-                    other.name()
-                ),
-            );
-            None
-        }
+        other => match other.unsigned_of_width() {
+            Some(view @ (Dtype::U16 | Dtype::U32)) if !other.is_x4() => {
+                cx.error(
+                    Code::P410,
+                    anchor,
+                    format!(
+                        "the {} index output `{field}` is reinterpreted as {}",
+                        other.name(),
+                        view.bir_name()
+                    ),
+                );
+                Some(view)
+            }
+            _ => {
+                cx.error(
+                    Code::P407,
+                    anchor,
+                    format!(
+                        "index output `{field}` is {}; indices are 2 or 4 bytes wide (u16, \
+                         i16, u32, i32; others are viewed as uint16/uint32 by width)",
+                        other.name()
+                    ),
+                );
+                None
+            }
+        },
     }
 }
 
@@ -246,8 +255,7 @@ fn imm_value(cx: &mut Cx<'_>) -> Option<f64> {
                 return Some(value);
             };
             let clipped = types::clip_scalar(dtype, value);
-            let same = clipped == value || (clipped.is_nan() && value.is_nan());
-            if !same {
+            if types::clip_warns(dtype, value) {
                 let anchor = cx.anchor(fname::imm);
                 cx.error(
                     Code::P411,

@@ -4,7 +4,7 @@
 use crate::bir::{Arg, Field as F, Opcode, Role, Value as BirValue};
 use crate::catalog::fname;
 
-use super::common::{dst, later_anchor, src};
+use super::common::{dma_shape_lead, dst, later_anchor, src};
 use crate::access::{Affine, Operand};
 use crate::catalog::{
     Default, Dir, ENGINE, Engine, EngineSpec, EnumSpec, EnumValue, FieldSpec, Kind, Mems, OpSpec,
@@ -229,7 +229,10 @@ fn check_fma(cx: &mut Cx<'_>) {
                 cx.error(
                     Code::P305,
                     anchor,
-                    format!("dst has {want} elements but `srcs[{k}]` has {n}"),
+                    dma_shape_lead(
+                        cx,
+                        format!("dst has {want} elements but `srcs[{k}]` has {n}"),
+                    ),
                 );
             }
         } else {
@@ -238,7 +241,10 @@ fn check_fma(cx: &mut Cx<'_>) {
                 cx.error(
                     Code::P305,
                     Anchor::Value(path),
-                    format!("`srcs[{k}]` has {n} elements but dst has {want}"),
+                    dma_shape_lead(
+                        cx,
+                        format!("`srcs[{k}]` has {n} elements but dst has {want}"),
+                    ),
                 );
             }
         }

@@ -1,7 +1,7 @@
 //! The small lowerings of SPEC §6.7 (seed 000 §7.5–§7.6): inline assembly, dropout, iota,
 //! stream shuffle, the no-op and tensor-tensor arithmetic. TensorCopyOp lives in `copy.rs`.
 
-use crate::bir::{Field as F, Opcode, Role, Value as BirValue};
+use crate::bir::{Arg, ArgKind, Field as F, Opcode, Role, Value as BirValue};
 use crate::catalog::fname;
 
 use super::common::{check_same_partitions_and_free, dst, input, later_anchor, src};
@@ -12,7 +12,7 @@ use crate::catalog::{
 use crate::cx::{Cx, alu_bir};
 use crate::diag::{Anchor, Code, ValuePath};
 use crate::model::{Target, Value};
-use crate::types::{self, Memory, limits};
+use crate::types::{self, Dtype, Memory, limits};
 
 // ----- InlineASMInst / InlineASMBytesInst ------------------------------------------
 
@@ -316,7 +316,7 @@ pub static DROPOUT_MASK_INST: OpSpec = OpSpec {
             name: fname::keep_rate,
             kind: Kind::Float,
             default: Default::Required,
-            bir: "keep_rate",
+            bir: "an `imm_value` argument (float32) last in `ins`, role `keep_rate`",
             doc: "the rate, in (0, 1]: of keeping an element (`is_keep_rate`, the default) \
                   or of dropping it",
         },
@@ -348,8 +348,16 @@ fn lower_dropout(cx: &mut Cx<'_>) {
     }
     let is_keep_rate = cx.bool(fname::is_keep_rate);
     let inst = cx.inst_with_args(Opcode::Dropout);
+    // SPEC §6.7 [3]: the rate is bound as an immediate (seed 000 §7.6 addImmValue), the
+    // last `ins` entry, not a key.
     if let Some(k) = keep {
-        inst.set_float(F::KeepRate, k);
+        inst.ins.push(Arg::new(
+            ArgKind::Imm {
+                dtype: Dtype::F32,
+                value: BirValue::Float(k),
+            },
+            Role::field(fname::keep_rate),
+        ));
     }
     inst.set(F::IsKeepThreshold, is_keep_rate);
 }

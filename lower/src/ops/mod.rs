@@ -4,6 +4,7 @@
 mod activation;
 mod common;
 mod copy;
+pub(crate) mod instruction;
 mod kernels;
 mod matmul;
 mod max;

@@ -773,7 +773,7 @@ fn lower_gep(cx: &mut Cx<'_>) {
             index_arg = Some(Arg::new(
                 ArgKind::Imm {
                     dtype: Dtype::I32,
-                    value: *i,
+                    value: BirValue::Int(*i),
                 },
                 Role::field(fname::index),
             ));

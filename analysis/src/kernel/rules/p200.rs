@@ -12,16 +12,23 @@ use rustc_hash::FxHashMap as HashMap;
 
 use lower::diag::FixHint;
 
-/// The message and quick fix of a P200 on `%name`, `suggestion` the closest name in scope.
-pub fn word(name: &str, suggestion: Option<&str>) -> (String, Option<FixHint>) {
+/// The message and quick fix of a P200 on `%name`, `suggestion` the closest name in scope;
+/// `axis`: the use is in an index expression, where only a loop variable fits, and the
+/// message leads with the compiler's `No existing axis {v} found` (SPEC §7.1 [3]).
+pub fn word(name: &str, suggestion: Option<&str>, axis: bool) -> (String, Option<FixHint>) {
+    let lead = if axis {
+        format!("{}: ", lower::diag::compiler::no_existing_axis(name))
+    } else {
+        String::new()
+    };
     match suggestion {
         Some(s) => (
-            format!("`%{name}` is not defined here; did you mean `%{s}`?"),
+            format!("{lead}`%{name}` is not defined here; did you mean `%{s}`?"),
             Some(FixHint::Replace {
                 with: format!("%{s}"),
             }),
         ),
-        None => (format!("`%{name}` is not defined here"), None),
+        None => (format!("{lead}`%{name}` is not defined here"), None),
     }
 }
 

@@ -15,6 +15,15 @@ use crate::diagnostic::{Finding, RelatedAt};
 /// The note on the first definition.
 pub const FIRST: &str = "first defined here";
 
+/// The message of P201 on a kernel `@name`, led by the compiler's `identical function
+/// name` (SPEC §7.1 [3]).
+fn kernel_message(name: &str) -> String {
+    format!(
+        "{}: kernel `@{name}` is defined twice",
+        lower::diag::compiler::IDENTICAL_FUNCTION_NAME
+    )
+}
+
 /// P201 on the kernel `@name` at `range`, first defined at `first` (`here`: in its chunk).
 pub fn kernel(name: &str, range: TextRange, first: TextRange) -> Finding {
     Finding {
@@ -25,11 +34,7 @@ pub fn kernel(name: &str, range: TextRange, first: TextRange) -> Finding {
             },
             FIRST.to_string(),
         )],
-        ..Finding::new(
-            Code::P201,
-            range,
-            format!("kernel `@{name}` is defined twice"),
-        )
+        ..Finding::new(Code::P201, range, kernel_message(name))
     }
 }
 
@@ -57,12 +62,7 @@ pub fn kernels_defined_twice<'a>(
     for (name, range) in kernels {
         match first.get(name) {
             Some(&at) => out.push(
-                Finding::new(
-                    Code::P201,
-                    range,
-                    format!("kernel `@{name}` is defined twice"),
-                )
-                .with_related(at, FIRST),
+                Finding::new(Code::P201, range, kernel_message(name)).with_related(at, FIRST),
             ),
             None => {
                 first.insert(name, range);

@@ -402,6 +402,9 @@ local function scratch(source)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = 'json'
   vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = buf, nowait = true, desc = 'Close the BIR view' })
+  vim.keymap.set('n', 'gd', function()
+    M.goto_instruction()
+  end, { buffer = buf, desc = 'Go to the op of the instruction name under the cursor' })
   view = { buf = buf }
   views[source] = view
 
@@ -431,6 +434,49 @@ local function scratch(source)
     end,
   })
   return view
+end
+
+--- In a BIR view (or any buffer, for its source `source`): jumps to the op of the
+--- instruction name under the cursor (`I-3-0`, as the compiler's messages name it), which
+--- the server resolves through `workspace/symbol`.
+---@param source? integer the source buffer (default: the BIR view's, else the current one)
+function M.goto_instruction(source)
+  local here = vim.api.nvim_get_current_buf()
+  if not source then
+    for src, view in pairs(views) do
+      if view.buf == here then
+        source = src
+      end
+    end
+  end
+  source = source or here
+  local word = vim.fn.expand('<cWORD>')
+  local name = word:match('I%-%d+%-%d+') or word:match('I%-%d+')
+  local client = vim.lsp.get_clients({ bufnr = source, name = 'pir' })[1]
+  if not name or not client then
+    vim.notify('pir: no instruction name under the cursor', vim.log.levels.WARN)
+    return
+  end
+  local uri = vim.uri_from_bufnr(source)
+  client:request('workspace/symbol', { query = name }, function(err, result)
+    for _, symbol in ipairs((not err and result) or {}) do
+      local same = symbol.name == name or symbol.name:sub(1, #name + 1) == name .. '-'
+      if same and symbol.location and symbol.location.uri == uri then
+        local win = vim.fn.win_findbuf(source)[1]
+        if win then
+          vim.api.nvim_set_current_win(win)
+        else
+          vim.api.nvim_win_set_buf(0, source)
+        end
+        local start = symbol.location.range.start
+        local line = vim.api.nvim_buf_get_lines(source, start.line, start.line + 1, false)[1] or ''
+        local col = vim.str_byteindex(line, client.offset_encoding, start.character, false)
+        vim.api.nvim_win_set_cursor(0, { start.line + 1, col })
+        return
+      end
+    end
+    vim.notify(('pir: no op of %s in this file'):format(name), vim.log.levels.WARN)
+  end, source)
 end
 
 --- Shows the BIR JSON of the op under the cursor (of the whole file when the cursor is

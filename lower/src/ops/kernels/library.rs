@@ -10,10 +10,15 @@ use super::*;
 struct Library {
     /// The fixed `kernel_name`.
     kernel_name: &'static str,
-    /// A tiled twin: a bare operand is a pre-tiled access pattern (`addAP`, `"access": "ap"`)
-    /// and an access-kind call keeps its kind, instead of whole-tensor sequential operands
-    /// (`addSeqAccess`, `"access": "seq"`; SPEC §6.8 [2]).
+    /// A tiled twin: every operand is a pre-tiled access pattern (`addAP`, `"access": "ap"`;
+    /// an access-kind call is P413, ignored), instead of whole-tensor sequential operands
+    /// (`addSeqAccess`, `"access": "seq"`; SPEC §6.8 [3], seed 004 §3 "twin attr rosters
+    /// identical modulo addAP↔addSeqAccess").
     tiled: bool,
+    /// The untiled op binds each operand through the per-operand dispatcher
+    /// `codegenBIRKernelAccess`, as BIRKernel does (SPEC §6.9; seed 004 §6: the dispatcher
+    /// nested in `codegenAttentionMMSoftmaxMM`), not as a whole tensor.
+    per_operand: bool,
     /// The named fields that become `kernel_attrs` pairs, in the op's row order.
     attrs: &'static [&'static str],
     /// The `kernel_attrs` key of the token-generation flag, for the ops that decide it
@@ -49,30 +54,35 @@ const ATTENTION_FIELDS: &[FieldSpec] = &[LIB_SRCS, LIB_DSTS, SCALE, IS_CAUSAL];
 const MLP: Library = Library {
     kernel_name: "MLP",
     tiled: false,
+    per_operand: false,
     attrs: &[fname::skip_gate, fname::act_fn, fname::eps],
     tkg: Some("is_tkg"),
 };
 const QKV: Library = Library {
     kernel_name: "QKV",
     tiled: false,
+    per_operand: false,
     attrs: &[fname::eps],
     tkg: Some("useTkgQKVKernel"),
 };
 const RMSNORM_QUANT: Library = Library {
     kernel_name: "RMSNormQuant",
     tiled: false,
+    per_operand: false,
     attrs: &[fname::quant_dtype, fname::eps],
     tkg: None,
 };
 const ATTENTION: Library = Library {
     kernel_name: "Attention",
     tiled: false,
+    per_operand: true,
     attrs: &[fname::scale],
     tkg: None,
 };
 const BACKWARDS_ATTENTION: Library = Library {
     kernel_name: "BackwardsAttention",
     tiled: false,
+    per_operand: false,
     attrs: &[],
     tkg: None,
 };
@@ -189,8 +199,9 @@ pub static ATTENTION_MM_SOFTMAX_MM: OpSpec = OpSpec {
     instruction_type: Some(54),
     doc: bespoke_doc!(
         "Flash attention (Q·Kᵀ, softmax, ·V) as a library kernel spliced in by the name \
-         `Attention`. Operands are whole tensors, `\"access\": \"seq\"`. `kernel_attrs` holds `scale` when \
-         written; `is_causal` is a first-class field."
+         `Attention`. Each operand is bound as BIRKernel's are: a bare whole tensor `\"seq\"`, a \
+         bare part of one `\"nd_subtensor\"`, an access-kind call its own kind. \
+         `kernel_attrs` holds `scale` when written; `is_causal` is a first-class field."
     ),
     source: "seed 004 §2 _commonAttentionKernelCodegen, codegenAttentionMMSoftmaxMM; SPEC §6.8",
     fields: ATTENTION_FIELDS,
@@ -201,8 +212,8 @@ pub static ATTENTION_MM_SOFTMAX_MM: OpSpec = OpSpec {
 pub static TILED_ATTENTION_MM_SOFTMAX_MM: OpSpec = OpSpec {
     class: "TiledAttentionMMSoftmaxMM",
     doc: bespoke_doc!(
-        "The tiled twin of AttentionMMSoftmaxMM: the same fields and attributes, a bare \
-         operand is `\"access\": \"ap\"`, an access-kind call keeps its own kind."
+        "The tiled twin of AttentionMMSoftmaxMM: the same fields and attributes, every \
+         operand `\"access\": \"ap\"` (an access-kind call is ignored, P413)."
     ),
     source: "seed 004 §3 codegenTiledNativeKernel* (addAP); SPEC §6.8",
     lower: lower_tiled_attention,
@@ -277,7 +288,13 @@ fn lower_backwards_attention(cx: &mut Cx<'_>) {
 /// `_commonNativeKernelCodegen` / `_commonAttentionKernelCodegen`).
 fn lower_library(cx: &mut Cx<'_>, library: &Library) {
     let mode = if library.tiled {
-        AccessMode::Tiled
+        AccessMode::Fixed {
+            access: "ap",
+            call: "",
+            what: "a pre-tiled access pattern, `addAP`",
+        }
+    } else if library.per_operand {
+        AccessMode::Written
     } else {
         check_whole_operands(cx);
         AccessMode::Fixed {
@@ -368,7 +385,9 @@ fn lower_library(cx: &mut Cx<'_>, library: &Library) {
 
 /// P300 on each operand of an untiled bespoke op that is not a whole tensor (SPEC §6.8
 /// [2]): they pass operands with `addSeqAccess`, whole-tensor sequential, so a part of a
-/// tensor is written with the tiled twin. An access-kind call's access is checked too.
+/// tensor is written with the tiled twin. The access inside `full(…)` is checked too; one
+/// inside another call is not (SPEC §13.1.7: the call's P413 is that operand's one
+/// diagnostic of its kind).
 fn check_whole_operands(cx: &mut Cx<'_>) {
     let class = cx.spec.class;
     let twin = format!("Tiled{class}");
@@ -385,9 +404,16 @@ fn check_whole_operands(cx: &mut Cx<'_>) {
             continue;
         };
         let mut found = Vec::new();
-        cx.op.fields[index]
-            .value
-            .collect_accesses(ValuePath::field(index), &mut found);
+        let value = &cx.op.fields[index].value;
+        let ignored_call = |path: &ValuePath| match (value, path.elements.first()) {
+            (Value::List(items), Some(&k)) => matches!(
+                items.get(k),
+                Some(Value::Call { name, .. }) if name != "full"
+            ),
+            _ => false,
+        };
+        value.collect_accesses(ValuePath::field(index), &mut found);
+        found.retain(|(path, _)| !ignored_call(path));
         for (path, _) in found {
             if let Some(operand) = cx
                 .operand_at(&path)

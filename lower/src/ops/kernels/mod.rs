@@ -270,7 +270,8 @@ pub static BIR_KERNEL: OpSpec = OpSpec {
     doc: "A library kernel spliced in by name downstream (RouterTopK, ExpertMLPs, RowTiledMM, \
           …): the node carries the name, the attributes passed through verbatim as \
           `[key, value]` strings, and the operand shapes; no binary, no version, no trace. \
-          Each operand's `access` follows SPEC §6.9.",
+          A bare whole-tensor operand is `\"access\": \"seq\"`, a bare part of a tensor \
+          `\"nd_subtensor\"`; `full(…)`, `subtensor(…)`, `tile(…)`, `opaque(…)` name the kind.",
     source: "seed 004 §2 codegenBIRKernel, §6 codegenBIRKernelAccess; SPEC §6.8, §6.9",
     fields: &[
         FieldSpec {

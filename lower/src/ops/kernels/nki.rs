@@ -22,6 +22,23 @@ static NKI_FRONTEND: EnumSpec = EnumSpec {
     ],
 };
 
+/// `nki_binary_version_identifier`, which every IT 56 node carries (seed 004 §1, §4).
+const NKI_BINARY_VERSION_IDENTIFIER: FieldSpec = FieldSpec {
+    name: fname::nki_binary_version_identifier,
+    kind: Kind::Str,
+    default: Default::Str("0"),
+    bir: "nki_binary_version_identifier",
+    doc: "the version of the traced binary",
+};
+
+/// How every IT 56 node binds its operands: `addOpaqueAP`, "the kernel owns its internal
+/// tiling" (seed 004 §4; SPEC §6.8 [3]); `opaque(…)` agrees, another call is P413.
+const OPAQUE: AccessMode = AccessMode::Fixed {
+    access: "opaque",
+    call: "opaque",
+    what: "the traced kernel owns its tiling",
+};
+
 /// InternalNativeNkiKernel → `NKIKLIRKernel` (IT 56), the registry-traced carrier (seed
 /// 004 §4 codegenInternalNativeNkiKernel). BIR keys, in the seed's setter order:
 /// `klir_binary`, `kernel_format`, `nki_binary_version_identifier`, `func_args`,
@@ -63,13 +80,7 @@ pub static INTERNAL_NATIVE_NKI_KERNEL: OpSpec = OpSpec {
             bir: "klir_binary",
             doc: "the traced binary: a KLR-AST file (beta2) or BIR JSON (beta3)",
         },
-        FieldSpec {
-            name: fname::nki_binary_version_identifier,
-            kind: Kind::Str,
-            default: Default::Str("0"),
-            bir: "nki_binary_version_identifier",
-            doc: "the version of the traced binary",
-        },
+        NKI_BINARY_VERSION_IDENTIFIER,
         OPT_SB_BUF_SHAPE,
         OPT_PSUM_BUF_SHAPE,
     ],
@@ -88,13 +99,8 @@ fn lower_internal_nki(cx: &mut Cx<'_>) {
         func_name.map(|name| format!("{name}.{}", if beta3 { "json" } else { "klir" }))
     };
     let version = cx.string(fname::nki_binary_version_identifier);
-    let mode = AccessMode::Fixed {
-        access: "opaque",
-        call: "opaque",
-        what: "the traced kernel owns its tiling",
-    };
-    let ins = operand_args(cx, fname::srcs, mode, &mut Vec::new());
-    let outs = operand_args(cx, fname::dsts, mode, &mut Vec::new());
+    let ins = operand_args(cx, fname::srcs, OPAQUE, &mut Vec::new());
+    let outs = operand_args(cx, fname::dsts, OPAQUE, &mut Vec::new());
     let func_args = operand_names(cx, fname::srcs);
     let func_outs = operand_names(cx, fname::dsts);
     let sb = buf_shape(cx, fname::sb_buf_shape, 2);
@@ -218,15 +224,18 @@ fn lower_external_nki(cx: &mut Cx<'_>) {
 
 /// ExternalNativeNkiKlirKernel → `NKIKLIRKernel` (IT 56), the external KLIR-path twin
 /// (seed 004 §5). BIR keys, in this order: `func`, `klir_binary`, `kernel_format`
-/// (`"klir"`), `klir_input_names`.
+/// (`"klir"`), `nki_binary_version_identifier`, `klir_input_names`, `func_args`,
+/// `func_outs` (the operands' tensor names); operands `"access": "opaque"` (SPEC §6.8 [3]).
 pub static EXTERNAL_NATIVE_NKI_KLIR_KERNEL: OpSpec = OpSpec {
     class: "ExternalNativeNkiKlirKernel",
     opcode: "NKIKLIRKernel",
     engine: EngineSpec::Fixed(Engine::Unassigned),
     instruction_type: Some(56),
-    doc: "A user kernel already traced to a KLR-AST binary, carried as it is. Each operand's \
-          `access` follows SPEC §6.9.",
-    source: "seed 004 §5 codegenExternalNativeNkiKlirKernel; SPEC §6.8, §6.9",
+    doc: "A user kernel already traced to a KLR-AST binary, carried as it is. Operands are \
+          `\"access\": \"opaque\"` (the kernel owns its tiling; another access-kind call is \
+          ignored, P413).",
+    source: "seed 004 §5 codegenExternalNativeNkiKlirKernel; seed 004 §1, §4 (IT 56 fields, \
+             addOpaqueAP); SPEC §6.8",
     fields: &[
         FieldSpec {
             name: fname::func,
@@ -249,8 +258,9 @@ pub static EXTERNAL_NATIVE_NKI_KLIR_KERNEL: OpSpec = OpSpec {
             bir: "klir_input_names",
             doc: "the kernel's input names, as the binary declares them",
         },
-        SRCS,
-        DSTS,
+        REG_SRCS,
+        REG_DSTS,
+        NKI_BINARY_VERSION_IDENTIFIER,
     ],
     lower: lower_external_klir,
 };
@@ -267,8 +277,11 @@ fn lower_external_klir(cx: &mut Cx<'_>) {
             _ => None,
         })
         .collect();
-    let ins = operand_args(cx, fname::srcs, AccessMode::Written, &mut Vec::new());
-    let outs = operand_args(cx, fname::dsts, AccessMode::Written, &mut Vec::new());
+    let version = cx.string(fname::nki_binary_version_identifier);
+    let ins = operand_args(cx, fname::srcs, OPAQUE, &mut Vec::new());
+    let outs = operand_args(cx, fname::dsts, OPAQUE, &mut Vec::new());
+    let func_args = operand_names(cx, fname::srcs);
+    let func_outs = operand_names(cx, fname::dsts);
     let inst = cx.inst(Opcode::NkiKlirKernel);
     inst.ins = ins;
     inst.outs = outs;
@@ -278,6 +291,11 @@ fn lower_external_klir(cx: &mut Cx<'_>) {
     if let Some(binary) = klir_binary {
         inst.set(F::KlirBinary, binary);
     }
-    inst.set(F::KernelFormat, "klir")
-        .set(F::KlirInputNames, input_names);
+    inst.set(F::KernelFormat, "klir");
+    if let Some(version) = version {
+        inst.set(F::NkiBinaryVersionIdentifier, version);
+    }
+    inst.set(F::KlirInputNames, input_names)
+        .set(F::FuncArgs, func_args)
+        .set(F::FuncOuts, func_outs);
 }

@@ -10,12 +10,9 @@ pub(super) enum AccessMode {
     /// As written (SPEC §6.9): a call's kind; a bare access is `seq` when it selects the
     /// whole tensor, else `nd_subtensor`.
     Written,
-    /// The tiled twins (SPEC §6.8 [2]): a bare access is `ap` (`addAP`); an access-kind
-    /// call keeps its own kind.
-    Tiled,
     /// One kind for every operand (seed 004: the bespoke codegens use `addSeqAccess` or
-    /// `addAP`, the registry carrier `addOpaqueAP`). A call naming a kind other than `call`
-    /// is ignored (P413).
+    /// `addAP`, the IT 56 carriers `addOpaqueAP`). A call naming a kind other than `call`
+    /// is ignored (P413); `call` is empty where no call agrees (`ap`, SPEC §13.1.7).
     Fixed {
         /// The BIR `access`.
         access: &'static str,
@@ -30,7 +27,6 @@ impl AccessMode {
     pub(super) fn access(self) -> &'static str {
         match self {
             AccessMode::Written => "seq",
-            AccessMode::Tiled => "ap",
             AccessMode::Fixed { access, .. } => access,
         }
     }
@@ -70,13 +66,12 @@ pub(super) fn operand_args(
             partial_full.push(operand_path.clone());
         }
         let access = match (mode, call) {
-            (AccessMode::Written | AccessMode::Tiled, Some(name)) => ACCESS_KINDS
+            (AccessMode::Written, Some(name)) => ACCESS_KINDS
                 .iter()
                 .find(|(kind, _)| *kind == name)
                 .map_or("opaque", |(_, access)| access),
             (AccessMode::Written, None) if is_whole(operand) => "seq",
             (AccessMode::Written, None) => "nd_subtensor",
-            (AccessMode::Tiled, None) => "ap",
             (
                 AccessMode::Fixed {
                     access,

@@ -357,6 +357,23 @@ fn dtype_of(cx: &Cx<'_>, field: &str) -> Option<Dtype> {
 }
 
 /// P407 on `field` with `message`.
+/// The dtypes the PE takes as inputs (SPEC §6.1), as the P407 message lists them.
+pub(super) const PE_INPUT_DTYPES: &str = "f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2";
+
+/// P407 on PE input `field` of dtype `dtype`, led by the compiler's `Expect ap datatype
+/// to be of type …` (SPEC §7.1 [3]) with the dtypes `want` it takes and `why`.
+pub(super) fn pe_input_dtype_error(
+    cx: &mut Cx<'_>,
+    field: &str,
+    dtype: Dtype,
+    want: &str,
+    why: &str,
+) {
+    let lead = crate::diag::compiler::PE_INPUT_DTYPE;
+    let message = format!("{lead} {want}: `{field}` is {} ({why})", dtype.name());
+    dtype_error(cx, field, message);
+}
+
 fn dtype_error(cx: &mut Cx<'_>, field: &str, message: String) {
     let anchor = cx.anchor(field);
     cx.error(Code::P407, anchor, message);
@@ -376,12 +393,12 @@ fn check_pe_dtypes(cx: &mut Cx<'_>, double_row: bool, transpose: bool) {
         let Some(d) = d else { continue };
         let allowed = is_pe_input_dtype(d) && (!double_row || d.is_fp8());
         if !allowed {
-            let want = if double_row {
-                "double_row takes fp8 inputs (f8e4m3, f8e5m2)"
+            let (want, why) = if double_row {
+                ("f8e4m3 or f8e5m2", "double_row takes fp8 inputs")
             } else {
-                "the PE takes f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2"
+                (PE_INPUT_DTYPES, "the PE's input dtypes")
             };
-            dtype_error(cx, field, format!("`{field}` is {}: {want}", d.name()));
+            pe_input_dtype_error(cx, field, d, want, why);
             inputs_ok = false;
         }
     }
@@ -463,9 +480,10 @@ pub fn check_one_bank(cx: &mut Cx<'_>) {
             Code::P304,
             anchor,
             format!(
-                "a matmul dst must lie inside one PSUM bank ({bank} bytes per partition); this \
-                 access covers bytes {lo}..={hi} of `%{name}` in each partition, across the bank \
-                 boundary at {}{}",
+                "{}: a matmul dst must lie inside one PSUM bank ({bank} bytes per partition); \
+                 this access covers bytes {lo}..={hi} of `%{name}` in each partition, across \
+                 the bank boundary at {}{}",
+                crate::diag::compiler::ALLOCATED_OUT_OF_BOUND,
                 (lo.div_euclid(bank) + 1) * bank,
                 describe_iteration(&at)
             ),

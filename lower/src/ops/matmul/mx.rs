@@ -81,13 +81,12 @@ fn is_mx_dtype(d: Dtype) -> bool {
 fn check_mx_dtypes(cx: &mut Cx<'_>) {
     for field in [fname::stationary, fname::moving] {
         if let Some(d) = dtype_of(cx, field).filter(|d| !is_mx_dtype(*d)) {
-            dtype_error(
+            pe_input_dtype_error(
                 cx,
                 field,
-                format!(
-                    "`{field}` is {}: an MX matmul takes f8e5m2x4, f8e4m3fnx4 or f4e2m1fnx4",
-                    d.name()
-                ),
+                d,
+                "f8e5m2x4, f8e4m3fnx4 or f4e2m1fnx4",
+                "an MX matmul's packed inputs",
             );
         }
     }

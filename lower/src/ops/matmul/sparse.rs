@@ -113,7 +113,6 @@ fn lower_matmul_sparse(cx: &mut Cx<'_>) {
     }
 
     let accumulate = cx.bool(fname::is_accumulate);
-    let psum = psum_buf_shape(cx);
     let replication: Vec<(F, i64)> = [
         (fname::replication_resolution, F::ReplicationResolution),
         (fname::replication_shift_amnt, F::ReplicationShiftAmnt),
@@ -136,9 +135,6 @@ fn lower_matmul_sparse(cx: &mut Cx<'_>) {
         .set(F::TilePosition, tile.position);
     if let Some(r) = ratio {
         inst.set(F::CompressRatio, r);
-    }
-    if let Some(p) = psum {
-        inst.set(F::PsumBufShape, p);
     }
     inst.set(F::IsAccumulate, accumulate);
 }

@@ -74,14 +74,7 @@ fn lower_transpose(cx: &mut Cx<'_>) {
     }
     let (st, ds) = (dtype_of(cx, fname::src), dtype_of(cx, fname::dst));
     if let Some(s) = st.filter(|s| !is_pe_input_dtype(*s)) {
-        dtype_error(
-            cx,
-            fname::src,
-            format!(
-                "`src` is {}: the PE takes f32, f32r, tf32, bf16, f16, f8e4m3 or f8e5m2",
-                s.name()
-            ),
-        );
+        pe_input_dtype_error(cx, fname::src, s, PE_INPUT_DTYPES, "the PE's input dtypes");
     } else if let (Some(s), Some(d)) = (st, ds)
         && s != d
     {
