@@ -66,30 +66,21 @@ impl ChunkOpId {
 /// kernel's symbol, their ops named by their ids in the kernel.
 pub(crate) fn document_symbols(db: &dyn Db, doc: &Document) -> Vec<Symbol> {
     // The rest of a kernel cut into chunks joins its kernel's symbol.
-    let continuing = |chunk: &crate::document::Chunk| {
-        crate::db::parse(db, chunk.source)
-            .file
-            .kernels
-            .first()
-            .is_some_and(|k| k.continues)
-    };
     let count = doc
         .chunks
         .iter()
-        .map(|chunk| {
-            let symbols = chunk_symbols(db, chunk.source);
-            let all: usize = symbols.iter().map(Symbol::count).sum();
-            all - usize::from(continuing(chunk) && !symbols.is_empty())
-        })
+        .map(|chunk| chunk_symbol_count(db, chunk.source).0)
         .sum::<usize>();
     let whole = count <= MAX_DOCUMENT_SYMBOLS;
     let mut out: Vec<Symbol> = Vec::new();
     for chunk in &doc.chunks {
+        db.unwind_if_revision_cancelled();
         let mut symbols = chunk_symbols(db, chunk.source).iter();
-        if continuing(chunk)
+        if chunk_symbol_count(db, chunk.source).1
             && let Some(part) = symbols.next()
         {
-            let mut part = part.clone();
+            // Its symbols only when the whole tree is answered.
+            let mut part = if whole { part.clone() } else { part.outline() };
             part.shift(chunk.start);
             if let Some(kernel) = out.last_mut() {
                 // An unnamed kernel is selected whole.
@@ -179,6 +170,25 @@ pub fn chunk_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
             }
         })
         .collect()
+}
+
+/// How many symbols a chunk, `file`, adds to its document's outline (a part that continues
+/// a kernel adds its kernel's symbol once, in the first part), and whether its first
+/// kernel continues one of earlier chunks. Memoized and kept: what the document's outline
+/// reads of a chunk without its syntax tree.
+#[salsa::tracked]
+pub fn chunk_symbol_count(db: &dyn Db, file: SourceFile) -> (usize, bool) {
+    let symbols = chunk_symbols(db, file);
+    let continues = parse(db, file)
+        .file
+        .kernels
+        .first()
+        .is_some_and(|k| k.continues);
+    let all: usize = symbols.iter().map(Symbol::count).sum();
+    (
+        all - usize::from(continues && !symbols.is_empty()),
+        continues,
+    )
 }
 
 /// The most symbols a document's outline lists in full (about a 10,000-op file). A bigger

@@ -76,12 +76,18 @@ vim.api.nvim_create_autocmd('LspAttach', {
       return
     end
     local buf = args.buf
+    -- The text the lenses were last asked for (`b:changedtick`): an event that finds the
+    -- buffer unchanged since then asks nothing (CursorHold fires after every pause, and a
+    -- lens request on a 100,000-op file costs the server a join over every kernel).
+    local asked = vim.b[buf].changedtick
     vim.lsp.codelens.refresh({ bufnr = buf })
     vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'CursorHold' }, {
       group = vim.api.nvim_create_augroup('pir.codelens.' .. buf, { clear = true }),
       buffer = buf,
       callback = function()
-        if vim.g.pir_codelens ~= false then
+        local tick = vim.b[buf].changedtick
+        if vim.g.pir_codelens ~= false and tick ~= asked then
+          asked = tick
           vim.lsp.codelens.refresh({ bufnr = buf })
         end
       end,
