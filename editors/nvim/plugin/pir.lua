@@ -55,7 +55,12 @@ vim.api.nvim_create_autocmd('LspAttach', {
       and vim.g.pir_inlay_hints ~= false
       and client:supports_method('textDocument/inlayHint', args.buf)
     then
-      vim.lsp.inlay_hint.enable(true, { bufnr = args.buf })
+      -- A large buffer gets the hints of the lines it shows (lua/pir/large.lua).
+      if require('pir.large').is_large(args.buf) then
+        require('pir.large').attach(args.buf, client)
+      else
+        vim.lsp.inlay_hint.enable(true, { bufnr = args.buf })
+      end
     end
   end,
 })
