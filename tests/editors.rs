@@ -6,6 +6,9 @@
 //!   instruction name in it to its op, an edit that
 //!   introduces P200 and its quick fix, semantic tokens following them as deltas, the
 //!   server killed and started again by the plugin, `:PirRestart`).
+//! * `neovim_large_file`: the same Neovim on the 100,000-op benchmark file: inlay hints
+//!   on the lines shown, and the lag of keys typed in the middle of it and Neovim's memory,
+//!   printed and bounded (editors/nvim/test/large.lua, issue 24).
 //! * `vscode_grammar_tests`: `npm test` in editors/vscode (TextMate grammar tests).
 //! * `vscode_extension_packages`: `npx @vscode/vsce package` builds the `.vsix`.
 //! * `vscode_end_to_end`: the `.vsix` installed in a real VS Code (code-server 4.139.1 =
@@ -188,6 +191,47 @@ fn neovim_end_to_end() {
     let (ok, output) = run("nvim-e2e", cmd, &scratch, Duration::from_secs(150));
     eprintln!("{output}");
     assert!(ok, "the Neovim end-to-end test failed (see above)");
+}
+
+/// Issue 24: Neovim on the 100,000-op benchmark file (one the generator writes): the
+/// server's inlay hints on the lines shown in the middle of the file, and 80 keys typed
+/// there one every 60 ms; editors/nvim/test/large.lua prints the keystroke lag and
+/// Neovim's peak memory, and fails over 50 ms p95 or 500 MB.
+#[test]
+fn neovim_large_file() {
+    let nvim = match find_nvim() {
+        Ok(n) => n,
+        Err(why) => return skip("neovim_large_file", &why),
+    };
+    let repo = repo();
+    let scratch = Scratch::new("nvim-large");
+    let generated = pir_gen::pir::generate(100_000, pir_gen::pir::DEFAULT_KERNEL_OPS);
+    let value = generated
+        .edits
+        .iter()
+        .find(|e| e.kind == pir_gen::EditKind::TypeInValue)
+        .expect("a value edit");
+    let line = pir_gen::line_of(&generated.text, value.offset) + 1;
+    let file = scratch.0.join("large.pir");
+    fs::write(&file, &generated.text).expect("write the large file");
+    let mut cmd = Command::new(&nvim);
+    cmd.current_dir(&repo)
+        .args(["--headless", "--clean", "-u"])
+        .arg(repo.join("editors/nvim/test/minimal_init.lua"))
+        .arg("-c")
+        .arg(format!(
+            "luafile {}",
+            repo.join("editors/nvim/test/large.lua").display()
+        ))
+        .env("PIR_BIN", env!("CARGO_BIN_EXE_pir"))
+        .env("PIR_LARGE", &file)
+        .env("PIR_LARGE_LINE", line.to_string())
+        .env("XDG_STATE_HOME", scratch.0.join("state"))
+        .env("XDG_DATA_HOME", scratch.0.join("data"))
+        .env("XDG_CONFIG_HOME", scratch.0.join("config"));
+    let (ok, output) = run("nvim-large", cmd, &scratch, Duration::from_secs(600));
+    eprintln!("{output}");
+    assert!(ok, "the Neovim large-file test failed (see above)");
 }
 
 /// editors/vscode, when `npm ci` has been run there; else None after skipping.

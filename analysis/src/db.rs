@@ -176,7 +176,9 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
         whole.as_str()
     };
     let context = *file.context(db);
-    if *file.coarse(db) || text.len() < PIECES_FROM {
+    // A text nested near the parser's depth guard is read whole: each piece would start
+    // the guard afresh and nest what the file's guard cuts off (issue 24).
+    if *file.coarse(db) || text.len() < PIECES_FROM || syntax::may_nest_too_deep(text) {
         return if look_ahead.is_empty() && context == syntax::Context::default() {
             syntax::parse_cancellable(text, &check)
         } else {

@@ -507,6 +507,17 @@ fn a_huge_documents_symbols_are_its_kernels() {
             }
         }
     }
+    // 1,000 kernels of 25 parameters: the kernels and their parameters are over the budget
+    // too, so the outline is the kernels alone.
+    let params: Vec<String> = (0..25).map(|p| format!("%p{p}: hbm f32[4]")).collect();
+    let text: String = (0..1000)
+        .map(|k| format!("kernel @k{k}({}) {{\n  NoOp {{}}\n}}\n", params.join(", ")))
+        .collect();
+    let mut host = host(usize::MAX);
+    let file = host.add_file(&text);
+    let symbols = host.snapshot().document_symbols(file).unwrap();
+    let count: usize = symbols.iter().map(analysis::ide::Symbol::count).sum();
+    assert_eq!((symbols.len(), count), (1000, 1000));
 }
 
 /// The inserts of a long editing session (issue 23): line ends of every kind, U+2028, a

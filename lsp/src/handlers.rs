@@ -694,16 +694,26 @@ pub fn semantic_tokens_legend() -> lsp::SemanticTokensLegend {
 }
 
 /// `textDocument/semanticTokens/full`: the whole document's tokens, with a result id (kept
-/// in `sent` for the next `…/full/delta`).
+/// in `sent` for the next `…/full/delta`); `null` for a document of more than
+/// [`crate::tokens::MAX_WHOLE_DOCUMENT_BYTES`] (its visible lines through `…/range`).
 pub fn semantic_tokens(
     snap: &Snapshot,
     params: lsp::SemanticTokensParams,
     sent: &SentTokens,
 ) -> Result<Option<lsp::SemanticTokensResult>> {
     let uri = &params.text_document.uri;
+    if too_big_for_whole_tokens(snap, uri)? {
+        return Ok(None);
+    }
     let (doc, chunks) = token_chunks(snap, uri)?;
     let tokens = sent.full(document_key(uri), &doc.rope, &chunks, snap.encoding);
     Ok(Some(lsp::SemanticTokensResult::Tokens(tokens)))
+}
+
+/// Whether the open document `uri` is past [`crate::tokens::MAX_WHOLE_DOCUMENT_BYTES`]: no
+/// whole-document semantic tokens (decision, docs/decisions.md).
+fn too_big_for_whole_tokens(snap: &Snapshot, uri: &Uri) -> Result<bool> {
+    Ok(doc(snap, uri)?.rope.len_bytes() > crate::tokens::MAX_WHOLE_DOCUMENT_BYTES)
 }
 
 /// The open document `uri` and its semantic tokens, chunk by chunk.
@@ -727,6 +737,9 @@ pub fn semantic_tokens_delta(
     sent: &SentTokens,
 ) -> Result<Option<lsp::SemanticTokensFullDeltaResult>> {
     let uri = &params.text_document.uri;
+    if too_big_for_whole_tokens(snap, uri)? {
+        return Ok(None);
+    }
     let (doc, chunks) = token_chunks(snap, uri)?;
     Ok(Some(sent.delta(
         document_key(uri),

@@ -28,6 +28,16 @@ use tower_lsp_server::ls_types::{
 
 use crate::convert::{self, Encoding};
 
+/// The largest document (UTF-8 bytes of its text) given whole-document semantic tokens:
+/// 1 MiB, about 5,000 ops written as the corpus writes them and 100,000 tokens (a 1 MB
+/// answer). A bigger document's `…/full` and `…/full/delta` are answered `null`: the
+/// editor keeps its grammar's highlighting (Neovim's `syntax/pir.vim` or tree-sitter, VS
+/// Code's TextMate grammar), and VS Code, having no whole-document tokens, asks
+/// `…/range` for the lines it shows. At 100,000 ops the whole data was 2 million tokens and
+/// 17.5 MB, which Neovim keeps (and copies at every delta) in Lua tables: gigabytes and
+/// seconds a keystroke (decision, docs/decisions.md).
+pub const MAX_WHOLE_DOCUMENT_BYTES: usize = 1 << 20;
+
 /// The last whole-document semantic tokens answer sent for each open document, by
 /// [`crate::state::document_key`].
 #[derive(Default)]

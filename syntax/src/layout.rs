@@ -15,6 +15,39 @@ use crate::{SyntaxError, SyntaxErrorCode};
 /// nest about 10 deep (kernel, a few loops, an op, a list, a record, an index, a paren).
 pub(crate) const MAX_DEPTH: usize = 32;
 
+/// Whether `text`, read from the start of a statement line of a file (a chunk, which may
+/// start inside one kernel), may nest its brackets deep enough for the nesting guard of
+/// [`layout`] to fire somewhere in it. A byte scan, no lexing: brackets in comments are
+/// skipped, those in strings counted (which can only say yes more often), and a closer
+/// lowers the depth only down to 0. Read in pieces, each piece starts its guard at depth 0,
+/// so a text for which this says yes must be read whole to be read as its file reads it
+/// (the analysis does so, `analysis/src/db.rs` `parse`).
+pub fn may_nest_too_deep(text: &str) -> bool {
+    // A chunk may start inside a kernel's body: one level the scan does not see.
+    let limit = MAX_DEPTH - 1;
+    let (mut depth, mut bytes) = (0usize, text.bytes().peekable());
+    while let Some(b) = bytes.next() {
+        match b {
+            b'{' | b'[' | b'(' => {
+                depth += 1;
+                if depth >= limit {
+                    return true;
+                }
+            }
+            b'}' | b']' | b')' => depth = depth.saturating_sub(1),
+            b'/' if bytes.peek() == Some(&b'/') => {
+                for c in bytes.by_ref() {
+                    if c == b'\n' {
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
 /// What an open bracket opened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Frame {

@@ -3,6 +3,7 @@
 mod edge;
 mod features;
 mod hostile;
+mod keystroke;
 mod support;
 mod workspace;
 

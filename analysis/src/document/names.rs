@@ -17,15 +17,14 @@ impl Document {
     /// its `kernel` to its `}` (the document's offsets).
     pub(crate) fn split_kernel_range(&self, db: &dyn Db, head: usize) -> Option<TextRange> {
         let tail = self.tail(head);
-        let first = crate::db::parse(db, self.chunk(head).source)
-            .file
-            .kernels
+        // Through the parts' places (kept), not the chunks' trees (evicted).
+        let first = summary::parts(db, self.chunk(head).source)
             .last()?
+            .places
             .range;
-        let last = crate::db::parse(db, self.chunk(tail).source)
-            .file
-            .kernels
+        let last = summary::parts(db, self.chunk(tail).source)
             .first()?
+            .places
             .range;
         Some(TextRange::new(
             first.start() + self.chunk(head).start,

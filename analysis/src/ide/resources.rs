@@ -10,23 +10,54 @@ use crate::db::Db;
 use crate::document::Document;
 use crate::resources::{KernelStats, Peak, group, group_executed};
 
-/// A code lens: the range it stands above (the kernel's `@name`, UTF-8 bytes) and its
-/// text. It runs no command.
+/// A code lens: the range it stands above (the kernel's `@name`, UTF-8 bytes), its kind
+/// and its text. It runs no command.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CodeLens {
     /// The kernel's name (the lens is shown above its line).
     pub range: TextRange,
-    /// The text, see [`lens_title`].
+    /// What it shows.
+    pub kind: LensKind,
+    /// The text, see [`LensKind::title`].
     pub title: String,
 }
 
-/// One lens per kernel of a document, in source order, in its offsets.
+/// What a kernel's code lens shows. Every kind is a function of the kernel's
+/// [`KernelStats`], which the document joins per kernel from memos per chunk and per part
+/// (O(kernels) a request, `Document::kernel_stats`); adding a kind is a variant here, its
+/// place in [`LensKind::ALL`] and its arm in [`LensKind::title`] (docs/decisions.md,
+/// "Requests after a change").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LensKind {
+    /// Engine counts and SBUF/PSUM peaks ([`lens_title`], SPEC §10.1).
+    Resources,
+}
+
+impl LensKind {
+    /// Every kind, in the order the lenses of one kernel are listed.
+    pub const ALL: [LensKind; 1] = [LensKind::Resources];
+
+    /// The lens of this kind for the kernel `stats`, if it has one.
+    pub fn title(self, stats: &KernelStats) -> Option<String> {
+        match self {
+            LensKind::Resources => Some(lens_title(stats)),
+        }
+    }
+}
+
+/// The lenses of each kernel of a document, in source order (a kernel's in
+/// [`LensKind::ALL`]'s order), in its offsets.
 pub(crate) fn code_lenses(db: &dyn Db, doc: &Document) -> Vec<CodeLens> {
     doc.kernel_stats(db)
         .iter()
-        .map(|stats| CodeLens {
-            range: stats.name_range,
-            title: lens_title(stats),
+        .flat_map(|stats| {
+            LensKind::ALL.into_iter().filter_map(move |kind| {
+                Some(CodeLens {
+                    range: stats.name_range,
+                    kind,
+                    title: kind.title(stats)?,
+                })
+            })
         })
         .collect()
 }

@@ -24,28 +24,80 @@ pub struct Fold {
     pub range: TextRange,
     /// Its kind.
     pub kind: FoldKind,
+    /// What it folds: the outer the fold, the lower.
+    pub rank: FoldRank,
+}
+
+/// What a fold folds, outermost first: a document of more than [`MAX_FOLDS`] folds gets
+/// the folds of the first ranks only (see [`folding_ranges`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FoldRank {
+    /// A kernel, from its `kernel` line to its `}`.
+    Kernel,
+    /// A loop's body.
+    Loop,
+    /// An op's body, or a run of comment lines.
+    Op,
+    /// A multi-line list or record.
+    Value,
+}
+
+impl FoldRank {
+    /// Every rank, outermost first.
+    pub const ALL: [FoldRank; 4] = [
+        FoldRank::Kernel,
+        FoldRank::Loop,
+        FoldRank::Op,
+        FoldRank::Value,
+    ];
+}
+
+/// The most folds a document's folding ranges hold: VS Code's default
+/// `editor.foldingMaximumRegions`, beyond which it drops the rest itself. A document with
+/// more gets its outer folds (the ranks of [`FoldRank::ALL`] in order, as many whole ranks
+/// as fit, kernels always, and at most this many), so that its answer costs the same
+/// whatever the file's size (at 100,000 ops all its folds were a 3.8 MB answer and 1.8 s;
+/// decision, docs/decisions.md).
+pub const MAX_FOLDS: usize = 5_000;
+
+/// A chunk's folds ([`chunk_folds`]), and the folds of its kernels that other chunks
+/// continue, so that the document joins them without the chunk's syntax tree.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ChunkFolds {
+    /// Every fold of the chunk, by start (relative to it).
+    pub folds: Vec<Fold>,
+    /// The fold of its first kernel when that kernel continues one of earlier chunks.
+    pub continues: Option<TextRange>,
+    /// The fold of its last kernel when that kernel goes on in later chunks.
+    pub goes_on: Option<TextRange>,
+    /// How many of its folds are of each rank, in [`FoldRank::ALL`]'s order.
+    pub counts: [usize; 4],
+}
+
+/// The fold of a kernel: from the `kernel` line, so that a signature written over several
+/// lines folds with its body (folding from the `{` would leave all but its last line open).
+fn kernel_fold(kernel: &ast::Kernel) -> Option<TextRange> {
+    kernel
+        .body_range
+        .map(|body| TextRange::new(kernel.range.start(), body.end()))
 }
 
 /// Every fold of a file: kernel and loop bodies, op bodies, lists and records, and runs of
-/// two or more comment-only lines. Memoized (the editor asks after every change; for a
-/// chunk not edited this is a lookup, not a walk of its syntax tree).
+/// two or more comment-only lines. Memoized and kept (the editor asks after every change;
+/// for a chunk not edited this is a lookup, not a parse and a walk of its syntax tree).
 #[salsa::tracked(returns(ref))]
-pub fn chunk_folds(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
+pub fn chunk_folds(db: &dyn Db, file: SourceFile) -> ChunkFolds {
     let text = file.text(db);
     let mut folds = Vec::new();
-    for kernel in &parse(db, file).file.kernels {
-        let region = |r: TextRange| Fold {
-            range: r,
-            kind: FoldKind::Region,
-        };
-        // From the `kernel` line, so that a signature written over several lines folds
-        // with its body (folding from the `{` would leave all but its last line open).
-        folds.extend(
-            kernel
-                .body_range
-                .map(|body| region(TextRange::new(kernel.range.start(), body.end()))),
-        );
-        walk_stmts(&kernel.body, &mut |r| folds.push(region(r)));
+    let kernels = &parse(db, file).file.kernels;
+    let region = |range: TextRange, rank: FoldRank| Fold {
+        range,
+        kind: FoldKind::Region,
+        rank,
+    };
+    for kernel in kernels {
+        folds.extend(kernel_fold(kernel).map(|r| region(r, FoldRank::Kernel)));
+        walk_stmts(&kernel.body, &mut |r, rank| folds.push(region(r, rank)));
     }
     // Runs of comment lines.
     let (tokens, _) = syntax::lex(text);
@@ -75,6 +127,7 @@ pub fn chunk_folds(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
                     folds.push(Fold {
                         range: r,
                         kind: FoldKind::Comment,
+                        rank: FoldRank::Op,
                     });
                 }
                 run = only_comment.then_some((range, 1));
@@ -88,25 +141,41 @@ pub fn chunk_folds(db: &dyn Db, file: SourceFile) -> Vec<Fold> {
         folds.push(Fold {
             range: r,
             kind: FoldKind::Comment,
+            rank: FoldRank::Op,
         });
     }
     folds.sort_by_key(|f| f.range.start());
-    folds
+    let mut counts = [0; 4];
+    for fold in &folds {
+        if let Some(count) = counts.get_mut(fold.rank as usize) {
+            *count += 1;
+        }
+    }
+    ChunkFolds {
+        folds,
+        counts,
+        continues: kernels
+            .first()
+            .filter(|k| k.continues)
+            .and_then(kernel_fold),
+        goes_on: kernels.last().filter(|k| k.goes_on).and_then(kernel_fold),
+    }
 }
 
-/// Calls `f` with the foldable ranges below the statements.
-fn walk_stmts(stmts: &[ast::Stmt], f: &mut impl FnMut(TextRange)) {
+/// Calls `f` with the foldable ranges below the statements and their ranks (the tree is
+/// at most the parser's bracket depth deep, so is this recursion).
+fn walk_stmts(stmts: &[ast::Stmt], f: &mut impl FnMut(TextRange, FoldRank)) {
     for stmt in stmts {
         match stmt {
             ast::Stmt::Loop(l) => {
                 if let Some(b) = l.body_range {
-                    f(b);
+                    f(b, FoldRank::Loop);
                 }
                 walk_stmts(&l.body, f);
             }
             ast::Stmt::Op(op) => {
                 if let Some(b) = op.body_range {
-                    f(b);
+                    f(b, FoldRank::Op);
                 }
                 for field in &op.fields {
                     if let Some(v) = &field.value {
@@ -119,14 +188,14 @@ fn walk_stmts(stmts: &[ast::Stmt], f: &mut impl FnMut(TextRange)) {
     }
 }
 
-fn walk_value(value: &ast::Value, f: &mut impl FnMut(TextRange)) {
+fn walk_value(value: &ast::Value, f: &mut impl FnMut(TextRange, FoldRank)) {
     match &value.kind {
         ast::ValueKind::List(items) => {
-            f(value.range);
+            f(value.range, FoldRank::Value);
             items.iter().for_each(|v| walk_value(v, f));
         }
         ast::ValueKind::Record(fields) => {
-            f(value.range);
+            f(value.range, FoldRank::Value);
             fields
                 .iter()
                 .filter_map(|fl| fl.value.as_ref())
@@ -137,28 +206,41 @@ fn walk_value(value: &ast::Value, f: &mut impl FnMut(TextRange)) {
 }
 
 /// The folding ranges of a document, in its offsets: each chunk's ([`chunk_folds`],
-/// memoized), a kernel cut into chunks folding whole from its first chunk.
+/// memoized and kept), a kernel cut into chunks folding whole from its first chunk; at
+/// most [`MAX_FOLDS`], the outer ranks first (O(chunks) to count them, then O(the folds
+/// answered)).
 pub(crate) fn folding_ranges(db: &dyn Db, doc: &Document) -> Vec<Fold> {
+    let mut counts = [0usize; 4];
+    for chunk in &doc.chunks {
+        db.unwind_if_revision_cancelled();
+        for (sum, count) in counts.iter_mut().zip(chunk_folds(db, chunk.source).counts) {
+            *sum += count;
+        }
+    }
+    // The ranks answered: as many whole ranks as fit, kernels whatever their number.
+    let [kernels, ..] = counts;
+    let mut total = kernels;
+    let ranks = 1 + FoldRank::ALL
+        .iter()
+        .zip(counts)
+        .skip(1)
+        .take_while(|(_, count)| {
+            total += count;
+            total <= MAX_FOLDS
+        })
+        .count();
+    let deepest = FoldRank::ALL
+        .get(ranks - 1)
+        .copied()
+        .unwrap_or(FoldRank::Kernel);
     let mut out: Vec<Fold> = Vec::new();
     for (index, chunk) in doc.chunks.iter().enumerate() {
-        let parsed = &crate::db::parse(db, chunk.source).file;
+        db.unwind_if_revision_cancelled();
+        let folds = chunk_folds(db, chunk.source);
         // A kernel cut into chunks folds whole, from its first chunk.
-        let fold_of = |k: &syntax::ast::Kernel| {
-            k.body_range
-                .map(|b| TextRange::new(k.range.start(), b.end()) + chunk.start)
-        };
-        let skip = parsed
-            .kernels
-            .first()
-            .filter(|k| k.continues)
-            .and_then(fold_of);
-        let grow = parsed
-            .kernels
-            .last()
-            .filter(|k| k.goes_on)
-            .and_then(fold_of);
-        let whole = grow.and_then(|_| doc.split_kernel_range(db, index));
-        for fold in chunk_folds(db, chunk.source) {
+        let skip = folds.continues.map(|r| r + chunk.start);
+        let grow = folds.goes_on.map(|r| r + chunk.start);
+        for fold in folds.folds.iter().filter(|f| f.rank <= deepest) {
             let mut fold = *fold;
             fold.shift(chunk.start);
             if fold.kind == FoldKind::Region && Some(fold.range) == skip {
@@ -166,9 +248,12 @@ pub(crate) fn folding_ranges(db: &dyn Db, doc: &Document) -> Vec<Fold> {
             }
             if fold.kind == FoldKind::Region
                 && Some(fold.range) == grow
-                && let Some(whole) = whole
+                && let Some(whole) = doc.split_kernel_range(db, index)
             {
                 fold.range = whole;
+            }
+            if out.len() == MAX_FOLDS {
+                return out;
             }
             out.push(fold);
         }
@@ -330,6 +415,29 @@ mod tests {
                 super::FoldKind::Region,
                 super::FoldKind::Region
             ]
+        );
+    }
+
+    /// Over [`super::MAX_FOLDS`] folds, a document gets the outer ranks that fit whole:
+    /// here its kernels and loops (2,000 each), not its 2,000 op bodies.
+    #[test]
+    fn a_document_of_too_many_folds_gets_its_outer_ones() {
+        use super::{FoldRank, MAX_FOLDS};
+        let kernel = "kernel @k() {\n  for %i in 0..2 {\n    NoOp {\n    }\n  }\n}\n";
+        let db = crate::db::RootDatabase::default();
+        let doc = crate::ide::fixture::document(&db, &kernel.repeat(2000));
+        let folds = super::folding_ranges(&db, &doc);
+        let ranks = |rank: FoldRank| folds.iter().filter(|f| f.rank == rank).count();
+        assert_eq!(
+            FoldRank::ALL.map(ranks),
+            [2000, 2000, 0, 0],
+            "at most {MAX_FOLDS}, outer ranks first"
+        );
+        let small = crate::ide::fixture::document(&db, &kernel.repeat(10));
+        let all = super::folding_ranges(&db, &small);
+        assert_eq!(
+            FoldRank::ALL.map(|r| all.iter().filter(|f| f.rank == r).count()),
+            [10, 10, 10, 0]
         );
     }
 

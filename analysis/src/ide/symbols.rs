@@ -61,35 +61,36 @@ impl ChunkOpId {
 }
 
 /// The symbols of a document, in its offsets: the whole tree, or, for a document of more
-/// than [`MAX_DOCUMENT_SYMBOLS`] symbols, its kernels and their parameters. Joined from
+/// than [`MAX_DOCUMENT_SYMBOLS`] symbols, its kernels and their parameters, or its kernels
+/// alone when even those are more. Joined from
 /// each chunk's ([`chunk_symbols`]); the parts of a kernel cut into chunks join its
 /// kernel's symbol, their ops named by their ids in the kernel.
 pub(crate) fn document_symbols(db: &dyn Db, doc: &Document) -> Vec<Symbol> {
     // The rest of a kernel cut into chunks joins its kernel's symbol.
-    let continuing = |chunk: &crate::document::Chunk| {
-        crate::db::parse(db, chunk.source)
-            .file
-            .kernels
-            .first()
-            .is_some_and(|k| k.continues)
+    let (mut all, mut outline) = (0, 0);
+    for chunk in &doc.chunks {
+        let counts = chunk_symbol_count(db, chunk.source);
+        all += counts.all;
+        outline += counts.outline;
+    }
+    let whole = all <= MAX_DOCUMENT_SYMBOLS;
+    let params = outline <= MAX_DOCUMENT_SYMBOLS;
+    let cut = |symbol: &Symbol| {
+        if whole {
+            symbol.clone()
+        } else {
+            symbol.outline(params)
+        }
     };
-    let count = doc
-        .chunks
-        .iter()
-        .map(|chunk| {
-            let symbols = chunk_symbols(db, chunk.source);
-            let all: usize = symbols.iter().map(Symbol::count).sum();
-            all - usize::from(continuing(chunk) && !symbols.is_empty())
-        })
-        .sum::<usize>();
-    let whole = count <= MAX_DOCUMENT_SYMBOLS;
     let mut out: Vec<Symbol> = Vec::new();
     for chunk in &doc.chunks {
+        db.unwind_if_revision_cancelled();
         let mut symbols = chunk_symbols(db, chunk.source).iter();
-        if continuing(chunk)
+        if chunk_symbol_count(db, chunk.source).continues
             && let Some(part) = symbols.next()
         {
-            let mut part = part.clone();
+            // Its symbols only when the whole tree is answered.
+            let mut part = cut(part);
             part.shift(chunk.start);
             if let Some(kernel) = out.last_mut() {
                 // An unnamed kernel is selected whole.
@@ -107,11 +108,7 @@ pub(crate) fn document_symbols(db: &dyn Db, doc: &Document) -> Vec<Symbol> {
             }
         }
         for symbol in symbols {
-            let mut symbol = if whole {
-                symbol.clone()
-            } else {
-                symbol.outline()
-            };
+            let mut symbol = cut(symbol);
             symbol.shift(chunk.start);
             out.push(symbol);
         }
@@ -181,8 +178,45 @@ pub fn chunk_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
         .collect()
 }
 
+/// What the document's outline reads of a chunk without its syntax tree
+/// ([`chunk_symbol_count`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkSymbolCount {
+    /// The symbols it adds to the whole tree (a part that continues a kernel adds its
+    /// kernel's symbol once, in the first part).
+    pub all: usize,
+    /// Those of them that are kernels or parameters.
+    pub outline: usize,
+    /// Its first kernel continues one of earlier chunks.
+    pub continues: bool,
+}
+
+/// How many symbols a chunk, `file`, adds to its document's outline. Memoized and kept.
+#[salsa::tracked]
+pub fn chunk_symbol_count(db: &dyn Db, file: SourceFile) -> ChunkSymbolCount {
+    let symbols = chunk_symbols(db, file);
+    let continues = parse(db, file)
+        .file
+        .kernels
+        .first()
+        .is_some_and(|k| k.continues);
+    let part = usize::from(continues && !symbols.is_empty());
+    let params = |s: &Symbol| {
+        s.children
+            .iter()
+            .filter(|c| c.kind == SymbolKind::Param)
+            .count()
+    };
+    ChunkSymbolCount {
+        all: symbols.iter().map(Symbol::count).sum::<usize>() - part,
+        outline: symbols.iter().map(|s| 1 + params(s)).sum::<usize>() - part,
+        continues,
+    }
+}
+
 /// The most symbols a document's outline lists in full (about a 10,000-op file). A bigger
-/// document lists its kernels and their parameters only: its whole tree (185,000 symbols
+/// document lists its kernels and their parameters only (its kernels alone when those are
+/// more: 22,000 at 100,000 ops of the benchmark's kernels, a 6.4 MB answer): its whole tree (185,000 symbols
 /// and a 59 MB answer at 100,000 ops, several seconds and a gigabyte for the server to
 /// send) would serve no outline (decision, docs/decisions.md).
 pub const MAX_DOCUMENT_SYMBOLS: usize = 20_000;
@@ -193,9 +227,9 @@ impl Symbol {
         1 + self.children.iter().map(Symbol::count).sum::<usize>()
     }
 
-    /// This symbol with only its parameters below it (a kernel's entry in the outline of a
-    /// document over [`MAX_DOCUMENT_SYMBOLS`]).
-    pub fn outline(&self) -> Symbol {
+    /// This symbol with only its parameters below it (`params`), or nothing below it: a
+    /// kernel's entry in the outline of a document over [`MAX_DOCUMENT_SYMBOLS`].
+    pub fn outline(&self, params: bool) -> Symbol {
         Symbol {
             name: self.name.clone(),
             detail: self.detail.clone(),
@@ -205,7 +239,7 @@ impl Symbol {
             children: self
                 .children
                 .iter()
-                .filter(|c| c.kind == SymbolKind::Param)
+                .filter(|c| params && c.kind == SymbolKind::Param)
                 .cloned()
                 .collect(),
             chunk_op_id: None,

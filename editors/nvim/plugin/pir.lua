@@ -55,7 +55,12 @@ vim.api.nvim_create_autocmd('LspAttach', {
       and vim.g.pir_inlay_hints ~= false
       and client:supports_method('textDocument/inlayHint', args.buf)
     then
-      vim.lsp.inlay_hint.enable(true, { bufnr = args.buf })
+      -- A large buffer gets the hints of the lines it shows (lua/pir/large.lua).
+      if require('pir.large').is_large(args.buf) then
+        require('pir.large').attach(args.buf, client)
+      else
+        vim.lsp.inlay_hint.enable(true, { bufnr = args.buf })
+      end
     end
   end,
 })
@@ -76,12 +81,18 @@ vim.api.nvim_create_autocmd('LspAttach', {
       return
     end
     local buf = args.buf
+    -- The text the lenses were last asked for (`b:changedtick`): an event that finds the
+    -- buffer unchanged since then asks nothing (CursorHold fires after every pause, and a
+    -- lens request on a 100,000-op file costs the server a join over every kernel).
+    local asked = vim.b[buf].changedtick
     vim.lsp.codelens.refresh({ bufnr = buf })
     vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged', 'CursorHold' }, {
       group = vim.api.nvim_create_augroup('pir.codelens.' .. buf, { clear = true }),
       buffer = buf,
       callback = function()
-        if vim.g.pir_codelens ~= false then
+        local tick = vim.b[buf].changedtick
+        if vim.g.pir_codelens ~= false and tick ~= asked then
+          asked = tick
           vim.lsp.codelens.refresh({ bufnr = buf })
         end
       end,
