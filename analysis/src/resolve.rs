@@ -506,8 +506,9 @@ impl<'a> KernelResolver<'a> {
                 .diagnostics
                 .push(Finding::new(code, ty.range, message));
         }
-        // A tensor with a zero dim has no access pattern: its uses would only repeat the
-        // declaration's error. (Over capacity, P304, it still has one.)
+        // A tensor with a zero dim, or more partitions than its memory has (P302), has no
+        // access pattern: its uses would only repeat the declaration's error. (Over
+        // capacity, P304, it still has one.)
         usable.then(|| Arc::new(tensor))
     }
 

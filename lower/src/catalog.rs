@@ -190,6 +190,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Whether an access in a field of this kind is written (`outs`) or read (`ins`, and
+    /// every kind that is not an access).
+    pub fn direction(&self) -> Dir {
+        match self {
+            Kind::Acc(_, dir) | Kind::KernelOperand(dir) => *dir,
+            Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => *dir,
+            _ => Dir::In,
+        }
+    }
+
     /// The kind as SPEC §6 writes it: `acc(psum)`, `list<int>`, `enum{none, double_row}`.
     pub fn describe(&self) -> String {
         match self {

@@ -19,7 +19,7 @@ use crate::bir::{Arg, Opcode, Role};
 use crate::catalog::{self, Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
 use crate::diag::{Anchor, Code, Diag, FixHint, Severity, ValuePath, did_you_mean};
 use crate::model::{Access, ResolvedOp, Target, Value};
-use crate::types::{Dtype, Memory, limits};
+use crate::types::{Dtype, Memory};
 
 /// The state of one spec field in the op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +114,16 @@ impl<'a> Cx<'a> {
                 cx.diags.push(
                     Diag::new(Code::P203, Anchor::FieldName(i), message)
                         .with_fix(FixHint::replace(suggestion)),
+                );
+                // What the unknown field names still counts as used: read or written as
+                // the suggested field would be, written when there is no suggestion (an
+                // unknown field says nothing of its direction), so that its one mistake
+                // does not also make later reads warn (P501).
+                let suggested_spec =
+                    suggestion.and_then(|s| spec.fields.iter().find(|f| f.name == s));
+                cx.record_named(
+                    i,
+                    suggested_spec.is_none_or(|f| f.kind.direction() == Dir::Out),
                 );
                 continue;
             };
@@ -361,11 +371,7 @@ impl<'a> Cx<'a> {
             let value = &self.op.fields[i].value;
             let mut found = Vec::new();
             value.collect_accesses(ValuePath::field(i), &mut found);
-            let dir = match spec_field.kind {
-                Kind::Acc(_, dir) | Kind::KernelOperand(dir) => dir,
-                Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => *dir,
-                _ => Dir::In,
-            };
+            let dir = spec_field.kind.direction();
             for (path, access) in found {
                 match &access.target {
                     Target::Tensor(tensor) => {
@@ -382,25 +388,6 @@ impl<'a> Cx<'a> {
                         ) else {
                             continue;
                         };
-                        let partitions = operand.dims.first().map_or(0, |d| {
-                            (d.count.saturating_sub(1) as i128) * d.step as i128 + 1
-                        });
-                        if operand.on_chip()
-                            && !operand.faulty
-                            && partitions > limits::PARTITIONS as i128
-                        {
-                            self.diags.push(Diag::new(
-                                Code::P302,
-                                Anchor::Value(path.clone()),
-                                format!(
-                                    "`%{}` spans {partitions} partitions; {} has {}",
-                                    tensor.name,
-                                    tensor.memory.name(),
-                                    limits::PARTITIONS
-                                ),
-                            ));
-                            operand.faulty = true;
-                        }
                         if self.engine == Engine::Pool && tensor.memory == Memory::Psum {
                             self.diags.push(Diag::new(
                                 Code::P301,
@@ -440,17 +427,18 @@ impl<'a> Cx<'a> {
         else {
             return;
         };
+        self.record_named(i, spec_field.kind.direction() == Dir::Out);
+    }
+
+    /// Records the tensors the value of the op's field `i` names as written (`out`) or read.
+    fn record_named(&mut self, i: usize, out: bool) {
+        let Some(field) = self.op.fields.get(i) else {
+            return;
+        };
         let mut found = Vec::new();
-        self.op.fields[i]
+        field
             .value
             .collect_accesses(ValuePath::field(i), &mut found);
-        let out = match spec_field.kind {
-            Kind::Acc(_, dir) | Kind::KernelOperand(dir) => dir == Dir::Out,
-            Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => {
-                *dir == Dir::Out
-            }
-            _ => false,
-        };
         for (_, access) in found {
             if let Target::Tensor(tensor) = &access.target {
                 let list = if out {

@@ -107,11 +107,28 @@ pub fn lower_op(op: &ResolvedOp) -> Lowered {
     cx.finish()
 }
 
-/// Checks a tensor declaration or parameter type (SPEC §4): P304 for a per-partition
-/// footprint beyond the memory's capacity, P414 for a dim of size 0. (More than 128
-/// partitions is P302 on the operands that access them, SPEC §7.)
+/// Checks a tensor declaration or parameter type (SPEC §4): P302 for an `sbuf` or `psum`
+/// partition dim (dim 0) over 128, P304 for a per-partition footprint beyond the memory's
+/// capacity, P414 for a dim of size 0. (P302 is on the declaration, where the mistake is,
+/// not on each access of it: `docs/decisions.md`.)
 pub fn check_tensor(tensor: &model::Tensor) -> Vec<(Code, String)> {
     let mut out = Vec::new();
+    if let Some(&partitions) = tensor.dims.first()
+        && tensor.memory.is_on_chip()
+        && partitions > types::limits::PARTITIONS
+    {
+        out.push((
+            Code::P302,
+            format!(
+                "`%{}` declares {partitions} partitions (dim 0); {} has {}: declare a tile of at \
+                 most {} and loop over the tiles",
+                tensor.name,
+                tensor.memory.name(),
+                types::limits::PARTITIONS,
+                types::limits::PARTITIONS,
+            ),
+        ));
+    }
     if let Some(capacity) = tensor.memory.partition_capacity() {
         let bytes = tensor.partition_bytes();
         if bytes > capacity {
