@@ -476,13 +476,28 @@ impl<'a> KernelResolver<'a> {
                 let names = Memory::ALL
                     .iter()
                     .filter(|m| **m != Memory::Reg)
-                    .map(|m| (m.name(), m.name()));
-                self.out.diagnostics.push(suggest(
-                    format!("unknown memory space `{}`", ty.memory.text),
-                    (Code::P207, ty.memory.range),
-                    &ty.memory.text,
-                    names,
-                ));
+                    .map(|m| (m.name(), m.bir_type()));
+                let spaces: Vec<&str> = Memory::ALL
+                    .iter()
+                    .filter(|m| **m != Memory::Reg)
+                    .map(|m| m.name())
+                    .collect();
+                let suggestion = lower::diag::did_you_mean_spelt(&ty.memory.text, names);
+                let message = match suggestion {
+                    Some(s) => format!(
+                        "unknown memory space `{}`; did you mean `{s}`?",
+                        ty.memory.text
+                    ),
+                    None => format!(
+                        "unknown memory space `{}`; a tensor lives in {}",
+                        ty.memory.text,
+                        spaces.join(", ")
+                    ),
+                };
+                self.out.diagnostics.push(
+                    Finding::new(Code::P207, ty.memory.range, message)
+                        .with_fix(FixHint::replace(suggestion)),
+                );
                 // The dtype is checked too: `SBUF bfloat16` is two mistakes, both reported.
                 let _ = self.dtype(ty.dtype.as_ref());
                 return None;
@@ -691,16 +706,20 @@ impl<'a> KernelResolver<'a> {
         }
         // A duplicate id is P208, a kernel-wide rule (`crate::kernel::rules::p208`).
         let op_id = op.id.map_or(self.ordinal, |(id, _)| id);
-        self.quiet = lower::lookup(&op.class.text).is_none();
+        let spec = lower::lookup(&op.class.text);
+        self.quiet = spec.is_none();
         let fields = op
             .fields
             .iter()
             .map(|f| model::Field {
                 name: f.name.text.clone(),
-                value: f
-                    .value
-                    .as_ref()
-                    .map_or(model::Value::Error, |v| self.value(v)),
+                value: f.value.as_ref().map_or(model::Value::Error, |v| {
+                    let takes_access = spec
+                        .and_then(|s| s.field(&f.name.text))
+                        .is_some_and(|field| field.kind.takes_access());
+                    self.unsigiled_name(v, takes_access)
+                        .unwrap_or_else(|| self.value(v))
+                }),
             })
             .collect();
         let settings = if lower::reads_tkg_threshold(&op.class.text) {
@@ -725,6 +744,13 @@ impl<'a> KernelResolver<'a> {
     }
 
     fn reference(&mut self, name: &ast::Name) -> Option<Binding> {
+        self.reference_as(name, false)
+    }
+
+    /// [`Self::reference`]; `loop_var`: the name stands in an index expression, where only
+    /// a loop variable fits, so an undefined one is told the closest loop variable in scope
+    /// (`%j` for `%i`, not a tensor as close).
+    fn reference_as(&mut self, name: &ast::Name, loop_var: bool) -> Option<Binding> {
         match self.lookup(&name.text) {
             Some((binding, def)) => {
                 self.out.references.push((name.range, def));
@@ -740,6 +766,7 @@ impl<'a> KernelResolver<'a> {
                     .iter()
                     .flatten()
                     .skip(self.prelude_names)
+                    .filter(|n| !loop_var || matches!(self.lookup(n), Some((Binding::Loop, _))))
                     .map(String::as_str);
                 let local = p200::closest(&name.text, visible).map(str::to_string);
                 self.out.diagnostics.push(Finding {
@@ -752,6 +779,41 @@ impl<'a> KernelResolver<'a> {
                 None
             }
         }
+    }
+
+    /// A bare identifier in a field that takes an access, spelling a tensor or register in
+    /// scope without its `%` (`src = t`): one P206 saying so, with `%t` as its fix, and the
+    /// value read as the access it stands for, so that nothing else is reported for it
+    /// (no P204, no P501 after). `None` for any other value.
+    fn unsigiled_name(&mut self, value: &ast::Value, takes_access: bool) -> Option<model::Value> {
+        let ast::ValueKind::Ident(name) = &value.kind else {
+            return None;
+        };
+        if !takes_access {
+            return None;
+        }
+        // Not a reference (navigation and rename edit past a `%` it does not have).
+        let (binding, _) = self.lookup(name)?;
+        let target = match binding {
+            Binding::Tensor(Some(t)) => Target::Tensor(t),
+            Binding::Register(Some(r)) => Target::Register(r),
+            _ => return None,
+        };
+        self.out.diagnostics.push(
+            Finding::new(
+                Code::P206,
+                value.range,
+                format!("`{name}` is not a name here; did you mean `%{name}`?"),
+            )
+            .with_fix(Some(FixHint::Replace {
+                with: format!("%{name}"),
+            })),
+        );
+        Some(model::Value::Access(model::Access {
+            name: name.clone(),
+            target,
+            indices: None,
+        }))
     }
 
     fn value(&mut self, value: &ast::Value) -> model::Value {
@@ -819,7 +881,7 @@ impl<'a> KernelResolver<'a> {
         use model::Expr as M;
         match &expr.kind {
             E::Int(i) => M::Int(*i),
-            E::Local(name) => match self.reference(name) {
+            E::Local(name) => match self.reference_as(name, true) {
                 Some(Binding::Loop) => M::Var(name.text.to_string()),
                 Some(_) => M::NotLoopVar(name.text.to_string()),
                 None => M::Error,

@@ -269,17 +269,35 @@ impl<'a> Cx<'a> {
                     spec.values.iter().map(|v| (v.text, v.bir)),
                 );
                 let values: Vec<&str> = spec.values.iter().map(|v| v.text).collect();
-                let message = match suggestion {
-                    Some(s) => format!("unknown {} value `{name}`; did you mean `{s}`?", spec.name),
-                    None => format!(
-                        "unknown {} value `{name}`; expected one of {}",
-                        spec.name,
-                        values.join(", ")
+                let (message, fix) = match suggestion {
+                    Some(s) => (
+                        format!("unknown {} value `{name}`; did you mean `{s}`?", spec.name),
+                        FixHint::replace(suggestion),
+                    ),
+                    // A long list goes on a line of its own, so that a one-line view (a
+                    // Problems row) still shows what is wrong; each value is a quick fix.
+                    None => (
+                        if values.len() > SHORT_LIST {
+                            format!(
+                                "unknown {} value `{name}`; expected one of these {}:\n{}",
+                                spec.name,
+                                values.len(),
+                                values.join(", ")
+                            )
+                        } else {
+                            format!(
+                                "unknown {} value `{name}`; expected one of {}",
+                                spec.name,
+                                values.join(", ")
+                            )
+                        },
+                        Some(FixHint::OneOf {
+                            values: values.iter().map(|v| v.to_string()).collect(),
+                        }),
                     ),
                 };
-                self.diags.push(
-                    Diag::new(Code::P207, anchor, message).with_fix(FixHint::replace(suggestion)),
-                );
+                self.diags
+                    .push(Diag::new(Code::P207, anchor, message).with_fix(fix));
                 false
             }
             (Kind::List(inner), Value::List(items)) => {
@@ -810,6 +828,10 @@ pub const ACCESS_KINDS: &[(&str, &str)] = &[
     ("tile", "tile"),
     ("opaque", "opaque"),
 ];
+
+/// How many values an "expected one of" list of a message holds on the message's first
+/// line; a longer list goes on a line of its own.
+const SHORT_LIST: usize = 8;
 
 /// How many unknown (P203) or repeated (P205) fields of one op are reported one by one.
 const MAX_FIELD_DIAGS: usize = 100;

@@ -91,9 +91,13 @@ pub fn lower_op(op: &ResolvedOp) -> Lowered {
     let Some(spec) = lookup(&op.class) else {
         let classes = CATALOG.iter().map(|s| s.class);
         let suggestion = diag::did_you_mean(&op.class, classes);
-        let message = match suggestion {
-            Some(s) => format!("unknown op class `{}`; did you mean `{s}`?", op.class),
-            None => format!("unknown op class `{}`", op.class),
+        let message = match (suggestion, catalog::alias(&op.class)) {
+            (Some(s), _) => format!("unknown op class `{}`; did you mean `{s}`?", op.class),
+            (None, Some(alias)) => format!(
+                "unknown op class `{}`: write `{} {{ …, {} = {} }}`",
+                op.class, alias.class, alias.field, alias.value
+            ),
+            (None, None) => format!("unknown op class `{}`", op.class),
         };
         let diag = Diag::new(Code::P202, Anchor::Class, message)
             .with_fix(diag::FixHint::replace(suggestion));

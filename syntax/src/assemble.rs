@@ -72,9 +72,9 @@ pub(crate) fn assemble(
     }
     let mut stray: Vec<Stray> = Vec::new();
     let mut first_stray: Option<TextRange> = None;
-    // The `}` that closed the last kernel, and the kernel's name, while the stretch outside
-    // every kernel after it lasts.
-    let mut closer: Option<(TextRange, Option<smol_str::SmolStr>)> = None;
+    // The `}` that closed the last kernel, while the stretch outside every kernel after it
+    // lasts.
+    let mut closer: Option<TextRange> = None;
     // Blocks of the current kernel closed by a `}` indented less than their `{` line, with
     // that `}`: the likeliest to lack their own `}`.
     let mut suspects: Vec<(TextRange, TextRange)> = Vec::new();
@@ -121,16 +121,11 @@ pub(crate) fn assemble(
                     {
                         suspects.push((brace, close));
                     }
-                    let name = match &block {
-                        Open::Kernel(kernel, _) => {
-                            Some(kernel.name.as_ref().map(|n| n.text.clone()))
-                        }
-                        Open::Loop(..) => None,
-                    };
+                    let kernel = matches!(block, Open::Kernel(..));
                     close_block(block, close.end(), &mut open, &mut file);
                     if open.is_empty() {
                         outside = Some(close.end());
-                        closer = name.map(|name| (close, name));
+                        closer = kernel.then_some(close);
                     }
                 }
             }
@@ -178,9 +173,9 @@ struct Stray {
     stretch: TextRange,
     /// Its first stray statement's first token (empty: none).
     first: TextRange,
-    /// The `}` that closed the kernel before it, with the kernel's name, when the stretch
-    /// starts there.
-    closer: Option<(TextRange, Option<smol_str::SmolStr>)>,
+    /// The `}` that closed the kernel before it, when the stretch starts there. (Not the
+    /// kernel's name: a part that continues a kernel does not know it.)
+    closer: Option<TextRange>,
 }
 
 /// For each stretch outside every kernel: drops the statement reader's errors in it and
@@ -215,16 +210,13 @@ fn report_stray(text: &str, stray: &[Stray], errors: &mut Vec<SyntaxError>) {
         if let Some(at) = first
             && at == first_statement
             && &text[at] != "}"
-            && let Some((close, name)) = closer
+            && let Some(close) = closer
         {
-            let kernel = name
-                .as_ref()
-                .map_or("the kernel".to_string(), |n| format!("kernel `@{n}`"));
             errors.push(SyntaxError {
                 code: SyntaxErrorCode::P100,
                 range: *close,
                 message: format!(
-                    "this `}}` closes {kernel}, but `{}` after it stands outside every \
+                    "this `}}` closes the kernel, but `{}` after it stands outside every \
                      kernel: one `}}` too many?",
                     crate::lexer::shorten(&text[at])
                 ),

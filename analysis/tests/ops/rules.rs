@@ -439,7 +439,56 @@ kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
               in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
               {"mode":"Copy"}
-            P100 error:5:3 `}`: this `}` closes kernel `@k`, but `DmaCopyOp` after it stands outside every kernel: one `}` too many?
+            P100 error:5:3 `}`: this `}` closes the kernel, but `DmaCopyOp` after it stands outside every kernel: one `}` too many?
+        "#]],
+    );
+}
+
+#[test]
+fn suggestions_that_fit() {
+    // A loop variable for `%j` in an index (not the tensor as close), the memory spaces,
+    // a value by its words, a tensor written without `%` (one P206, read as `%t`), and an
+    // op people bring from NKI spelt as the op it is.
+    check(
+        r#"
+kernel @k(%a: hbm f32[256, 512]) -> (%o: hbm f32[256, 512]) {
+  tensor %u : sram f32[128, 512]
+  for %i in 0..2 {
+    tensor %t : sbuf f32[128, 512]
+    DmaCopyOp { dst = %t, src = %a[%j*128 : %j*128 + 128, :] }
+    ActivationOp { dst = %t, src = t, func = gelu_tanh }
+    ActivationOp { dst = %t, src = %t, func = banana }
+    ReciprocalOp { dst = %t, src = %t }
+    DmaCopyOp { dst = %o[%i*128 : %i*128 + 128, :], src = %t }
+  }
+}
+"#,
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":2,"stride":1}
+              6: DMACopy DMA I-1-0 errors=["P200"]
+                out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                {"mode":"Copy"}
+              7: Activation Activation I-2-0 errors=["P206","P207"]
+                in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                {"scale":1.0,"acc":"Idle","is_accumulate":false}
+              8: Activation Activation I-3-0 errors=["P207"]
+                in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                {"scale":1.0,"acc":"Idle","is_accumulate":false}
+              10: DMACopy DMA I-5-0
+                in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                out dst: symbolic_ap float32 ap=[[512,128],[1,512]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":65536}],"c":0}] access_shape=[128,512] %o
+                {"mode":"Copy"}
+            P500 warning:3:10 `%u`: tensor `%u` is declared but no op uses it
+            P207 error:3:15 `sram`: unknown memory space `sram`; did you mean `sbuf`?
+            P200 error:6:36 `%j`: `%j` is not defined here; did you mean `%i`?
+            P200 error:6:45 `%j`: `%j` is not defined here; did you mean `%i`?
+            P206 error:7:36 `t`: `t` is not a name here; did you mean `%t`?
+            P207 error:7:46 `gelu_tanh`: unknown act_func value `gelu_tanh`; did you mean `gelu_apprx_tanh`?
+            P207 error:8:47 `banana`: unknown act_func value `banana`; expected one of these 20:
+            identity, copy, relu, gelu, gelu_apprx_tanh, silu, sigmoid, tanh, exp, log, sqrt, rsqrt, square, reciprocal, softplus, mish, erf, sin, abs, sign
+            P202 error:9:5 `ReciprocalOp`: unknown op class `ReciprocalOp`: write `ActivationOp { …, func = reciprocal }`
         "#]],
     );
 }
