@@ -381,6 +381,44 @@ mod tests {
     }
 
     #[test]
+    fn an_unused_declaration_is_deleted_with_its_line() {
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  tensor %u : sbuf f32[128, 4]  // spare\n  reg %r : i32\n  DmaCopyOp { dst = %t, src = %x }\n}\n";
+        let got = apply(text);
+        let want = [
+            (
+                "Delete the unused `%u`",
+                "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  reg %r : i32\n  DmaCopyOp { dst = %t, src = %x }\n}\n",
+            ),
+            (
+                "Delete the unused `%r`",
+                "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  tensor %u : sbuf f32[128, 4]  // spare\n  DmaCopyOp { dst = %t, src = %x }\n}\n",
+            ),
+        ];
+        let got: Vec<(&str, &str)> = got.iter().map(|(t, f)| (t.as_str(), f.as_str())).collect();
+        assert_eq!(got, want);
+        // Beside another statement on its line, only the declaration goes.
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %u : sbuf f32[128, 4] DmaCopyOp { dst = %x, src = %x }\n}\n";
+        let got = apply(text);
+        assert!(
+            got.iter().any(|(t, f)| t == "Delete the unused `%u`"
+                && f == "kernel @k(%x: hbm f32[128, 4]) {\n   DmaCopyOp { dst = %x, src = %x }\n}\n"),
+            "{got:#?}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_value_with_none_close_offers_each_value() {
+        let text = "kernel @k(%t: sbuf f32[128, 4]) {\n  ActivationOp { dst = %t, src = %t, func = banana }\n}\n";
+        let titles: Vec<String> = apply(text).into_iter().map(|(t, _)| t).collect();
+        let values: Vec<String> = lower::catalog::ACT_FUNC
+            .values
+            .iter()
+            .map(|v| format!("Replace with `{}`", v.text))
+            .collect();
+        assert_eq!(titles, values);
+    }
+
+    #[test]
     fn every_hint_kind_becomes_its_fix() {
         // One diagnostic per kind of hint, from lowering (P203, P207, P404, P408) and from
         // name resolution (P200, P207): each fix comes from the hint, not the message.
