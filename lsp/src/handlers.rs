@@ -644,10 +644,19 @@ pub fn completion(
     let doc = doc(snap, &p.text_document.uri)?;
     let view = view(snap, doc);
     let at = view.offset(p.position)?;
+    // A space asks only for what follows it in a body (fields, values, types), not for
+    // the op classes a statement may start with: indenting a line lists nothing.
+    let by_space = params
+        .context
+        .as_ref()
+        .and_then(|c| c.trigger_character.as_deref())
+        == Some(" ");
     let items = cancellable(snap.analysis.completions(doc.file, at))?
         .into_iter()
+        .filter(|c| !(by_space && matches!(c.kind, K::OpClass | K::Keyword)))
         .map(|c| {
             let range = view.range(c.replace);
+            let snippet = c.snippet.filter(|_| snap.config.snippets);
             lsp::CompletionItem {
                 kind: Some(match c.kind {
                     K::OpClass => lsp::CompletionItemKind::CLASS,
@@ -667,16 +676,68 @@ pub fn completion(
                 }),
                 sort_text: Some(format!("{}{}", if c.preferred { 0 } else { 1 }, c.label)),
                 filter_text: Some(c.label.clone()),
+                insert_text_format: Some(if snippet.is_some() {
+                    lsp::InsertTextFormat::SNIPPET
+                } else {
+                    lsp::InsertTextFormat::PLAIN_TEXT
+                }),
                 text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
                     range,
-                    new_text: c.insert.unwrap_or_else(|| c.label.clone()),
+                    new_text: snippet.or(c.insert).unwrap_or_else(|| c.label.clone()),
                 })),
+                // After `field = `, the values (VS Code's command; other clients ignore it).
+                command: c.retrigger.then(|| lsp::Command {
+                    title: "values".into(),
+                    command: "editor.action.triggerSuggest".into(),
+                    arguments: None,
+                }),
                 label: c.label,
                 ..lsp::CompletionItem::default()
             }
         })
         .collect();
     Ok(Some(lsp::CompletionResponse::Array(items)))
+}
+
+/// `textDocument/signatureHelp`: inside an op body, its fields (the one being written
+/// active).
+pub fn signature_help(
+    snap: &Snapshot,
+    params: lsp::SignatureHelpParams,
+) -> Result<Option<lsp::SignatureHelp>> {
+    let p = params.text_document_position_params;
+    let doc = doc(snap, &p.text_document.uri)?;
+    let view = view(snap, doc);
+    let at = view.offset(p.position)?;
+    let Some(help) = cancellable(snap.analysis.signature_help(doc.file, at))? else {
+        return Ok(None);
+    };
+    let active = help.active.and_then(|a| u32::try_from(a).ok());
+    let signature = lsp::SignatureInformation {
+        label: help.label,
+        documentation: Some(lsp::Documentation::MarkupContent(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: help.documentation,
+        })),
+        parameters: Some(
+            help.parameters
+                .into_iter()
+                .map(|(label, doc)| lsp::ParameterInformation {
+                    label: lsp::ParameterLabel::Simple(label),
+                    documentation: Some(lsp::Documentation::MarkupContent(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value: doc,
+                    })),
+                })
+                .collect(),
+        ),
+        active_parameter: active,
+    };
+    Ok(Some(lsp::SignatureHelp {
+        signatures: vec![signature],
+        active_signature: Some(0),
+        active_parameter: active,
+    }))
 }
 
 /// The legend `semantic_tokens` encodes against.

@@ -49,6 +49,9 @@ pub struct Config {
     /// `workspace/diagnostic`, which a client such as VS Code then pulls every few seconds
     /// for every `*.pir` file of the workspace (the request is answered either way).
     pub workspace_diagnostics: bool,
+    /// Whether the client takes snippets in completions (its capabilities, not an option):
+    /// an op class then comes with its required fields.
+    pub snippets: bool,
 }
 
 impl Default for Config {
@@ -57,6 +60,7 @@ impl Default for Config {
             tkg_seqlen_threshold: 0,
             inlay_hints: true,
             workspace_diagnostics: false,
+            snippets: false,
         }
     }
 }
