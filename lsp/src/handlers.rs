@@ -122,13 +122,92 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
     let Some(h) = cancellable(snap.analysis.hover(doc.file, at))? else {
         return Ok(None);
     };
+    let markdown = if snap.config.markdown_tables {
+        h.markdown
+    } else {
+        tables_as_text(&h.markdown)
+    };
     Ok(Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
-            value: cap_hover(h.markdown),
+            value: cap_hover(markdown),
         }),
         range: Some(view.range(h.range)),
     }))
+}
+
+/// `markdown` with each Markdown table (a run of lines starting with `|`, its second the
+/// alignment row `|:--|--:|`) written as aligned text in a ```` ```text ```` block, for a
+/// client that renders no tables: each column as wide as its widest cell (in chars),
+/// right-aligned where the alignment row says `--:`.
+pub fn tables_as_text(markdown: &str) -> String {
+    fn cells(line: &str) -> Vec<String> {
+        let inner = line.trim().trim_start_matches('|');
+        let inner = inner.strip_suffix('|').unwrap_or(inner);
+        inner
+            .split('|')
+            .map(|c| c.trim().replace('`', ""))
+            .collect()
+    }
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while let Some(line) = lines.get(i) {
+        let run = lines
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|l| l.trim_start().starts_with('|'))
+            .count();
+        let aligned = lines.get(i + 1).is_some_and(|l| {
+            l.contains('-') && l.chars().all(|c| matches!(c, '|' | ':' | '-' | ' '))
+        });
+        if run < 2 || !aligned {
+            out.push((*line).to_string());
+            i += 1;
+            continue;
+        }
+        let rows: Vec<Vec<String>> = lines
+            .get(i..i + run)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != 1)
+            .map(|(_, l)| cells(l))
+            .collect();
+        let right: Vec<bool> = cells(lines.get(i + 1).copied().unwrap_or_default())
+            .iter()
+            .map(|c| c.ends_with(':'))
+            .collect();
+        let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..columns)
+            .map(|c| {
+                rows.iter()
+                    .filter_map(|r| r.get(c))
+                    .map(|s| s.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        out.push("```text".to_string());
+        for row in &rows {
+            let text: Vec<String> = (0..columns)
+                .map(|c| {
+                    let cell = row.get(c).map_or("", String::as_str);
+                    let width = widths.get(c).copied().unwrap_or(0);
+                    if right.get(c).copied().unwrap_or(false) {
+                        format!("{cell:>width$}")
+                    } else {
+                        format!("{cell:<width$}")
+                    }
+                })
+                .collect();
+            out.push(text.join("  ").trim_end().to_string());
+        }
+        out.push("```".to_string());
+        i += run;
+    }
+    out.join("\n")
 }
 
 /// `textDocument/codeLens`: above each kernel, its resources (SPEC §10.1): engine counts
@@ -962,4 +1041,29 @@ pub fn selection_ranges(
         ));
     }
     Ok(Some(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    #[test]
+    fn tables_become_aligned_text() {
+        let markdown = "kernel `@k`\n\n| engine | static | executed |\n|:--|--:|--:|\n| Activation | 1 | 4 |\n| DVE | 12 | 1,024 |\n| total | 13 | 1,028 |\n\n**SBUF** peak 16";
+        expect![[r#"
+            kernel `@k`
+
+            ```text
+            engine      static  executed
+            Activation       1         4
+            DVE             12     1,024
+            total           13     1,028
+            ```
+
+            **SBUF** peak 16"#]]
+        .assert_eq(&super::tables_as_text(markdown));
+        // Text without a table is left as it is.
+        let plain = "a | b\n| not a table";
+        assert_eq!(super::tables_as_text(plain), plain);
+    }
 }

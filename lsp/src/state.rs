@@ -49,6 +49,10 @@ pub struct Config {
     /// `workspace/diagnostic`, which a client such as VS Code then pulls every few seconds
     /// for every `*.pir` file of the workspace (the request is answered either way).
     pub workspace_diagnostics: bool,
+    /// `markdownTables` (default true): whether the client renders Markdown tables; when
+    /// false, a hover's tables come as aligned text in a code block (Neovim 0.11 renders
+    /// none: its plugin sets it false).
+    pub markdown_tables: bool,
     /// Whether the client takes snippets in completions (its capabilities, not an option):
     /// an op class then comes with its required fields.
     pub snippets: bool,
@@ -60,6 +64,7 @@ impl Default for Config {
             tkg_seqlen_threshold: 0,
             inlay_hints: true,
             workspace_diagnostics: false,
+            markdown_tables: true,
             snippets: false,
         }
     }
@@ -100,6 +105,15 @@ impl Config {
                 None => problems.push(format!(
                     "`inlayHints.enabled` must be true or false, not {enabled}; \
                      inlay hints stay on"
+                )),
+            }
+        }
+        if let Some(enabled) = options.get("markdownTables") {
+            match enabled.as_bool() {
+                Some(enabled) => config.markdown_tables = enabled,
+                None => problems.push(format!(
+                    "`markdownTables` must be true or false, not {enabled}; hovers keep \
+                     their Markdown tables"
                 )),
             }
         }

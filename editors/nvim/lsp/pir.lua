@@ -12,8 +12,11 @@ return {
   end,
   -- SPEC §10 initialization options. `tkgSeqlenThreshold` (int, 0 = the server's default,
   -- 96) may be added here.
+  -- `markdownTables = false`: Neovim 0.11 renders no Markdown tables, so the kernel hover's
+  -- resources table comes as aligned text.
   init_options = {
     inlayHints = { enabled = true },
+    markdownTables = false,
   },
   -- Diagnostics: Neovim pulls them (`textDocument/diagnostic`); `pir lsp` pushes only to
   -- clients that cannot pull, so each diagnostic is shown once. Both ways, each related
