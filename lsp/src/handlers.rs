@@ -41,29 +41,50 @@ fn cancellable<T>(answer: Cancellable<T>) -> Result<T> {
 /// A document's rope (the text of the snapshot, lines as LSP counts them: a lone `\r`
 /// ends a line, SPEC §1 [2]) and the negotiated encoding: what converts its byte offsets
 /// to LSP positions and back, O(log n) each.
+///
+/// `crs`: the document's lone `\r`s for a client that ends lines at `\n` only (its lines,
+/// `convert::lf`), else empty.
 struct View<'s> {
     rope: &'s Rope,
+    crs: &'s [usize],
     encoding: convert::Encoding,
 }
 
 impl View<'_> {
     fn range(&self, range: TextRange) -> lsp::Range {
-        convert::range(self.rope, range, self.encoding)
+        if self.crs.is_empty() {
+            convert::range(self.rope, range, self.encoding)
+        } else {
+            convert::lf::range(self.rope, self.crs, range, self.encoding)
+        }
     }
 
     fn position(&self, offset: TextSize) -> Position {
-        convert::position(self.rope, offset, self.encoding)
+        if self.crs.is_empty() {
+            convert::position(self.rope, offset, self.encoding)
+        } else {
+            convert::lf::position(self.rope, self.crs, offset, self.encoding)
+        }
     }
 
     /// The byte offset of a request's position. Errors: a line past the last one.
     fn offset(&self, pos: Position) -> Result<TextSize> {
-        convert::offset(self.rope, pos, self.encoding).map_err(|e| Error::invalid_params(e.0))
+        if self.crs.is_empty() {
+            convert::offset(self.rope, pos, self.encoding)
+        } else {
+            convert::lf::offset(self.rope, self.crs, pos, self.encoding)
+        }
+        .map_err(|e| Error::invalid_params(e.0))
     }
 
     /// The byte range of a request's range, a line past the last one meaning the end.
     fn text_range_clamped(&self, range: lsp::Range) -> Result<TextRange> {
-        convert::text_range_clamped(self.rope, range, self.encoding)
-            .map_err(|e| Error::invalid_params(e.0))
+        if self.crs.is_empty() {
+            convert::text_range_clamped(self.rope, range, self.encoding)
+        } else {
+            convert::lf::text_range_clamped(self.rope, self.crs, range, self.encoding)
+        }
+        .map_err(|e| Error::invalid_params(e.0))
     }
 
     fn diagnostic(&self, d: &Diagnostic, uri: &Uri) -> lsp::Diagnostic {
@@ -74,6 +95,7 @@ impl View<'_> {
 fn view<'s>(snap: &Snapshot, doc: &'s Doc) -> View<'s> {
     View {
         rope: &doc.rope,
+        crs: &doc.lone_crs,
         encoding: snap.encoding,
     }
 }
@@ -279,7 +301,15 @@ pub(crate) fn lsp_diagnostics(
     rope: &Rope,
     encoding: convert::Encoding,
 ) -> Vec<lsp::Diagnostic> {
-    to_lsp_diagnostics(all, uri, &View { rope, encoding })
+    to_lsp_diagnostics(
+        all,
+        uri,
+        &View {
+            rope,
+            crs: &[],
+            encoding,
+        },
+    )
 }
 
 /// `all` as LSP diagnostics of `uri`, capped at [`MAX_DIAGNOSTICS`].
@@ -842,7 +872,13 @@ pub fn semantic_tokens(
 ) -> Result<Option<lsp::SemanticTokensResult>> {
     let uri = &params.text_document.uri;
     let (doc, chunks) = token_chunks(snap, uri)?;
-    let tokens = sent.full(document_key(uri), &doc.rope, &chunks, snap.encoding);
+    let tokens = sent.full(
+        document_key(uri),
+        &doc.rope,
+        &doc.lone_crs,
+        &chunks,
+        snap.encoding,
+    );
     Ok(Some(lsp::SemanticTokensResult::Tokens(tokens)))
 }
 
@@ -871,6 +907,7 @@ pub fn semantic_tokens_delta(
     Ok(Some(sent.delta(
         document_key(uri),
         &doc.rope,
+        &doc.lone_crs,
         &chunks,
         snap.encoding,
         &params.previous_result_id,
@@ -892,7 +929,7 @@ pub fn semantic_tokens_range(
     if !range.is_empty() {
         tokens.retain(|t| t.range.start() < range.end());
     }
-    let data = convert::semantic_tokens(&doc.rope, &tokens, snap.encoding);
+    let data = convert::semantic_tokens(&doc.rope, &doc.lone_crs, &tokens, snap.encoding);
     Ok(Some(lsp::SemanticTokensRangeResult::Tokens(
         lsp::SemanticTokens {
             result_id: None,

@@ -476,6 +476,20 @@ impl LanguageServer for Backend {
             .and_then(|t| t.diagnostic.as_ref())
             .is_none();
         let (mut config, problems) = Config::from_options(params.initialization_options.as_ref());
+        // Neovim ends lines at `\n` only: its positions count lines so, unless it says
+        // otherwise (`lineEnds`).
+        let says = params
+            .initialization_options
+            .as_ref()
+            .is_some_and(|o| o.get("lineEnds").is_some());
+        if !says
+            && params
+                .client_info
+                .as_ref()
+                .is_some_and(|c| c.name == "Neovim")
+        {
+            config.lf_lines = true;
+        }
         config.snippets = params
             .capabilities
             .text_document

@@ -220,6 +220,53 @@ fn completion_flows_and_signature_help() {
     assert!(server.shutdown_and_exit().success());
 }
 
+/// Issue 25: a client that ends lines at `\n` only (Neovim, by its `clientInfo` or
+/// `lineEnds: "lf"`) gets positions in its lines after a lone `\r`, edits included; others
+/// keep LSP's.
+#[test]
+fn lines_as_the_client_counts_them() {
+    let text = "kernel @k(%x: hbm f32[128, 4]) {\n  // a stray \r here\n  DmaCopyOp { dst = %x, scr = %x }\n}\n";
+    let p203_line = |client: Value, options: Value| {
+        let mut server = Server::spawn(&[]);
+        server.initialize_as(client, options);
+        let u = uri("lone_cr.pir");
+        server.open(&u, text);
+        let line = |diagnostics: &[Value]| {
+            diagnostics.iter().find(|d| d["code"] == "P203").map(|d| {
+                (
+                    d["range"]["start"]["line"].clone(),
+                    d["range"]["start"]["character"].clone(),
+                )
+            })
+        };
+        let first = line(&server.diagnostics(&u, 1));
+        // An edit in the client's lines: `scr` → `src` on its line 2.
+        server.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{
+                "range": {"start": {"line": 2, "character": 24}, "end": {"line": 2, "character": 27}},
+                "text": "src"}]}),
+        );
+        let after = server.diagnostics(&u, 2);
+        assert!(server.shutdown_and_exit().success());
+        (first, after.iter().any(|d| d["code"] == "P203"))
+    };
+    // Neovim: the line it shows (2), and its edit fixes the field.
+    let neovim = json!({"clientInfo": {"name": "Neovim", "version": "0.11.4"}});
+    assert_eq!(
+        p203_line(neovim, json!({})),
+        (Some((json!(2), json!(24))), false)
+    );
+    let lf = json!({"capabilities": {}});
+    assert_eq!(
+        p203_line(lf, json!({"lineEnds": "lf"})),
+        (Some((json!(2), json!(24))), false)
+    );
+    // LSP's lines: the lone `\r` ends line 1 (the edit on line 2 then misses the field).
+    let lsp = json!({"capabilities": {}});
+    assert_eq!(p203_line(lsp, json!({})).0, Some((json!(3), json!(24))));
+}
+
 #[test]
 fn semantic_tokens_decode_to_the_right_words() {
     let (mut server, u, _, text) = open(&format!("{KERNEL}<|>"));
