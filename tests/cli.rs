@@ -640,6 +640,57 @@ fn an_executed_count_past_u64_is_shown_as_a_bound() {
     );
 }
 
+/// Issue 25: a saturated executed count is marked in JSON (a lower bound, not an exact
+/// count: past 2^53 a JSON reader may round it anyway).
+#[test]
+fn a_saturated_executed_count_is_marked_in_json() {
+    let nest = "kernel @k(%x: hbm f32[128, 4]) {
+  tensor %u : sbuf f32[128, 4]
+  for %i in 0..4611686018427387904 {
+    for %j in 0..4611686018427387904 {
+      DmaCopyOp { dst = %u, src = %x }
+    }
+  }
+}
+";
+    let out = pir_with_stdin(&["stats", "--format", "json", "-"], nest.as_bytes());
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let dma = &json["files"][0]["kernels"][0]["engines"]["DMA"];
+    assert_eq!(dma["executed_saturated"], true, "{json}");
+    let small = pir_with_stdin(&["stats", "--format", "json", "-"], STATS.as_bytes());
+    let json: serde_json::Value = serde_json::from_slice(&small.stdout).expect("JSON");
+    let dma = &json["files"][0]["kernels"][0]["engines"]["DMA"];
+    assert!(dma.get("executed_saturated").is_none(), "{json}");
+}
+
+/// Issue 25: `pir stats` of a file that does not parse says so on stderr (its counts are of
+/// what parses), and the help of each command says what `--format` writes and that `-` is
+/// standard input.
+#[test]
+fn stats_says_when_a_file_does_not_parse_and_help_names_formats() {
+    let out = pir_with_stdin(&["stats", "-"], b"kernel @k( {\n");
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("<stdin>: 1 syntax error: the counts are of what parses"),
+        "{err}"
+    );
+    let help = |command: &str| {
+        let out = pir().args([command, "--help"]).output().expect("runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let stats = help("stats");
+    assert!(stats.contains("a table per kernel"), "{stats}");
+    assert!(
+        !stats.contains("caret") && !stats.contains("diagnostics"),
+        "{stats}"
+    );
+    assert!(help("check").contains("\"diagnostics\""));
+    for command in ["check", "lower", "fmt", "stats"] {
+        assert!(help(command).contains("`-` is standard input"), "{command}");
+    }
+}
+
 #[test]
 fn stats_human_is_a_table_per_kernel() {
     let out = pir_with_stdin(&["stats", "-"], STATS.as_bytes());

@@ -411,6 +411,16 @@ impl Analysis {
         self.with_db(|db| ide::inlay_hints(db, doc, range))
     }
 
+    /// The signature help at `offset`, inside an op body (see [`ide::SignatureHelp`]).
+    pub fn signature_help(
+        &self,
+        file: FileId,
+        offset: TextSize,
+    ) -> Cancellable<Option<ide::SignatureHelp>> {
+        let doc = self.doc(file);
+        self.with_db(|db| ide::signature_help(db, doc, offset))
+    }
+
     /// Completions at `offset` (see [`ide::completions`]).
     pub fn completions(
         &self,

@@ -480,13 +480,28 @@ impl<'a> KernelResolver<'a> {
                 let names = Memory::ALL
                     .iter()
                     .filter(|m| **m != Memory::Reg)
-                    .map(|m| (m.name(), m.name()));
-                self.out.diagnostics.push(suggest(
-                    format!("unknown memory space `{}`", ty.memory.text),
-                    (Code::P207, ty.memory.range),
-                    &ty.memory.text,
-                    names,
-                ));
+                    .map(|m| (m.name(), m.bir_type()));
+                let spaces: Vec<&str> = Memory::ALL
+                    .iter()
+                    .filter(|m| **m != Memory::Reg)
+                    .map(|m| m.name())
+                    .collect();
+                let suggestion = lower::diag::did_you_mean_spelt(&ty.memory.text, names);
+                let message = match suggestion {
+                    Some(s) => format!(
+                        "unknown memory space `{}`; did you mean `{s}`?",
+                        ty.memory.text
+                    ),
+                    None => format!(
+                        "unknown memory space `{}`; a tensor lives in {}",
+                        ty.memory.text,
+                        spaces.join(", ")
+                    ),
+                };
+                self.out.diagnostics.push(
+                    Finding::new(Code::P207, ty.memory.range, message)
+                        .with_fix(FixHint::replace(suggestion)),
+                );
                 // The dtype is checked too: `SBUF bfloat16` is two mistakes, both reported.
                 let _ = self.dtype(ty.dtype.as_ref());
                 return None;
@@ -510,8 +525,9 @@ impl<'a> KernelResolver<'a> {
                 .diagnostics
                 .push(Finding::new(code, ty.range, message));
         }
-        // A tensor with a zero dim has no access pattern: its uses would only repeat the
-        // declaration's error. (Over capacity, P304, it still has one.)
+        // A tensor with a zero dim, or more partitions than its memory has (P302), has no
+        // access pattern: its uses would only repeat the declaration's error. (Over
+        // capacity, P304, it still has one.)
         usable.then(|| Arc::new(tensor))
     }
 
@@ -694,16 +710,20 @@ impl<'a> KernelResolver<'a> {
         }
         // A duplicate id is P208, a kernel-wide rule (`crate::kernel::rules::p208`).
         let op_id = op.id.map_or(self.ordinal, |(id, _)| id);
-        self.quiet = lower::lookup(&op.class.text).is_none();
+        let spec = lower::lookup(&op.class.text);
+        self.quiet = spec.is_none();
         let fields = op
             .fields
             .iter()
             .map(|f| model::Field {
                 name: f.name.text.clone(),
-                value: f
-                    .value
-                    .as_ref()
-                    .map_or(model::Value::Error, |v| self.value(v)),
+                value: f.value.as_ref().map_or(model::Value::Error, |v| {
+                    let takes_access = spec
+                        .and_then(|s| s.field(&f.name.text))
+                        .is_some_and(|field| field.kind.takes_access());
+                    self.unsigiled_name(v, takes_access)
+                        .unwrap_or_else(|| self.value(v))
+                }),
             })
             .collect();
         let settings = if lower::reads_tkg_threshold(&op.class.text) {
@@ -728,7 +748,9 @@ impl<'a> KernelResolver<'a> {
     }
 
     /// The binding of a use of `name`, or P200; `axis`: the use is in an index expression,
-    /// where only a loop variable fits (SPEC §7.1 [3]: the compiler's `No existing axis`).
+    /// where only a loop variable fits (SPEC §7.1 [3]: the compiler's `No existing axis`), so
+    /// an undefined one is told the closest loop variable in scope (`%i` for `%j`, not a
+    /// tensor as close).
     fn reference(&mut self, name: &ast::Name, axis: bool) -> Option<Binding> {
         match self.lookup(&name.text) {
             Some((binding, def)) => {
@@ -745,6 +767,7 @@ impl<'a> KernelResolver<'a> {
                     .iter()
                     .flatten()
                     .skip(self.prelude_names)
+                    .filter(|n| !axis || matches!(self.lookup(n), Some((Binding::Loop, _))))
                     .map(String::as_str);
                 let local = p200::closest(&name.text, visible).map(str::to_string);
                 self.out.diagnostics.push(Finding {
@@ -758,6 +781,41 @@ impl<'a> KernelResolver<'a> {
                 None
             }
         }
+    }
+
+    /// A bare identifier in a field that takes an access, spelling a tensor or register in
+    /// scope without its `%` (`src = t`): one P206 saying so, with `%t` as its fix, and the
+    /// value read as the access it stands for, so that nothing else is reported for it
+    /// (no P204, no P501 after). `None` for any other value.
+    fn unsigiled_name(&mut self, value: &ast::Value, takes_access: bool) -> Option<model::Value> {
+        let ast::ValueKind::Ident(name) = &value.kind else {
+            return None;
+        };
+        if !takes_access {
+            return None;
+        }
+        // Not a reference (navigation and rename edit past a `%` it does not have).
+        let (binding, _) = self.lookup(name)?;
+        let target = match binding {
+            Binding::Tensor(Some(t)) => Target::Tensor(t),
+            Binding::Register(Some(r)) => Target::Register(r),
+            _ => return None,
+        };
+        self.out.diagnostics.push(
+            Finding::new(
+                Code::P206,
+                value.range,
+                format!("`{name}` is not a name here; did you mean `%{name}`?"),
+            )
+            .with_fix(Some(FixHint::Replace {
+                with: format!("%{name}"),
+            })),
+        );
+        Some(model::Value::Access(model::Access {
+            name: name.clone(),
+            target,
+            indices: None,
+        }))
     }
 
     fn value(&mut self, value: &ast::Value) -> model::Value {

@@ -488,7 +488,7 @@ fn kernel_name_hover_shows_the_table() {
 
         outputs: `%y: hbm f32[128, 512]`
 
-        5 ops, 1 loop, 4 tensor/registers declared
+        5 ops, 1 loop; 4 tensors declared
 
         | engine | static | executed |
         |:--|--:|--:|

@@ -190,6 +190,28 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Whether a value of this kind may be an access (`%t`, `%t[…]`): the kinds of
+    /// operands, registers and access pointers.
+    pub fn takes_access(&self) -> bool {
+        match self {
+            Kind::Acc(..) | Kind::Imm(_) | Kind::Reg | Kind::IntAccReg | Kind::KernelOperand(_) => {
+                true
+            }
+            Kind::List(inner) => inner.takes_access(),
+            _ => false,
+        }
+    }
+
+    /// Whether an access in a field of this kind is written (`outs`) or read (`ins`, and
+    /// every kind that is not an access).
+    pub fn direction(&self) -> Dir {
+        match self {
+            Kind::Acc(_, dir) | Kind::KernelOperand(dir) => *dir,
+            Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => *dir,
+            _ => Dir::In,
+        }
+    }
+
     /// The kind as SPEC §6 writes it: `acc(psum)`, `list<int>`, `enum{none, double_row}`.
     pub fn describe(&self) -> String {
         match self {
@@ -379,6 +401,44 @@ pub use crate::ops::CATALOG;
 /// The spec of op class `class`.
 pub fn lookup(class: &str) -> Option<&'static OpSpec> {
     CATALOG.iter().copied().find(|s| s.class == class)
+}
+
+/// An op class people write that pir spells as another op with one field set: what
+/// [`alias`] answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Alias {
+    /// The op class to write (`ActivationOp`).
+    pub class: &'static str,
+    /// The field that picks the operation (`func`).
+    pub field: &'static str,
+    /// Its value (`reciprocal`).
+    pub value: &'static str,
+}
+
+/// The op an unknown class `name` stands for, if it names an operation that is one value
+/// of an op's enum: `ReciprocalOp`, `Exp`, `ExpOp` → `ActivationOp` with `func =
+/// reciprocal`/`exp` (each `act_func` value); `AddOp`, `TensorAddOp`, `MultiplyOp` →
+/// `TensorTensorOp` with `op = add`/`multiply` (each `alu` value, case-folded, `_`
+/// ignored). For P202's hint.
+pub fn alias(name: &str) -> Option<Alias> {
+    let bare = name.strip_suffix("Op").unwrap_or(name);
+    let word = |v: &str, w: &str| v.replace('_', "").eq_ignore_ascii_case(w);
+    if let Some(v) = ACT_FUNC.values.iter().find(|v| word(v.text, bare)) {
+        return Some(Alias {
+            class: "ActivationOp",
+            field: fname::func,
+            value: v.text,
+        });
+    }
+    let alu = bare.strip_prefix("Tensor").unwrap_or(bare);
+    ALU.values
+        .iter()
+        .find(|v| word(v.text, alu))
+        .map(|v| Alias {
+            class: "TensorTensorOp",
+            field: fname::op,
+            value: v.text,
+        })
 }
 
 macro_rules! enum_spec {
@@ -602,6 +662,34 @@ pub mod fname {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every alias names an op of the catalog, a field of it, and a value of that field's
+    /// enum.
+    #[test]
+    fn aliases_are_ops_of_the_catalog() {
+        let cases = [
+            ("ReciprocalOp", Some(("ActivationOp", "func", "reciprocal"))),
+            ("Exp", Some(("ActivationOp", "func", "exp"))),
+            (
+                "GeluApprxTanhOp",
+                Some(("ActivationOp", "func", "gelu_apprx_tanh")),
+            ),
+            ("TensorAddOp", Some(("TensorTensorOp", "op", "add"))),
+            ("MultiplyOp", Some(("TensorTensorOp", "op", "multiply"))),
+            ("BananaOp", None),
+        ];
+        for (name, want) in cases {
+            let got = alias(name);
+            assert_eq!(got.map(|a| (a.class, a.field, a.value)), want, "{name}");
+            if let Some(a) = got {
+                let field = lookup(a.class).and_then(|s| s.field(a.field));
+                let Some(Kind::Enum(e)) = field.map(|f| &f.kind) else {
+                    panic!("{name}: {} has no enum field {}", a.class, a.field);
+                };
+                assert!(e.get(a.value).is_some(), "{name}");
+            }
+        }
+    }
 
     #[test]
     fn field_names_are_the_catalogs() {

@@ -19,7 +19,7 @@ use crate::bir::{Arg, Opcode, Role};
 use crate::catalog::{self, Default, Dir, Engine, EngineSpec, FieldSpec, Kind, Mems, OpSpec};
 use crate::diag::{Anchor, Code, Diag, FixHint, Severity, ValuePath, did_you_mean};
 use crate::model::{Access, ResolvedOp, Target, Value};
-use crate::types::{Dtype, Memory, limits};
+use crate::types::{Dtype, Memory};
 
 /// The state of one spec field in the op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,6 +114,16 @@ impl<'a> Cx<'a> {
                 cx.diags.push(
                     Diag::new(Code::P203, Anchor::FieldName(i), message)
                         .with_fix(FixHint::replace(suggestion)),
+                );
+                // What the unknown field names still counts as used: read or written as
+                // the suggested field would be, written when there is no suggestion (an
+                // unknown field says nothing of its direction), so that its one mistake
+                // does not also make later reads warn (P501).
+                let suggested_spec =
+                    suggestion.and_then(|s| spec.fields.iter().find(|f| f.name == s));
+                cx.record_named(
+                    i,
+                    suggested_spec.is_none_or(|f| f.kind.direction() == Dir::Out),
                 );
                 continue;
             };
@@ -267,17 +277,35 @@ impl<'a> Cx<'a> {
                     spec.values.iter().map(|v| (v.text, v.bir)),
                 );
                 let values: Vec<&str> = spec.values.iter().map(|v| v.text).collect();
-                let message = match suggestion {
-                    Some(s) => format!("unknown {} value `{name}`; did you mean `{s}`?", spec.name),
-                    None => format!(
-                        "unknown {} value `{name}`; expected one of {}",
-                        spec.name,
-                        values.join(", ")
+                let (message, fix) = match suggestion {
+                    Some(s) => (
+                        format!("unknown {} value `{name}`; did you mean `{s}`?", spec.name),
+                        FixHint::replace(suggestion),
+                    ),
+                    // A long list goes on a line of its own, so that a one-line view (a
+                    // Problems row) still shows what is wrong; each value is a quick fix.
+                    None => (
+                        if values.len() > SHORT_LIST {
+                            format!(
+                                "unknown {} value `{name}`; expected one of these {}:\n{}",
+                                spec.name,
+                                values.len(),
+                                values.join(", ")
+                            )
+                        } else {
+                            format!(
+                                "unknown {} value `{name}`; expected one of {}",
+                                spec.name,
+                                values.join(", ")
+                            )
+                        },
+                        Some(FixHint::OneOf {
+                            values: values.iter().map(|v| v.to_string()).collect(),
+                        }),
                     ),
                 };
-                self.diags.push(
-                    Diag::new(Code::P207, anchor, message).with_fix(FixHint::replace(suggestion)),
-                );
+                self.diags
+                    .push(Diag::new(Code::P207, anchor, message).with_fix(fix));
                 false
             }
             (Kind::List(inner), Value::List(items)) => {
@@ -378,11 +406,7 @@ impl<'a> Cx<'a> {
             let value = &self.op.fields[i].value;
             let mut found = Vec::new();
             value.collect_accesses(ValuePath::field(i), &mut found);
-            let dir = match spec_field.kind {
-                Kind::Acc(_, dir) | Kind::KernelOperand(dir) => dir,
-                Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => *dir,
-                _ => Dir::In,
-            };
+            let dir = spec_field.kind.direction();
             for (path, access) in found {
                 match &access.target {
                     Target::Tensor(tensor) => {
@@ -399,25 +423,6 @@ impl<'a> Cx<'a> {
                         ) else {
                             continue;
                         };
-                        let partitions = operand.dims.first().map_or(0, |d| {
-                            (d.count.saturating_sub(1) as i128) * d.step as i128 + 1
-                        });
-                        if operand.on_chip()
-                            && !operand.faulty
-                            && partitions > limits::PARTITIONS as i128
-                        {
-                            self.diags.push(Diag::new(
-                                Code::P302,
-                                Anchor::Value(path.clone()),
-                                format!(
-                                    "`%{}` spans {partitions} partitions; {} has {}",
-                                    tensor.name,
-                                    tensor.memory.name(),
-                                    limits::PARTITIONS
-                                ),
-                            ));
-                            operand.faulty = true;
-                        }
                         if self.engine == Engine::Pool && tensor.memory == Memory::Psum {
                             self.diags.push(Diag::new(
                                 Code::P301,
@@ -457,17 +462,18 @@ impl<'a> Cx<'a> {
         else {
             return;
         };
+        self.record_named(i, spec_field.kind.direction() == Dir::Out);
+    }
+
+    /// Records the tensors the value of the op's field `i` names as written (`out`) or read.
+    fn record_named(&mut self, i: usize, out: bool) {
+        let Some(field) = self.op.fields.get(i) else {
+            return;
+        };
         let mut found = Vec::new();
-        self.op.fields[i]
+        field
             .value
             .collect_accesses(ValuePath::field(i), &mut found);
-        let out = match spec_field.kind {
-            Kind::Acc(_, dir) | Kind::KernelOperand(dir) => dir == Dir::Out,
-            Kind::List(Kind::Acc(_, dir)) | Kind::List(Kind::KernelOperand(dir)) => {
-                *dir == Dir::Out
-            }
-            _ => false,
-        };
         for (_, access) in found {
             if let Target::Tensor(tensor) = &access.target {
                 let list = if out {
@@ -851,6 +857,10 @@ pub const ACCESS_KINDS: &[(&str, &str)] = &[
     ("tile", "tile"),
     ("opaque", "opaque"),
 ];
+
+/// How many values an "expected one of" list of a message holds on the message's first
+/// line; a longer list goes on a line of its own.
+const SHORT_LIST: usize = 8;
 
 /// How many unknown (P203) or repeated (P205) fields of one op are reported one by one.
 const MAX_FIELD_DIAGS: usize = 100;

@@ -242,6 +242,15 @@ pub enum FixHint {
         /// The value text, when the rule knows it.
         value: Option<String>,
     },
+    /// Replace the text of the diagnostic's primary range with one of `values` (an unknown
+    /// enum value with no close one: each value is a fix).
+    OneOf {
+        /// The values, in the catalog's order.
+        values: Vec<String>,
+    },
+    /// Delete the declaration whose name is the diagnostic's primary range (P500), with its
+    /// line when it stands alone there.
+    DeleteDeclaration,
 }
 
 impl FixHint {
@@ -310,15 +319,26 @@ impl Diag {
 /// The closest candidate to `name` for a did-you-mean, if any is close enough.
 ///
 /// Closeness is the Damerau–Levenshtein (optimal string alignment) distance, case-folded,
-/// at most a third of the longer name (and at least 1 for short names).
+/// at most a third of the longer name (and at least 1 for short names). When none is that
+/// close and `name` has two or more `_`-separated words, the shortest candidate that has
+/// all of them in order among more words is it (`gelu_tanh` for `gelu_apprx_tanh`).
 pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
     let lower: Vec<char> = name.chars().map(|c| c.to_ascii_lowercase()).collect();
+    let lower_name = name.to_ascii_lowercase();
+    let words: Vec<&str> = lower_name.split('_').filter(|w| !w.is_empty()).collect();
+    let mut by_words: Option<&'a str> = None;
     let mut rows = OsaRows::default();
     let mut best: Option<(usize, &str)> = None;
     for candidate in candidates {
+        if words.len() >= 2
+            && by_words.is_none_or(|b| candidate.len() < b.len())
+            && has_words_in_order(candidate, &words)
+        {
+            by_words = Some(candidate);
+        }
         let limit = (name.len().max(candidate.len()) / 3).max(1);
         // Only a closer candidate counts: the distance must be at most `bound`, and its
         // computation stops as soon as it cannot be (most candidates of a big scope,
@@ -332,7 +352,25 @@ pub fn did_you_mean<'a>(
             best = Some((distance, candidate));
         }
     }
-    best.map(|(_, c)| c)
+    best.map(|(_, c)| c).or(by_words)
+}
+
+/// Whether `candidate` has more `_`-separated words than `words` (lowercase), each of them
+/// the start of one of its own, in order (case-folded: `gelu_tan` is in `gelu_apprx_tanh`).
+fn has_words_in_order(candidate: &str, words: &[&str]) -> bool {
+    let mut own = candidate.split('_').filter(|w| !w.is_empty());
+    let mut count = 0;
+    let mut found = 0;
+    for word in own.by_ref() {
+        count += 1;
+        if words.get(found).is_some_and(|w| {
+            word.get(..w.len())
+                .is_some_and(|start| start.eq_ignore_ascii_case(w))
+        }) {
+            found += 1;
+        }
+    }
+    found == words.len() && count > words.len()
 }
 
 /// Names people bring from NKI (`nki.language`) for what pir spells otherwise, as
@@ -350,6 +388,8 @@ const FOREIGN: &[(&str, &str)] = &[
     ("greater_equal", "is_ge"),
     ("less", "is_lt"),
     ("less_equal", "is_le"),
+    // SBUF is the on-chip SRAM (the NKI docs' word for it).
+    ("sram", "sbuf"),
     ("fp32", "f32"),
     ("fp16", "f16"),
     ("bfp16", "bf16"),
@@ -528,6 +568,11 @@ mod tests {
         assert_eq!(did_you_mean("isTranpose", fields), Some("isTranspose"));
         assert_eq!(did_you_mean("dts", fields), Some("dst"));
         assert_eq!(did_you_mean("banana", fields), None);
+        let funcs = ["gelu", "gelu_apprx_tanh", "tanh", "gelu_apprx_sigmoid"];
+        assert_eq!(did_you_mean("gelu_tanh", funcs), Some("gelu_apprx_tanh"));
+        assert_eq!(did_you_mean("GELU_TANH", funcs), Some("gelu_apprx_tanh"));
+        assert_eq!(did_you_mean("gelu_tan", funcs), Some("gelu_apprx_tanh"));
+        assert_eq!(did_you_mean("tanh_gelu", funcs), None);
         assert_eq!(
             did_you_mean("MatmulOp", ["MatMulOp", "MemsetOp"]),
             Some("MatMulOp")
@@ -566,5 +611,6 @@ mod tests {
         assert_eq!(did_you_mean_spelt("SBUF", memories), Some("sbuf"));
         assert_eq!(did_you_mean_spelt("Psum", memories), Some("psum"));
         assert_eq!(did_you_mean_spelt("nl.sbuf", memories), Some("sbuf"));
+        assert_eq!(did_you_mean_spelt("sram", memories), Some("sbuf"));
     }
 }

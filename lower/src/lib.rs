@@ -91,9 +91,13 @@ pub fn lower_op(op: &ResolvedOp) -> Lowered {
     let Some(spec) = lookup(&op.class) else {
         let classes = CATALOG.iter().map(|s| s.class);
         let suggestion = diag::did_you_mean(&op.class, classes);
-        let message = match suggestion {
-            Some(s) => format!("unknown op class `{}`; did you mean `{s}`?", op.class),
-            None => format!("unknown op class `{}`", op.class),
+        let message = match (suggestion, catalog::alias(&op.class)) {
+            (Some(s), _) => format!("unknown op class `{}`; did you mean `{s}`?", op.class),
+            (None, Some(alias)) => format!(
+                "unknown op class `{}`: write `{} {{ …, {} = {} }}`",
+                op.class, alias.class, alias.field, alias.value
+            ),
+            (None, None) => format!("unknown op class `{}`", op.class),
         };
         let diag = Diag::new(Code::P202, Anchor::Class, message)
             .with_fix(diag::FixHint::replace(suggestion));
@@ -108,11 +112,28 @@ pub fn lower_op(op: &ResolvedOp) -> Lowered {
     cx.finish()
 }
 
-/// Checks a tensor declaration or parameter type (SPEC §4): P304 for a per-partition
-/// footprint beyond the memory's capacity, P414 for a dim of size 0. (More than 128
-/// partitions is P302 on the operands that access them, SPEC §7.)
+/// Checks a tensor declaration or parameter type (SPEC §4): P302 for an `sbuf` or `psum`
+/// partition dim (dim 0) over 128, P304 for a per-partition footprint beyond the memory's
+/// capacity, P414 for a dim of size 0. (P302 is on the declaration, where the mistake is,
+/// not on each access of it: `docs/decisions.md`.)
 pub fn check_tensor(tensor: &model::Tensor) -> Vec<(Code, String)> {
     let mut out = Vec::new();
+    if let Some(&partitions) = tensor.dims.first()
+        && tensor.memory.is_on_chip()
+        && partitions > types::limits::PARTITIONS
+    {
+        out.push((
+            Code::P302,
+            format!(
+                "`%{}` declares {partitions} partitions (dim 0); {} has {}: declare a tile of at \
+                 most {} and loop over the tiles",
+                tensor.name,
+                tensor.memory.name(),
+                types::limits::PARTITIONS,
+                types::limits::PARTITIONS,
+            ),
+        ));
+    }
     if let Some(capacity) = tensor.memory.partition_capacity() {
         let bytes = tensor.partition_bytes();
         if bytes > capacity {

@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use analysis::{Analysis, AnalysisHost, Cancellable, Diagnostic, FileId, LineCol};
-use lower::Severity;
+use lower::{Code, Severity};
 use serde_json::json;
 
 use crate::Format;
@@ -737,6 +737,19 @@ pub fn stats(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
         let line_of = |range: analysis::TextRange| {
             settled(analysis.line_col(loaded.file, range.start())).line
         };
+        // Counts of a file that does not parse are of what parses: say so (stderr).
+        let syntax_errors = file_diagnostics(&analysis, &loaded)
+            .iter()
+            .filter(|d| matches!(d.code, Code::P100 | Code::P101 | Code::P102 | Code::P103))
+            .count();
+        if syntax_errors > 0 {
+            eprintln!(
+                "pir: {}: {syntax_errors} syntax error{}: the counts are of what parses \
+                 (`pir check` shows the errors)",
+                display(path),
+                if syntax_errors == 1 { "" } else { "s" }
+            );
+        }
         match format {
             Format::Json => {
                 let kernels: Vec<serde_json::Value> =
@@ -777,7 +790,12 @@ fn stats_json(
         .map(|c| {
             (
                 c.engine.bir_name().to_string(),
-                json!({ "static": c.static_count, "executed": c.executed }),
+                if c.executed == u64::MAX {
+                    // Saturated (trip counts multiply): a lower bound, past 2^53 too.
+                    json!({ "static": c.static_count, "executed": c.executed, "executed_saturated": true })
+                } else {
+                    json!({ "static": c.static_count, "executed": c.executed })
+                },
             )
         })
         .collect();

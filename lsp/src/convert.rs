@@ -13,6 +13,12 @@
 //! character's start; a line past the last one is an error for requests and the end of the
 //! document for edits. A byte offset past the end of the text is the end of the text; one
 //! inside a multi-byte character is that character's start.
+//!
+//! A client that ends lines at `\n` only (Neovim: a lone `\r` is a character of its line,
+//! shown `^M`; `Config::lf_lines`) gets its lines: each document keeps its lone `\r`s
+//! ([`lone_crs`], char indices, updated by [`lf::apply_change`] in time linear in their
+//! number and the change), and [`lf`] converts through them; with none, its conversions are
+//! the ones above. `docs/decisions.md` says why.
 
 use analysis::{TextRange, TextSize};
 use ropey::Rope;
@@ -155,6 +161,17 @@ pub fn apply_change(
     };
     let start = edit_char(rope, r.start, encoding);
     let end = edit_char(rope, r.end, encoding);
+    replace_chars(rope, start, end, &change.text).map(Some)
+}
+
+/// Replaces the chars `start..end` of `rope` with `text`; the UTF-8 byte range replaced.
+/// Errors: `end < start` (the rope is left as it was).
+fn replace_chars(
+    rope: &mut Rope,
+    start: usize,
+    end: usize,
+    text: &str,
+) -> Result<TextRange, PositionError> {
     if end < start {
         return Err(PositionError(
             "the change's range ends before it starts".into(),
@@ -165,8 +182,181 @@ pub fn apply_change(
         text_size(rope.char_to_byte(end)),
     );
     rope.remove(start..end);
-    rope.insert(start, &change.text);
-    Ok(Some(replaced))
+    rope.insert(start, text);
+    Ok(replaced)
+}
+
+/// The lone `\r`s of `rope` (a `\r` no `\n` follows), as ascending char indices: where
+/// LSP ends a line and a client that ends lines at `\n` only does not. O(the text).
+pub fn lone_crs(rope: &Rope) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut chars = rope.chars().enumerate().peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == '\r' && chars.peek().is_none_or(|(_, next)| *next != '\n') {
+            out.push(i);
+        }
+    }
+    out
+}
+
+/// Conversions for a client that ends lines at `\n` only (see the module docs): `crs` are
+/// the document's lone `\r`s ([`lone_crs`]). Line `n` of the client is rope line `n` plus
+/// the lone `\r`s before it; each is a character of the client's line (one byte, one
+/// UTF-16 unit). O(log n) each, plus the lone `\r`s of the line converted.
+pub mod lf {
+    use super::*;
+
+    /// How many lone `\r`s stand before char `char`.
+    fn before(crs: &[usize], char: usize) -> usize {
+        crs.partition_point(|&c| c < char)
+    }
+
+    fn is_lone_cr(crs: &[usize], char: usize) -> bool {
+        crs.binary_search(&char).is_ok()
+    }
+
+    /// The char where the client's line holding char `char` starts.
+    fn line_start(rope: &Rope, crs: &[usize], char: usize) -> usize {
+        let mut start = rope.line_to_char(rope.char_to_line(char));
+        while start > 0 && is_lone_cr(crs, start - 1) {
+            start = rope.line_to_char(rope.char_to_line(start - 1));
+        }
+        start
+    }
+
+    /// The rope line where the client's line `n` starts; `None` past the last one.
+    fn rope_line(rope: &Rope, crs: &[usize], n: usize) -> Option<usize> {
+        // The least fixed point of l = n + (lone `\r`s before rope line l), from below.
+        let mut line = n;
+        loop {
+            if line >= rope.len_lines() {
+                return None;
+            }
+            let at = n + before(crs, rope.line_to_char(line));
+            if at == line {
+                return Some(line);
+            }
+            line = at;
+        }
+    }
+
+    /// The char of the client's position `pos`, clamped to its line and snapped to a
+    /// character's start; `None` for a line past the last one.
+    fn char_at(rope: &Rope, crs: &[usize], pos: Position, encoding: Encoding) -> Option<usize> {
+        let mut line = rope_line(rope, crs, pos.line as usize)?;
+        let mut column = pos.character;
+        loop {
+            let next = rope.line_to_char(line + 1);
+            let goes_on = line + 1 < rope.len_lines() && next > 0 && is_lone_cr(crs, next - 1);
+            if !goes_on {
+                return Some(column_char(rope, line, column, encoding));
+            }
+            // This rope line, its lone `\r` included, is the first part of the client's.
+            let start = rope.line_to_char(line);
+            let width = match encoding {
+                Encoding::Utf8 => rope.char_to_byte(next) - rope.char_to_byte(start),
+                Encoding::Utf16 => rope.char_to_utf16_cu(next) - rope.char_to_utf16_cu(start),
+            };
+            let width = u32::try_from(width).unwrap_or(u32::MAX);
+            if column < width {
+                // Up to the `\r` itself (the line's end before its break, for the rope).
+                return Some(column_char(rope, line, column, encoding));
+            }
+            column -= width;
+            line += 1;
+        }
+    }
+
+    /// [`super::position`] in the client's lines.
+    pub fn position(rope: &Rope, crs: &[usize], offset: TextSize, encoding: Encoding) -> Position {
+        let char = offset_char(rope, offset);
+        let line = rope.char_to_line(char) - before(crs, char);
+        let start = line_start(rope, crs, char);
+        let character = match encoding {
+            Encoding::Utf8 => rope.char_to_byte(char) - rope.char_to_byte(start),
+            Encoding::Utf16 => rope.char_to_utf16_cu(char) - rope.char_to_utf16_cu(start),
+        };
+        Position {
+            line: u32::try_from(line).unwrap_or(u32::MAX),
+            character: u32::try_from(character).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// [`super::range`] in the client's lines.
+    pub fn range(rope: &Rope, crs: &[usize], range: TextRange, encoding: Encoding) -> Range {
+        Range {
+            start: position(rope, crs, range.start(), encoding),
+            end: position(rope, crs, range.end(), encoding),
+        }
+    }
+
+    /// [`super::offset`] in the client's lines.
+    pub fn offset(
+        rope: &Rope,
+        crs: &[usize],
+        pos: Position,
+        encoding: Encoding,
+    ) -> Result<TextSize, PositionError> {
+        let char = char_at(rope, crs, pos, encoding).ok_or_else(|| {
+            PositionError(format!("line {} is past the end of the document", pos.line))
+        })?;
+        Ok(text_size(rope.char_to_byte(char)))
+    }
+
+    /// [`super::text_range_clamped`] in the client's lines.
+    pub fn text_range_clamped(
+        rope: &Rope,
+        crs: &[usize],
+        r: Range,
+        encoding: Encoding,
+    ) -> Result<TextRange, PositionError> {
+        let clamp = |p: Position| {
+            offset(rope, crs, p, encoding).unwrap_or_else(|_| text_size(rope.len_bytes()))
+        };
+        let (start, end) = (clamp(r.start), clamp(r.end));
+        if end < start {
+            return Err(PositionError("the range ends before it starts".into()));
+        }
+        Ok(TextRange::new(start, end))
+    }
+
+    /// [`super::apply_change`] of a change in the client's lines, keeping `crs` the lone
+    /// `\r`s of the text after it (those near the change found again, the later ones
+    /// moved).
+    pub fn apply_change(
+        rope: &mut Rope,
+        crs: &mut Vec<usize>,
+        change: &TextDocumentContentChangeEvent,
+        encoding: Encoding,
+    ) -> Result<Option<TextRange>, PositionError> {
+        let Some(r) = change.range else {
+            let out = super::apply_change(rope, change, encoding);
+            *crs = lone_crs(rope);
+            return out;
+        };
+        let edit =
+            |p: Position| char_at(rope, crs, p, encoding).unwrap_or_else(|| rope.len_chars());
+        let (start, end) = (edit(r.start), edit(r.end));
+        let replaced = replace_chars(rope, start, end, &change.text)?;
+        let (removed, inserted) = (end - start, change.text.chars().count());
+        // A `\r` just before the change may have become lone, or stopped being so.
+        let from = start.saturating_sub(1);
+        crs.retain(|&c| c < from || c >= end);
+        for c in crs.iter_mut().filter(|c| **c >= end) {
+            *c = *c - removed + inserted;
+        }
+        let to = (start + inserted + 1).min(rope.len_chars());
+        for i in from..to {
+            let lone =
+                rope.char(i) == '\r' && (i + 1 >= rope.len_chars() || rope.char(i + 1) != '\n');
+            if lone {
+                crs.push(i);
+            }
+        }
+        crs.sort_unstable();
+        crs.dedup();
+        Ok(Some(replaced))
+    }
 }
 
 /// The char index of an LSP position in an edit: as [`offset`], but a line past the last
@@ -222,8 +412,11 @@ fn column_char(rope: &Rope, line: usize, column: u32, encoding: Encoding) -> usi
 /// that slice of the rope, found in O(log n)): the lines of the range an editor asked
 /// for, the whole text only when it asked for the whole file. Positions advance from
 /// token to token (a long line of wide characters stays linear).
+///
+/// `crs`: the lone `\r`s of a client that ends lines at `\n` only ([`lf`]), else empty.
 pub fn semantic_tokens(
     rope: &Rope,
+    crs: &[usize],
     tokens: &[analysis::ide::SemanticToken],
     encoding: Encoding,
 ) -> Vec<tower_lsp_server::ls_types::SemanticToken> {
@@ -237,41 +430,60 @@ pub fn semantic_tokens(
         .unwrap_or_default();
     let first_line = rope.char_to_line(offset_char(rope, first.range.start()));
     let last_line = rope.char_to_line(offset_char(rope, last_end));
-    let from = rope.line_to_byte(first_line);
     let to = rope.line_to_byte(last_line + 1);
+    let (from, line) = if crs.is_empty() {
+        (rope.line_to_byte(first_line), first_line)
+    } else {
+        // From the start of the client's line.
+        let line = lf::position(rope, crs, first.range.start(), encoding).line as usize;
+        let start = lf::offset(
+            rope,
+            crs,
+            Position {
+                line: line as u32,
+                character: 0,
+            },
+            encoding,
+        )
+        .map_or(0, usize::from);
+        (start, line)
+    };
     let window = String::from(rope.byte_slice(from..to));
-    encode_semantic_tokens(&window, from, first_line, tokens, encoding)
+    encode_semantic_tokens(&window, from, line, tokens, encoding, !crs.is_empty())
 }
 
 /// The semantic tokens of one chunk of the document, the bytes `range` of `rope`'s text
 /// (starting at a line start), encoded as [`semantic_tokens`] encodes the document's but
 /// with lines counted from the chunk's first line: every token but the first is encoded as
 /// in the document's data, the first's `Δstart` is its column. `tokens` are relative to the
-/// chunk's start.
+/// chunk's start. `lf`: lines end at `\n` only (a client of [`lf`]).
 pub fn chunk_semantic_tokens(
     rope: &Rope,
     range: TextRange,
     tokens: &[analysis::ide::SemanticToken],
     encoding: Encoding,
+    lf: bool,
 ) -> Vec<tower_lsp_server::ls_types::SemanticToken> {
     let to = usize::from(range.end()).min(rope.len_bytes());
     let from = usize::from(range.start()).min(to);
     let chunk = String::from(rope.byte_slice(from..to));
-    encode_semantic_tokens(&chunk, 0, 0, tokens, encoding)
+    encode_semantic_tokens(&chunk, 0, 0, tokens, encoding, lf)
 }
 
 /// [`semantic_tokens`] on `text`, the document's bytes from `from` (the start of line
-/// `line`) on.
+/// `line`) on; `lf`: lines end at `\n` only.
 fn encode_semantic_tokens(
     text: &str,
     from: usize,
     line: usize,
     tokens: &[analysis::ide::SemanticToken],
     encoding: Encoding,
+    lf: bool,
 ) -> Vec<tower_lsp_server::ls_types::SemanticToken> {
     let mut cursor = Cursor {
         text,
         encoding,
+        lf,
         at: 0,
         line: u32::try_from(line).unwrap_or(u32::MAX),
         column: 0,
@@ -299,8 +511,19 @@ fn encode_semantic_tokens(
         let mut piece_start = start;
         let mut rest = &text[start..end];
         loop {
-            // Split at every line end (`\n`, `\r\n`, a lone `\r`).
-            let (piece, next) = match rest.find(['\n', '\r']) {
+            // Split at every line end (`\n`, `\r\n`, a lone `\r` unless `lf`).
+            let found = if lf {
+                rest.find('\n').map(|i| {
+                    if i > 0 && rest[..i].ends_with('\r') {
+                        i - 1
+                    } else {
+                        i
+                    }
+                })
+            } else {
+                rest.find(['\n', '\r'])
+            };
+            let (piece, next) = match found {
                 Some(i) if rest[i..].starts_with("\r\n") => (&rest[..i], Some(i + 2)),
                 Some(i) => (&rest[..i], Some(i + 1)),
                 None => (rest, None),
@@ -335,6 +558,8 @@ fn encode_semantic_tokens(
 struct Cursor<'t> {
     text: &'t str,
     encoding: Encoding,
+    /// Lines end at `\n` only (a lone `\r` is a character).
+    lf: bool,
     at: usize,
     line: u32,
     column: u32,
@@ -356,8 +581,8 @@ impl Cursor<'_> {
             let bytes = self.text.as_bytes();
             let mut line_start = None;
             for i in self.at..to {
-                let ends_line =
-                    bytes[i] == b'\n' || (bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+                let ends_line = bytes[i] == b'\n'
+                    || (!self.lf && bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
                 if ends_line {
                     self.line += 1;
                     line_start = Some(i + 1);
@@ -545,7 +770,7 @@ pub(crate) mod tests {
             }
         };
         let tokens = [token("c", 1), token("d", 1), token("f", 1)];
-        let encoded: Vec<[u32; 3]> = semantic_tokens(&rope, &tokens, Encoding::Utf16)
+        let encoded: Vec<[u32; 3]> = semantic_tokens(&rope, &[], &tokens, Encoding::Utf16)
             .iter()
             .map(|t| [t.delta_line, t.delta_start, t.length])
             .collect();
@@ -697,20 +922,87 @@ pub(crate) mod tests {
             let cuts: Vec<usize> = cuts.into_iter().map(|c| c % (text.len() + 3)).collect();
             let tokens = tokens_between(cuts);
             let rope = Rope::from_str(&text);
-            let got: Vec<[u32; 5]> = semantic_tokens(&rope, &tokens, encoding)
+            let got: Vec<[u32; 5]> = semantic_tokens(&rope, &[], &tokens, encoding)
                 .iter()
                 .map(|t| {
                     [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset]
                 })
                 .collect();
             // The same encoder over the whole text from its start, as before the rope.
-            let whole: Vec<[u32; 5]> = encode_semantic_tokens(&text, 0, 0, &tokens, encoding)
+            let whole: Vec<[u32; 5]> = encode_semantic_tokens(&text, 0, 0, &tokens, encoding, false)
                 .iter()
                 .map(|t| {
                     [t.delta_line, t.delta_start, t.length, t.token_type, t.token_modifiers_bitset]
                 })
                 .collect();
             prop_assert_eq!(got, whole);
+        }
+    }
+
+    /// Lines at `\n` only, as Neovim counts them: the position of byte `o` (a char
+    /// boundary) in `text`, every `\r` a character of its line.
+    fn lf_oracle(text: &str, o: usize, encoding: Encoding) -> Position {
+        let before = &text[..o];
+        let line = before.matches('\n').count() as u32;
+        let start = before.rfind('\n').map_or(0, |i| i + 1);
+        let piece = &text[start..o];
+        let character = match encoding {
+            Encoding::Utf8 => piece.len(),
+            Encoding::Utf16 => piece.encode_utf16().count(),
+        } as u32;
+        pos(line, character)
+    }
+
+    proptest! {
+        /// Issue 25: for a client that ends lines at `\n` only, positions are its lines'
+        /// (every `\r` a character), and they round-trip; its edits keep the lone `\r`s
+        /// those of the new text.
+        #[test]
+        fn lf_lines_are_neovims(
+            text in text(),
+            edits in prop::collection::vec((0usize..200, 0usize..200, text()), 0..6),
+            encoding in encoding(),
+        ) {
+            let mut rope = Rope::from_str(&text);
+            let mut crs = lone_crs(&rope);
+            let mut now = text.clone();
+            for (a, b, insert) in edits {
+                let boundary = |x: usize| {
+                    let mut x = x % (now.len() + 1);
+                    while !now.is_char_boundary(x) { x -= 1; }
+                    x
+                };
+                let (a, b) = (boundary(a).min(boundary(b)), boundary(a).max(boundary(b)));
+                for o in [a, b] {
+                    let p = lf::position(&rope, &crs, TextSize::from(o as u32), encoding);
+                    prop_assert_eq!(p, lf_oracle(&now, o, encoding), "{:?} at {}", now, o);
+                    // Inside a CRLF, the client's column past the `\r` is the line's end.
+                    let inside_crlf = now[..o].ends_with('\r') && now[o..].starts_with('\n');
+                    if !inside_crlf {
+                        prop_assert_eq!(
+                            lf::offset(&rope, &crs, p, encoding).map(usize::from),
+                            Ok(o),
+                            "{:?} at {}", now, o
+                        );
+                    }
+                }
+                let inside_crlf = |o: usize| now[..o].ends_with('\r') && now[o..].starts_with('\n');
+                if inside_crlf(a) || inside_crlf(b) {
+                    continue;
+                }
+                let change = TextDocumentContentChangeEvent {
+                    range: Some(Range {
+                        start: lf_oracle(&now, a, encoding),
+                        end: lf_oracle(&now, b, encoding),
+                    }),
+                    range_length: None,
+                    text: insert.clone(),
+                };
+                lf::apply_change(&mut rope, &mut crs, &change, encoding).expect("applies");
+                now.replace_range(a..b, &insert);
+                prop_assert_eq!(rope.to_string(), now.clone());
+                prop_assert_eq!(&crs, &lone_crs(&rope));
+            }
         }
     }
 }

@@ -41,29 +41,50 @@ fn cancellable<T>(answer: Cancellable<T>) -> Result<T> {
 /// A document's rope (the text of the snapshot, lines as LSP counts them: a lone `\r`
 /// ends a line, SPEC §1 [2]) and the negotiated encoding: what converts its byte offsets
 /// to LSP positions and back, O(log n) each.
+///
+/// `crs`: the document's lone `\r`s for a client that ends lines at `\n` only (its lines,
+/// `convert::lf`), else empty.
 struct View<'s> {
     rope: &'s Rope,
+    crs: &'s [usize],
     encoding: convert::Encoding,
 }
 
 impl View<'_> {
     fn range(&self, range: TextRange) -> lsp::Range {
-        convert::range(self.rope, range, self.encoding)
+        if self.crs.is_empty() {
+            convert::range(self.rope, range, self.encoding)
+        } else {
+            convert::lf::range(self.rope, self.crs, range, self.encoding)
+        }
     }
 
     fn position(&self, offset: TextSize) -> Position {
-        convert::position(self.rope, offset, self.encoding)
+        if self.crs.is_empty() {
+            convert::position(self.rope, offset, self.encoding)
+        } else {
+            convert::lf::position(self.rope, self.crs, offset, self.encoding)
+        }
     }
 
     /// The byte offset of a request's position. Errors: a line past the last one.
     fn offset(&self, pos: Position) -> Result<TextSize> {
-        convert::offset(self.rope, pos, self.encoding).map_err(|e| Error::invalid_params(e.0))
+        if self.crs.is_empty() {
+            convert::offset(self.rope, pos, self.encoding)
+        } else {
+            convert::lf::offset(self.rope, self.crs, pos, self.encoding)
+        }
+        .map_err(|e| Error::invalid_params(e.0))
     }
 
     /// The byte range of a request's range, a line past the last one meaning the end.
     fn text_range_clamped(&self, range: lsp::Range) -> Result<TextRange> {
-        convert::text_range_clamped(self.rope, range, self.encoding)
-            .map_err(|e| Error::invalid_params(e.0))
+        if self.crs.is_empty() {
+            convert::text_range_clamped(self.rope, range, self.encoding)
+        } else {
+            convert::lf::text_range_clamped(self.rope, self.crs, range, self.encoding)
+        }
+        .map_err(|e| Error::invalid_params(e.0))
     }
 
     fn diagnostic(&self, d: &Diagnostic, uri: &Uri) -> lsp::Diagnostic {
@@ -74,6 +95,7 @@ impl View<'_> {
 fn view<'s>(snap: &Snapshot, doc: &'s Doc) -> View<'s> {
     View {
         rope: &doc.rope,
+        crs: &doc.lone_crs,
         encoding: snap.encoding,
     }
 }
@@ -122,13 +144,92 @@ pub fn hover(snap: &Snapshot, params: HoverParams) -> Result<Option<Hover>> {
     let Some(h) = cancellable(snap.analysis.hover(doc.file, at))? else {
         return Ok(None);
     };
+    let markdown = if snap.config.markdown_tables {
+        h.markdown
+    } else {
+        tables_as_text(&h.markdown)
+    };
     Ok(Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
             kind: MarkupKind::Markdown,
-            value: cap_hover(h.markdown),
+            value: cap_hover(markdown),
         }),
         range: Some(view.range(h.range)),
     }))
+}
+
+/// `markdown` with each Markdown table (a run of lines starting with `|`, its second the
+/// alignment row `|:--|--:|`) written as aligned text in a ```` ```text ```` block, for a
+/// client that renders no tables: each column as wide as its widest cell (in chars),
+/// right-aligned where the alignment row says `--:`.
+pub fn tables_as_text(markdown: &str) -> String {
+    fn cells(line: &str) -> Vec<String> {
+        let inner = line.trim().trim_start_matches('|');
+        let inner = inner.strip_suffix('|').unwrap_or(inner);
+        inner
+            .split('|')
+            .map(|c| c.trim().replace('`', ""))
+            .collect()
+    }
+    let lines: Vec<&str> = markdown.lines().collect();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while let Some(line) = lines.get(i) {
+        let run = lines
+            .get(i..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|l| l.trim_start().starts_with('|'))
+            .count();
+        let aligned = lines.get(i + 1).is_some_and(|l| {
+            l.contains('-') && l.chars().all(|c| matches!(c, '|' | ':' | '-' | ' '))
+        });
+        if run < 2 || !aligned {
+            out.push((*line).to_string());
+            i += 1;
+            continue;
+        }
+        let rows: Vec<Vec<String>> = lines
+            .get(i..i + run)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != 1)
+            .map(|(_, l)| cells(l))
+            .collect();
+        let right: Vec<bool> = cells(lines.get(i + 1).copied().unwrap_or_default())
+            .iter()
+            .map(|c| c.ends_with(':'))
+            .collect();
+        let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let widths: Vec<usize> = (0..columns)
+            .map(|c| {
+                rows.iter()
+                    .filter_map(|r| r.get(c))
+                    .map(|s| s.chars().count())
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        out.push("```text".to_string());
+        for row in &rows {
+            let text: Vec<String> = (0..columns)
+                .map(|c| {
+                    let cell = row.get(c).map_or("", String::as_str);
+                    let width = widths.get(c).copied().unwrap_or(0);
+                    if right.get(c).copied().unwrap_or(false) {
+                        format!("{cell:>width$}")
+                    } else {
+                        format!("{cell:<width$}")
+                    }
+                })
+                .collect();
+            out.push(text.join("  ").trim_end().to_string());
+        }
+        out.push("```".to_string());
+        i += run;
+    }
+    out.join("\n")
 }
 
 /// `textDocument/codeLens`: above each kernel, its resources (SPEC §10.1): engine counts
@@ -200,7 +301,15 @@ pub(crate) fn lsp_diagnostics(
     rope: &Rope,
     encoding: convert::Encoding,
 ) -> Vec<lsp::Diagnostic> {
-    to_lsp_diagnostics(all, uri, &View { rope, encoding })
+    to_lsp_diagnostics(
+        all,
+        uri,
+        &View {
+            rope,
+            crs: &[],
+            encoding,
+        },
+    )
 }
 
 /// `all` as LSP diagnostics of `uri`, capped at [`MAX_DIAGNOSTICS`].
@@ -644,10 +753,19 @@ pub fn completion(
     let doc = doc(snap, &p.text_document.uri)?;
     let view = view(snap, doc);
     let at = view.offset(p.position)?;
+    // A space asks only for what follows it in a body (fields, values, types), not for
+    // the op classes a statement may start with: indenting a line lists nothing.
+    let by_space = params
+        .context
+        .as_ref()
+        .and_then(|c| c.trigger_character.as_deref())
+        == Some(" ");
     let items = cancellable(snap.analysis.completions(doc.file, at))?
         .into_iter()
+        .filter(|c| !(by_space && matches!(c.kind, K::OpClass | K::Keyword)))
         .map(|c| {
             let range = view.range(c.replace);
+            let snippet = c.snippet.filter(|_| snap.config.snippets);
             lsp::CompletionItem {
                 kind: Some(match c.kind {
                     K::OpClass => lsp::CompletionItemKind::CLASS,
@@ -667,16 +785,68 @@ pub fn completion(
                 }),
                 sort_text: Some(format!("{}{}", if c.preferred { 0 } else { 1 }, c.label)),
                 filter_text: Some(c.label.clone()),
+                insert_text_format: Some(if snippet.is_some() {
+                    lsp::InsertTextFormat::SNIPPET
+                } else {
+                    lsp::InsertTextFormat::PLAIN_TEXT
+                }),
                 text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
                     range,
-                    new_text: c.insert.unwrap_or_else(|| c.label.clone()),
+                    new_text: snippet.or(c.insert).unwrap_or_else(|| c.label.clone()),
                 })),
+                // After `field = `, the values (VS Code's command; other clients ignore it).
+                command: c.retrigger.then(|| lsp::Command {
+                    title: "values".into(),
+                    command: "editor.action.triggerSuggest".into(),
+                    arguments: None,
+                }),
                 label: c.label,
                 ..lsp::CompletionItem::default()
             }
         })
         .collect();
     Ok(Some(lsp::CompletionResponse::Array(items)))
+}
+
+/// `textDocument/signatureHelp`: inside an op body, its fields (the one being written
+/// active).
+pub fn signature_help(
+    snap: &Snapshot,
+    params: lsp::SignatureHelpParams,
+) -> Result<Option<lsp::SignatureHelp>> {
+    let p = params.text_document_position_params;
+    let doc = doc(snap, &p.text_document.uri)?;
+    let view = view(snap, doc);
+    let at = view.offset(p.position)?;
+    let Some(help) = cancellable(snap.analysis.signature_help(doc.file, at))? else {
+        return Ok(None);
+    };
+    let active = help.active.and_then(|a| u32::try_from(a).ok());
+    let signature = lsp::SignatureInformation {
+        label: help.label,
+        documentation: Some(lsp::Documentation::MarkupContent(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: help.documentation,
+        })),
+        parameters: Some(
+            help.parameters
+                .into_iter()
+                .map(|(label, doc)| lsp::ParameterInformation {
+                    label: lsp::ParameterLabel::Simple(label),
+                    documentation: Some(lsp::Documentation::MarkupContent(MarkupContent {
+                        kind: MarkupKind::Markdown,
+                        value: doc,
+                    })),
+                })
+                .collect(),
+        ),
+        active_parameter: active,
+    };
+    Ok(Some(lsp::SignatureHelp {
+        signatures: vec![signature],
+        active_signature: Some(0),
+        active_parameter: active,
+    }))
 }
 
 /// The legend `semantic_tokens` encodes against.
@@ -706,7 +876,13 @@ pub fn semantic_tokens(
         return Ok(None);
     }
     let (doc, chunks) = token_chunks(snap, uri)?;
-    let tokens = sent.full(document_key(uri), &doc.rope, &chunks, snap.encoding);
+    let tokens = sent.full(
+        document_key(uri),
+        &doc.rope,
+        &doc.lone_crs,
+        &chunks,
+        snap.encoding,
+    );
     Ok(Some(lsp::SemanticTokensResult::Tokens(tokens)))
 }
 
@@ -744,6 +920,7 @@ pub fn semantic_tokens_delta(
     Ok(Some(sent.delta(
         document_key(uri),
         &doc.rope,
+        &doc.lone_crs,
         &chunks,
         snap.encoding,
         &params.previous_result_id,
@@ -765,7 +942,7 @@ pub fn semantic_tokens_range(
     if !range.is_empty() {
         tokens.retain(|t| t.range.start() < range.end());
     }
-    let data = convert::semantic_tokens(&doc.rope, &tokens, snap.encoding);
+    let data = convert::semantic_tokens(&doc.rope, &doc.lone_crs, &tokens, snap.encoding);
     Ok(Some(lsp::SemanticTokensRangeResult::Tokens(
         lsp::SemanticTokens {
             result_id: None,
@@ -914,4 +1091,29 @@ pub fn selection_ranges(
         ));
     }
     Ok(Some(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use expect_test::expect;
+
+    #[test]
+    fn tables_become_aligned_text() {
+        let markdown = "kernel `@k`\n\n| engine | static | executed |\n|:--|--:|--:|\n| Activation | 1 | 4 |\n| DVE | 12 | 1,024 |\n| total | 13 | 1,028 |\n\n**SBUF** peak 16";
+        expect![[r#"
+            kernel `@k`
+
+            ```text
+            engine      static  executed
+            Activation       1         4
+            DVE             12     1,024
+            total           13     1,028
+            ```
+
+            **SBUF** peak 16"#]]
+        .assert_eq(&super::tables_as_text(markdown));
+        // Text without a table is left as it is.
+        let plain = "a | b\n| not a table";
+        assert_eq!(super::tables_as_text(plain), plain);
+    }
 }

@@ -31,8 +31,10 @@ enum Command {
     /// Check files and folders (recursing into *.pir): exit 0 when clean or only
     /// warnings, 1 on errors, 2 on usage or I/O errors.
     Check {
-        /// Output format.
-        #[arg(long, value_enum, default_value_t = Format::Human)]
+        /// Output format: `human` (each diagnostic with its source line underlined, on
+        /// stderr) or `json` (`{"files": [{"path", "diagnostics": [...]}]}` on stdout, SPEC
+        /// §9).
+        #[arg(long, value_enum, default_value_t = Format::Human, hide_possible_values = true)]
         format: Format,
         /// Instead of the diagnostics, print the op of the BIR instruction named NAME
         /// (`I-33`, `I-21-0`, as the compiler's messages name it): its kernel, line and
@@ -41,7 +43,7 @@ enum Command {
         explain: Option<String>,
         #[command(flatten)]
         settings: Settings,
-        /// Files or folders.
+        /// Files or folders (`-` is standard input).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
@@ -52,15 +54,16 @@ enum Command {
         /// Do not write; exit 1 when a file is not formatted.
         #[arg(long)]
         check: bool,
-        /// Files or folders.
+        /// Files or folders (`-` is standard input, formatted to standard output).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
     /// Each kernel's resources (SPEC §10.1): static and executed instruction counts per
     /// engine, peak SBUF/PSUM occupancy per partition. Exit 0, or 2 on a usage or I/O error.
     Stats {
-        /// Output format (JSON: `{"files": [{"path", "kernels": [...]}]}`, SPEC §10.1).
-        #[arg(long, value_enum, default_value_t = Format::Human)]
+        /// Output format: `human` (a table per kernel) or `json` (`{"files": [{"path",
+        /// "kernels": [...]}]}`, SPEC §10.1), both on stdout.
+        #[arg(long, value_enum, default_value_t = Format::Human, hide_possible_values = true)]
         format: Format,
         #[command(flatten)]
         settings: Settings,
@@ -70,9 +73,9 @@ enum Command {
     },
     /// Print the BIR JSON (SPEC §8) of one file; diagnostics go to stderr.
     Lower {
-        /// The file.
+        /// The file (`-` is standard input).
         path: PathBuf,
-        /// Write the JSON to this file instead of stdout.
+        /// Write the JSON to this file instead of stdout (`-` is stdout).
         #[arg(short, long)]
         output: Option<PathBuf>,
         #[command(flatten)]
@@ -123,12 +126,13 @@ impl LspArgs {
     }
 }
 
-/// `pir check --format` and `pir stats --format`.
+/// `pir check --format` and `pir stats --format` (what each writes is in each command's
+/// help).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
-    /// The source line with a caret, for people.
+    /// For people.
     Human,
-    /// `{"files": [{"path", "diagnostics": […]}]}` (SPEC §9).
+    /// JSON.
     Json,
 }
 

@@ -475,7 +475,29 @@ impl LanguageServer for Backend {
             .as_ref()
             .and_then(|t| t.diagnostic.as_ref())
             .is_none();
-        let (config, problems) = Config::from_options(params.initialization_options.as_ref());
+        let (mut config, problems) = Config::from_options(params.initialization_options.as_ref());
+        // Neovim ends lines at `\n` only: its positions count lines so, unless it says
+        // otherwise (`lineEnds`).
+        let says = params
+            .initialization_options
+            .as_ref()
+            .is_some_and(|o| o.get("lineEnds").is_some());
+        if !says
+            && params
+                .client_info
+                .as_ref()
+                .is_some_and(|c| c.name == "Neovim")
+        {
+            config.lf_lines = true;
+        }
+        config.snippets = params
+            .capabilities
+            .text_document
+            .as_ref()
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.snippet_support)
+            .unwrap_or(false);
         for problem in problems {
             // Allowed during initialize (LSP 3.17): the user sees why a setting is not used.
             eprintln!("pir lsp: initialization options: {problem}");
@@ -598,9 +620,20 @@ impl LanguageServer for Backend {
                 })),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
+                // `{`, `,` and a space: an op body's fields come as soon as it opens and after
+                // each field, without asking (VS Code shows nothing for an empty answer).
                 completion_provider: Some(CompletionOptions {
-                    trigger_characters: Some(vec!["%".into(), "=".into(), ":".into(), "[".into()]),
+                    trigger_characters: Some(
+                        ["%", "=", ":", "[", "{", ",", " "]
+                            .map(String::from)
+                            .to_vec(),
+                    ),
                     ..CompletionOptions::default()
+                }),
+                signature_help_provider: Some(SignatureHelpOptions {
+                    trigger_characters: Some(["{", ",", "="].map(String::from).to_vec()),
+                    retrigger_characters: Some(vec![" ".into()]),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
                 }),
                 semantic_tokens_provider: Some(
                     SemanticTokensServerCapabilities::SemanticTokensOptions(
@@ -861,6 +894,13 @@ impl LanguageServer for Backend {
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         self.run("completion", move |s| handlers::completion(s, params))
             .await
+    }
+
+    async fn signature_help(&self, params: SignatureHelpParams) -> Result<Option<SignatureHelp>> {
+        self.run("signatureHelp", move |s| {
+            handlers::signature_help(s, params)
+        })
+        .await
     }
 
     async fn semantic_tokens_full(

@@ -49,6 +49,18 @@ pub struct Config {
     /// `workspace/diagnostic`, which a client such as VS Code then pulls every few seconds
     /// for every `*.pir` file of the workspace (the request is answered either way).
     pub workspace_diagnostics: bool,
+    /// `markdownTables` (default true): whether the client renders Markdown tables; when
+    /// false, a hover's tables come as aligned text in a code block (Neovim 0.11 renders
+    /// none: its plugin sets it false).
+    pub markdown_tables: bool,
+    /// Whether the client ends lines at `\n` only, a lone `\r` being a character of its
+    /// line (Neovim): `lineEnds: "lf"` in the initialization options, or a client that
+    /// names itself `Neovim` (`clientInfo`) unless `lineEnds` is `"lsp"`. Its positions
+    /// count lines so (`convert::lf`; `docs/decisions.md`).
+    pub lf_lines: bool,
+    /// Whether the client takes snippets in completions (its capabilities, not an option):
+    /// an op class then comes with its required fields.
+    pub snippets: bool,
 }
 
 impl Default for Config {
@@ -57,6 +69,9 @@ impl Default for Config {
             tkg_seqlen_threshold: 0,
             inlay_hints: true,
             workspace_diagnostics: false,
+            markdown_tables: true,
+            lf_lines: false,
+            snippets: false,
         }
     }
 }
@@ -99,6 +114,25 @@ impl Config {
                 )),
             }
         }
+        if let Some(enabled) = options.get("markdownTables") {
+            match enabled.as_bool() {
+                Some(enabled) => config.markdown_tables = enabled,
+                None => problems.push(format!(
+                    "`markdownTables` must be true or false, not {enabled}; hovers keep \
+                     their Markdown tables"
+                )),
+            }
+        }
+        if let Some(ends) = options.get("lineEnds") {
+            match ends.as_str() {
+                Some("lf") => config.lf_lines = true,
+                Some("lsp") => config.lf_lines = false,
+                _ => problems.push(format!(
+                    "`lineEnds` must be \"lf\" (lines end at `\\n` only, as in Neovim) or \
+                     \"lsp\", not {ends}; lines end as LSP says"
+                )),
+            }
+        }
         if let Some(enabled) = options.get("workspaceDiagnostics") {
             match enabled.as_bool() {
                 Some(enabled) => config.workspace_diagnostics = enabled,
@@ -124,6 +158,9 @@ pub struct Doc {
     /// The text the analysis snapshot holds (a clone shares the tree: O(1)), lines as LSP
     /// counts them: what converts the document's byte offsets to positions and back.
     pub rope: Rope,
+    /// Its lone `\r`s (char indices, ascending) for a client that ends lines at `\n` only
+    /// ([`Config::lf_lines`]; its positions then go through `convert::lf`), else empty.
+    pub lone_crs: Vec<usize>,
     /// The server no longer knows the editor's text (a change could not be applied): no
     /// diagnostics, requests answered `ContentModified`, until the whole text comes again.
     pub lost: bool,
@@ -376,6 +413,8 @@ struct Document {
     /// The text with every change received applied (ahead of the database until the next
     /// [`Owner::flush`]).
     rope: Rope,
+    /// Its lone `\r`s, as [`Doc::lone_crs`].
+    lone_crs: Vec<usize>,
     /// The changes received since the last flush, in order.
     edits: Vec<Edit>,
     /// Whether a flush analyses it at once when it is cold ([`AnalysisHost::warm`]): not
@@ -452,20 +491,35 @@ impl Owner {
                     self.opening.push((key.clone(), id));
                 }
                 let rope = Rope::from_str(&text);
-                // A new file holds its text at once; an open one gets it at the flush.
-                let (file, written, edits) = match (self.docs.get(&key), self.closed.pop()) {
-                    (Some(doc), closed) => {
-                        self.closed.extend(closed);
-                        (doc.file, doc.rope.clone(), vec![Edit::Full(text)])
-                    }
-                    // A closed document's file, empty: it gets the text at the flush.
-                    (None, Some(file)) => (file, Rope::new(), vec![Edit::Full(text)]),
-                    (None, None) => (self.host.add_file(&text), rope.clone(), Vec::new()),
+                let lone_crs = if self.config.lf_lines {
+                    convert::lone_crs(&rope)
+                } else {
+                    Vec::new()
                 };
+                // A new file holds its text at once; an open one gets it at the flush.
+                let (file, written, written_crs, edits) =
+                    match (self.docs.get(&key), self.closed.pop()) {
+                        (Some(doc), closed) => {
+                            self.closed.extend(closed);
+                            let (rope, crs) = (doc.rope.clone(), doc.lone_crs.clone());
+                            (doc.file, rope, crs, vec![Edit::Full(text)])
+                        }
+                        // A closed document's file, empty: it gets the text at the flush.
+                        (None, Some(file)) => {
+                            (file, Rope::new(), Vec::new(), vec![Edit::Full(text)])
+                        }
+                        (None, None) => (
+                            self.host.add_file(&text),
+                            rope.clone(),
+                            lone_crs.clone(),
+                            Vec::new(),
+                        ),
+                    };
                 self.documents.insert(
                     key.clone(),
                     Document {
                         rope,
+                        lone_crs,
                         edits,
                         warm: true,
                     },
@@ -475,6 +529,7 @@ impl Owner {
                     version,
                     uri,
                     rope: written,
+                    lone_crs: written_crs,
                     lost: false,
                 };
                 Arc::make_mut(&mut self.docs).insert(key.clone(), doc);
@@ -504,7 +559,17 @@ impl Owner {
                         skipped += 1;
                         continue;
                     }
-                    match convert::apply_change(&mut document.rope, &change, self.encoding) {
+                    let applied = if self.config.lf_lines {
+                        convert::lf::apply_change(
+                            &mut document.rope,
+                            &mut document.lone_crs,
+                            &change,
+                            self.encoding,
+                        )
+                    } else {
+                        convert::apply_change(&mut document.rope, &change, self.encoding)
+                    };
+                    match applied {
                         Ok(Some(range)) => document.edits.push(Edit::Range {
                             range,
                             insert: change.text,
@@ -601,9 +666,11 @@ impl Owner {
         if let Some(doc) = Arc::make_mut(&mut self.docs).get_mut(key) {
             doc.lost = true;
             doc.rope = Rope::new();
+            doc.lone_crs.clear();
         }
         if let Some(document) = self.documents.get_mut(key) {
             document.rope = Rope::new();
+            document.lone_crs.clear();
             document.edits = vec![Edit::Full(String::new())];
         }
     }
@@ -648,6 +715,7 @@ impl Owner {
                 }
             }
             doc.rope = document.rope.clone();
+            doc.lone_crs.clone_from(&document.lone_crs);
             let file = doc.file;
             let warm = document.warm;
             if let Some(&(_, id)) = self.opening.iter().find(|(k, _)| *k == key) {
@@ -767,6 +835,7 @@ impl Owner {
             };
             doc.file = host.add_file(&text);
             doc.rope = document.rope.clone();
+            doc.lone_crs.clone_from(&document.lone_crs);
             document.edits.clear();
             document.warm = false;
             if !self.dirty.contains(&key) {

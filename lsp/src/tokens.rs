@@ -103,10 +103,11 @@ impl SentTokens {
         &self,
         key: Uri,
         rope: &Rope,
+        crs: &[usize],
         chunks: &[ChunkTokens],
         encoding: Encoding,
     ) -> SemanticTokens {
-        let (sent, _) = self.answer(key, rope, chunks, encoding);
+        let (sent, _) = self.answer(key, rope, crs, chunks, encoding);
         SemanticTokens {
             data: sent.tokens.iter().collect(),
             result_id: Some(sent.result_id),
@@ -120,11 +121,12 @@ impl SentTokens {
         &self,
         key: Uri,
         rope: &Rope,
+        crs: &[usize],
         chunks: &[ChunkTokens],
         encoding: Encoding,
         previous_result_id: &str,
     ) -> SemanticTokensFullDeltaResult {
-        let (sent, kept) = self.answer(key, rope, chunks, encoding);
+        let (sent, kept) = self.answer(key, rope, crs, chunks, encoding);
         match kept.filter(|kept| kept.result_id == previous_result_id) {
             Some(kept) => SemanticTokensFullDeltaResult::TokensDelta(SemanticTokensDelta {
                 result_id: Some(sent.result_id),
@@ -146,12 +148,18 @@ impl SentTokens {
         &self,
         key: Uri,
         rope: &Rope,
+        crs: &[usize],
         chunks: &[ChunkTokens],
         encoding: Encoding,
     ) -> (Sent, Option<Sent>) {
         let kept = self.lock().get(&key).cloned().flatten();
-        let tokens =
-            DocumentTokens::encode(rope, chunks, encoding, kept.as_ref().map(|k| &k.tokens));
+        let tokens = DocumentTokens::encode(
+            rope,
+            crs,
+            chunks,
+            encoding,
+            kept.as_ref().map(|k| &k.tokens),
+        );
         let id = self.last_id.fetch_add(1, Ordering::Relaxed) + 1;
         let sent = Sent {
             result_id: id.to_string(),
@@ -169,6 +177,7 @@ impl DocumentTokens {
     /// the same list as one of `reuse`'s keeps that chunk's encoding.
     fn encode(
         rope: &Rope,
+        crs: &[usize],
         chunks: &[ChunkTokens],
         encoding: Encoding,
         reuse: Option<&DocumentTokens>,
@@ -190,12 +199,17 @@ impl DocumentTokens {
                             chunk.range,
                             &chunk.tokens,
                             encoding,
+                            !crs.is_empty(),
                         );
                         let last_line = data.iter().map(|t| t.delta_line).sum();
                         Arc::new(Encoded { data, last_line })
                     }
                 };
-                let first_line = convert::position(rope, chunk.range.start(), encoding).line;
+                let first_line = if crs.is_empty() {
+                    convert::position(rope, chunk.range.start(), encoding).line
+                } else {
+                    convert::lf::position(rope, crs, chunk.range.start(), encoding).line
+                };
                 let lead = match encoded.data.first() {
                     Some(first) => {
                         let line = first_line + first.delta_line;
@@ -392,8 +406,8 @@ mod tests {
                 })
                 .collect();
             let rope = Rope::from_str(&text);
-            let whole = convert::semantic_tokens(&rope, &all, encoding);
-            let fresh = DocumentTokens::encode(&rope, &chunks, encoding, None);
+            let whole = convert::semantic_tokens(&rope, &[], &all, encoding);
+            let fresh = DocumentTokens::encode(&rope, &[], &chunks, encoding, None);
             prop_assert_eq!(fresh.iter().collect::<Vec<_>>(), whole.clone());
             // The same chunks after a text before them: each encoding is kept, not made
             // again, and the data is again the whole text's.
@@ -409,13 +423,13 @@ mod tests {
                 .map(|t| analysis::ide::SemanticToken { range: t.range + shift, ..*t })
                 .collect();
             let moved_rope = Rope::from_str(&moved_text);
-            let kept = DocumentTokens::encode(&moved_rope, &moved, encoding, Some(&fresh));
+            let kept = DocumentTokens::encode(&moved_rope, &[], &moved, encoding, Some(&fresh));
             for (k, f) in kept.chunks.iter().zip(&fresh.chunks) {
                 prop_assert!(Arc::ptr_eq(&k.encoded, &f.encoded));
             }
             prop_assert_eq!(
                 kept.iter().collect::<Vec<_>>(),
-                convert::semantic_tokens(&moved_rope, &moved_all, encoding)
+                convert::semantic_tokens(&moved_rope, &[], &moved_all, encoding)
             );
         }
     }

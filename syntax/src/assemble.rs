@@ -70,8 +70,11 @@ pub(crate) fn assemble(
         open.push(Open::Kernel(kernel, start));
         outside = None;
     }
-    let mut stray: Vec<(TextRange, TextRange)> = Vec::new();
+    let mut stray: Vec<Stray> = Vec::new();
     let mut first_stray: Option<TextRange> = None;
+    // The `}` that closed the last kernel, while the stretch outside every kernel after it
+    // lasts.
+    let mut closer: Option<TextRange> = None;
     // Blocks of the current kernel closed by a `}` indented less than their `{` line, with
     // that `}`: the likeliest to lack their own `}`.
     let mut suspects: Vec<(TextRange, TextRange)> = Vec::new();
@@ -84,10 +87,11 @@ pub(crate) fn assemble(
             FlatStmt::Kernel(header) => {
                 if let Some(from) = outside.take() {
                     let to = header.range.start();
-                    stray.push((
-                        TextRange::new(from, to),
-                        first_stray.take().unwrap_or_default(),
-                    ));
+                    stray.push(Stray {
+                        stretch: TextRange::new(from, to),
+                        first: first_stray.take().unwrap_or_default(),
+                        closer: closer.take(),
+                    });
                 }
                 let name = header.name.as_ref().map(|n| n.text.clone());
                 let why = Unclosed::Kernel(name.as_deref());
@@ -117,9 +121,11 @@ pub(crate) fn assemble(
                     {
                         suspects.push((brace, close));
                     }
+                    let kernel = matches!(block, Open::Kernel(..));
                     close_block(block, close.end(), &mut open, &mut file);
                     if open.is_empty() {
                         outside = Some(close.end());
+                        closer = kernel.then_some(close);
                     }
                 }
             }
@@ -151,20 +157,40 @@ pub(crate) fn assemble(
             PieceEnd::File => TextSize::of(text),
             PieceEnd::Kernel { at, .. } | PieceEnd::Continued { at } => at,
         };
-        stray.push((
-            TextRange::new(from, to),
-            first_stray.take().unwrap_or_default(),
-        ));
+        stray.push(Stray {
+            stretch: TextRange::new(from, to),
+            first: first_stray.take().unwrap_or_default(),
+            closer,
+        });
     }
     report_stray(text, &stray, errors);
     file
 }
 
+/// A stretch of text outside every kernel (from the start of the text or a kernel's `}` to
+/// the next kernel or the end).
+struct Stray {
+    stretch: TextRange,
+    /// Its first stray statement's first token (empty: none).
+    first: TextRange,
+    /// The `}` that closed the kernel before it, when the stretch starts there. (Not the
+    /// kernel's name: a part that continues a kernel does not know it.)
+    closer: Option<TextRange>,
+}
+
 /// For each stretch outside every kernel: drops the statement reader's errors in it and
 /// reports its first stray token (the earliest of the first stray statement and the first
-/// dropped error), if any.
-fn report_stray(text: &str, stray: &[(TextRange, TextRange)], errors: &mut Vec<SyntaxError>) {
-    for &(stretch, first_statement) in stray {
+/// dropped error), if any. When that is a statement of a body (an op, a declaration, a
+/// loop) right after a kernel's `}`, the mistake is most likely that `}`, one too many (an
+/// extra `}` after an op closes the kernel early): the error is on it instead.
+fn report_stray(text: &str, stray: &[Stray], errors: &mut Vec<SyntaxError>) {
+    for Stray {
+        stretch,
+        first: first_statement,
+        closer,
+    } in stray
+    {
+        let (stretch, first_statement) = (*stretch, *first_statement);
         let inside = |e: &SyntaxError| {
             stretch.contains(e.range.start()) && !e.message.starts_with(crate::recover::UNCLOSED)
         };
@@ -181,7 +207,21 @@ fn report_stray(text: &str, stray: &[(TextRange, TextRange)], errors: &mut Vec<S
         .into_iter()
         .flatten()
         .min_by_key(|r| r.start());
-        if let Some(at) = first {
+        if let Some(at) = first
+            && at == first_statement
+            && &text[at] != "}"
+            && let Some(close) = closer
+        {
+            errors.push(SyntaxError {
+                code: SyntaxErrorCode::P100,
+                range: *close,
+                message: format!(
+                    "this `}}` closes the kernel, but `{}` after it stands outside every \
+                     kernel: one `}}` too many?",
+                    crate::lexer::shorten(&text[at])
+                ),
+            });
+        } else if let Some(at) = first {
             errors.push(SyntaxError {
                 code: SyntaxErrorCode::P100,
                 range: at,

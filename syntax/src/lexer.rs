@@ -260,6 +260,9 @@ enum Raw {
     RParen,
     #[token(",")]
     Comma,
+    /// `;`, which the language does not have: read as the `,` it stands for, with a P103.
+    #[token(";")]
+    Semicolon,
     #[token(":")]
     Colon,
     #[token("=")]
@@ -362,8 +365,9 @@ pub(crate) fn lex_checked(text: &str, check: &dyn Fn()) -> (Vec<Lexed>, Vec<Synt
         let (kind, error) = classify(raw, slice);
         let mut bad = false;
         if let Some((code, message, at)) = error {
-            // A bad escape leaves the string readable; other errors make the token unreadable.
-            bad = code != SyntaxErrorCode::P100;
+            // A bad escape leaves the string readable, and a `;` reads as the `,` it stands
+            // for; other errors make the token unreadable.
+            bad = code != SyntaxErrorCode::P100 && raw != Raw::Semicolon;
             let at = at.map_or(range, |r| r + range.start());
             errors.push(SyntaxError {
                 code,
@@ -515,6 +519,14 @@ fn classify(raw: Raw, slice: &str) -> (Token, Option<TokenError>) {
         Raw::LParen => simple(Token::LParen),
         Raw::RParen => simple(Token::RParen),
         Raw::Comma => simple(Token::Comma),
+        Raw::Semicolon => (
+            Token::Comma,
+            Some((
+                P103,
+                "unknown character `;`: fields are separated by `,` or a new line".to_string(),
+                None,
+            )),
+        ),
         Raw::Colon => simple(Token::Colon),
         Raw::Eq => simple(Token::Eq),
         Raw::DotDot => simple(Token::DotDot),

@@ -130,6 +130,143 @@ fn completion_of_fields_and_enum_values() {
     assert!(server.shutdown_and_exit().success());
 }
 
+/// Issue 25: completion flows from `{` to a field to its value without asking: `{` and
+/// `,` are trigger characters, a field inserts `name = ` and asks again (VS Code's
+/// `editor.action.triggerSuggest`), an op class comes with its required fields as a
+/// snippet for a client that takes snippets, a space lists no op classes, and signature
+/// help shows the op's fields with the one being written active.
+#[test]
+fn completion_flows_and_signature_help() {
+    let mut server = Server::spawn(&[]);
+    let capabilities = server.initialize_as(
+        json!({"capabilities": {"textDocument": {"completion": {"completionItem": {"snippetSupport": true}}}}}),
+        json!({}),
+    );
+    let triggers = &capabilities["completionProvider"]["triggerCharacters"];
+    for c in ["{", ",", "%", "="] {
+        assert!(
+            triggers.as_array().is_some_and(|t| t.contains(&json!(c))),
+            "{capabilities}"
+        );
+    }
+    assert!(
+        capabilities["signatureHelpProvider"].is_object(),
+        "{capabilities}"
+    );
+    let (text, marks) = cursors(
+        "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOp {<|> }\n  DmaCopyOp { dst = %t, src = <|> }\n  Dma<|>\n  DmaCopyOp { dst = %t, <|>src = %x }\n}\n",
+        server.encoding,
+    );
+    let u = uri("flow.pir");
+    server.open(&u, &text);
+    server.diagnostics(&u, 1);
+    let complete = |server: &mut Server, at: usize, trigger: &str| {
+        let result = server.request(
+            "textDocument/completion",
+            json!({"textDocument": {"uri": u}, "position": marks[at],
+                   "context": {"triggerKind": 2, "triggerCharacter": trigger}}),
+        );
+        result["result"].as_array().cloned().unwrap_or_default()
+    };
+    let fields = complete(&mut server, 0, "{");
+    let dst = fields
+        .iter()
+        .find(|c| c["label"] == "dst")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(dst["textEdit"]["newText"], "dst = ", "{fields:?}");
+    assert_eq!(
+        dst["command"]["command"], "editor.action.triggerSuggest",
+        "{dst}"
+    );
+    let values = complete(&mut server, 1, " ");
+    assert!(values.iter().any(|c| c["label"] == "%x"), "{values:?}");
+    let classes = complete(&mut server, 2, "a");
+    let copy = classes
+        .iter()
+        .find(|c| c["label"] == "DmaCopyOp")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        copy["textEdit"]["newText"], "DmaCopyOp { dst = $1, src = $2 }$0",
+        "{copy}"
+    );
+    assert_eq!(copy["insertTextFormat"], 2, "{copy}");
+    // A space at a statement start lists no op classes.
+    assert_eq!(complete(&mut server, 2, " "), Vec::<Value>::new());
+    let help = server.request(
+        "textDocument/signatureHelp",
+        json!({"textDocument": {"uri": u}, "position": marks[1]}),
+    );
+    let signature = &help["result"]["signatures"][0];
+    assert!(
+        signature["label"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("DmaCopyOp { dst: ")),
+        "{help}"
+    );
+    let active = help["result"]["activeParameter"].as_u64().unwrap_or(99) as usize;
+    assert!(
+        signature["parameters"][active]["label"]
+            .as_str()
+            .is_some_and(|l| l.starts_with("src: ")),
+        "{help}"
+    );
+    let help = server.request(
+        "textDocument/signatureHelp",
+        json!({"textDocument": {"uri": u}, "position": marks[3]}),
+    );
+    assert!(help["result"]["signatures"][0].is_object(), "{help}");
+    assert!(server.shutdown_and_exit().success());
+}
+
+/// Issue 25: a client that ends lines at `\n` only (Neovim, by its `clientInfo` or
+/// `lineEnds: "lf"`) gets positions in its lines after a lone `\r`, edits included; others
+/// keep LSP's.
+#[test]
+fn lines_as_the_client_counts_them() {
+    let text = "kernel @k(%x: hbm f32[128, 4]) {\n  // a stray \r here\n  DmaCopyOp { dst = %x, scr = %x }\n}\n";
+    let p203_line = |client: Value, options: Value| {
+        let mut server = Server::spawn(&[]);
+        server.initialize_as(client, options);
+        let u = uri("lone_cr.pir");
+        server.open(&u, text);
+        let line = |diagnostics: &[Value]| {
+            diagnostics.iter().find(|d| d["code"] == "P203").map(|d| {
+                (
+                    d["range"]["start"]["line"].clone(),
+                    d["range"]["start"]["character"].clone(),
+                )
+            })
+        };
+        let first = line(&server.diagnostics(&u, 1));
+        // An edit in the client's lines: `scr` → `src` on its line 2.
+        server.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{
+                "range": {"start": {"line": 2, "character": 24}, "end": {"line": 2, "character": 27}},
+                "text": "src"}]}),
+        );
+        let after = server.diagnostics(&u, 2);
+        assert!(server.shutdown_and_exit().success());
+        (first, after.iter().any(|d| d["code"] == "P203"))
+    };
+    // Neovim: the line it shows (2), and its edit fixes the field.
+    let neovim = json!({"clientInfo": {"name": "Neovim", "version": "0.11.4"}});
+    assert_eq!(
+        p203_line(neovim, json!({})),
+        (Some((json!(2), json!(24))), false)
+    );
+    let lf = json!({"capabilities": {}});
+    assert_eq!(
+        p203_line(lf, json!({"lineEnds": "lf"})),
+        (Some((json!(2), json!(24))), false)
+    );
+    // LSP's lines: the lone `\r` ends line 1 (the edit on line 2 then misses the field).
+    let lsp = json!({"capabilities": {}});
+    assert_eq!(p203_line(lsp, json!({})).0, Some((json!(3), json!(24))));
+}
+
 #[test]
 fn semantic_tokens_decode_to_the_right_words() {
     let (mut server, u, _, text) = open(&format!("{KERNEL}<|>"));

@@ -136,15 +136,27 @@ impl Server {
     /// `initialized`, and keeps the position encoding the server chose; returns the
     /// server's capabilities.
     pub fn initialize(&mut self, encodings: &[&str], options: Value) -> Value {
-        let result = self.request(
-            "initialize",
-            json!({
-                "processId": null,
-                "rootUri": null,
-                "capabilities": {"general": {"positionEncodings": encodings}},
-                "initializationOptions": options,
-            }),
-        );
+        self.initialize_as(
+            json!({"capabilities": {"general": {"positionEncodings": encodings}}}),
+            options,
+        )
+    }
+
+    /// [`Server::initialize`] with the `initialize` parameters `client` (its
+    /// `capabilities`, `clientInfo`, …) and initialization `options`.
+    pub fn initialize_as(&mut self, client: Value, options: Value) -> Value {
+        let mut params = json!({
+            "processId": null,
+            "rootUri": null,
+            "capabilities": {},
+            "initializationOptions": options,
+        });
+        if let (Some(params), Some(client)) = (params.as_object_mut(), client.as_object()) {
+            for (key, value) in client {
+                params.insert(key.clone(), value.clone());
+            }
+        }
+        let result = self.request("initialize", params);
         let capabilities = result["result"]["capabilities"].clone();
         self.encoding = if capabilities["positionEncoding"] == "utf-8" {
             Encoding::Utf8

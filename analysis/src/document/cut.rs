@@ -582,6 +582,10 @@ mod tests {
                 "kernel @k() {\n  for %i in 0..4 {\n    Op { a = 1 }\n  Op {}\n}\n  Op {}\n}\n",
             ),
             (
+                "stray close",
+                "kernel @k() {\n  Op1 {}\n  }\n  Op2 {}\n  Op3 {}\n}\nkernel @j() { Op {} }",
+            ),
+            (
                 "junk after",
                 "kernel @k() {\n  Op { a = 1 }\n  Op {}\n}\n} junk\n  more junk\nkernel @j() { Op {} }",
             ),

@@ -59,6 +59,11 @@ pub struct CompletionItem {
     pub preferred: bool,
     /// The range the insertion replaces (the partly typed word).
     pub replace: TextRange,
+    /// The insertion as an LSP snippet (`$1` tab stops), for clients that take snippets:
+    /// an op class with its required fields, `DmaCopyOp { dst = $1, src = $2 }$0`.
+    pub snippet: Option<String>,
+    /// Completing again right after it is useful (a field's `name = `: its value follows).
+    pub retrigger: bool,
 }
 
 /// The tokens the completion context is read from: those of the statement around `offset`
@@ -100,6 +105,90 @@ fn tokens_before(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<(Token,
     let (lexed, _) = syntax::lex(&text[start..line_end]);
     tokens.extend(lexed.into_iter().map(|(t, r)| (t, r + shift)));
     tokens
+}
+
+/// The snippet of an op with its required fields (the catalog's, in its order), one tab
+/// stop each, `$0` after the body: `DmaCopyOp { dst = $1, src = $2 }$0`.
+fn op_snippet(spec: &catalog::OpSpec) -> String {
+    let fields: Vec<String> = spec
+        .fields
+        .iter()
+        .filter(|f| f.is_required())
+        .zip(1..)
+        .map(|(f, n)| format!("{} = ${n}", f.name))
+        .collect();
+    if fields.is_empty() {
+        format!("{} {{ $1 }}$0", spec.class)
+    } else {
+        format!("{} {{ {} }}$0", spec.class, fields.join(", "))
+    }
+}
+
+/// Signature help inside an op body: the op's fields, required first, as one label, the
+/// field whose value is being written active (SPEC §10).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignatureHelp {
+    /// `DmaCopyOp { dst: acc(sbuf|psum|hbm), src: …, tiles?: int }`: `?` marks the optional.
+    pub label: String,
+    /// The op's documentation.
+    pub documentation: String,
+    /// Each field's part of `label` (a substring of it) and its documentation.
+    pub parameters: Vec<(String, String)>,
+    /// The field being written, an index into `parameters`.
+    pub active: Option<usize>,
+}
+
+/// The signature help at `offset` (the document's), inside an op body of a known class.
+pub(crate) fn signature_help(
+    db: &dyn Db,
+    doc: &Document,
+    offset: TextSize,
+) -> Option<SignatureHelp> {
+    let (site, at) = Site::at(doc, offset);
+    let file = site.source();
+    let tokens = tokens_before(db, file, at);
+    let text = file.text(db);
+    let before: Vec<(Token, TextRange)> = tokens
+        .iter()
+        .copied()
+        .filter(|(t, r)| r.end() <= at && *t != Token::Comment)
+        .collect();
+    let slice = |r: TextRange| &text[usize::from(r.start())..usize::from(r.end())];
+    let (class, field) = match context(&before, slice) {
+        Context::FieldName { class } => (class, None),
+        Context::FieldValue { class, field } => (class, Some(field)),
+        _ => return None,
+    };
+    let spec = catalog::lookup(&class)?;
+    let mut fields: Vec<&catalog::FieldSpec> =
+        spec.fields.iter().filter(|f| f.is_required()).collect();
+    fields.extend(spec.fields.iter().filter(|f| !f.is_required()));
+    let parameters: Vec<(String, String)> = fields
+        .iter()
+        .map(|f| {
+            let optional = if f.is_required() { "" } else { "?" };
+            (
+                format!("{}{optional}: {}", f.name, f.kind.describe()),
+                format!("{} ({})", f.doc, f.default.describe()),
+            )
+        })
+        .collect();
+    let label = format!(
+        "{} {{ {} }}",
+        spec.class,
+        parameters
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let active = field.and_then(|name| fields.iter().position(|f| f.name == name));
+    Some(SignatureHelp {
+        label,
+        documentation: spec.doc.to_string(),
+        parameters,
+        active,
+    })
 }
 
 /// How many kernel and loop bodies are open at `at` (binary searches down the tree).
@@ -236,6 +325,8 @@ fn completions_from(
         insert,
         preferred: false,
         replace,
+        snippet: None,
+        retrigger: false,
     };
     let slice = |r: TextRange| &text[usize::from(r.start())..usize::from(r.end())];
 
@@ -248,10 +339,18 @@ fn completions_from(
             None,
         )],
         Context::Statement => {
+            // The rest of the line: an op body already written there takes no snippet.
+            let rest = text
+                .get(usize::from(offset)..)
+                .and_then(|r| r.lines().next())
+                .unwrap_or_default();
+            let body_follows = rest
+                .trim_start_matches(|c: char| c.is_alphanumeric() || c == '_' || c == ' ')
+                .starts_with(['{', '#']);
             let mut out: Vec<CompletionItem> = catalog::CATALOG
                 .iter()
                 .map(|spec| {
-                    item(
+                    let mut it = item(
                         spec.class.to_string(),
                         CompletionKind::OpClass,
                         Some(if spec.opcode.is_empty() {
@@ -261,7 +360,11 @@ fn completions_from(
                         }),
                         Some(spec.doc.to_string()),
                         None,
-                    )
+                    );
+                    if !body_follows {
+                        it.snippet = Some(op_snippet(spec));
+                    }
+                    it
                 })
                 .collect();
             for kw in ["tensor", "reg", "for"] {
@@ -286,6 +389,7 @@ fn completions_from(
                         Some(format!("{} = ", f.name)),
                     );
                     it.preferred = f.is_required();
+                    it.retrigger = true;
                     it
                 })
                 .collect()

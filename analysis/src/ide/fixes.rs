@@ -1,6 +1,7 @@
 //! Quick fixes for diagnostics (SPEC §10 `codeAction`): did-you-mean replacements (P200,
-//! P202, P203, P207, P408), inserting a missing required field (P204), `scale = 1.0`
-//! (P402) and adding `op1` (P404). Each comes from the diagnostic's [`FixHint`], set where
+//! P202, P203, P207, P408), each value of an enum for an unknown one with no close value
+//! (P207), inserting a missing required field (P204), `scale = 1.0` (P402), adding `op1`
+//! (P404) and deleting an unused declaration (P500). Each comes from the diagnostic's [`FixHint`], set where
 //! the diagnostic is made; a fix never reads a message (a tidy test checks it).
 
 use lower::catalog::{self, Kind};
@@ -95,10 +96,72 @@ fn chunk_fixes(
                 };
                 out.push(fix(title, vec![edit]));
             }
+            Some(FixHint::OneOf { values }) => {
+                for value in values {
+                    out.push(fix(
+                        format!("Replace with `{value}`"),
+                        vec![(d.range, value.clone())],
+                    ));
+                }
+            }
+            Some(FixHint::DeleteDeclaration) => {
+                let Some(range) = declaration_at(&parse(db, file).file, d.range.start()) else {
+                    continue;
+                };
+                let what = text
+                    .get(usize::from(d.range.start())..usize::from(d.range.end()))
+                    .unwrap_or_default();
+                out.push(fix(
+                    format!("Delete the unused `{what}`"),
+                    vec![(whole_lines(text, range), String::new())],
+                ));
+            }
             None => {}
         }
     }
     out
+}
+
+/// The range of the tensor or register declaration whose name holds `offset`.
+fn declaration_at(file: &ast::SourceFile, offset: TextSize) -> Option<TextRange> {
+    fn find(stmts: &[ast::Stmt], offset: TextSize) -> Option<TextRange> {
+        stmts.iter().find_map(|s| match s {
+            ast::Stmt::Tensor(t) if t.name.as_ref().is_some_and(|n| n.range.contains(offset)) => {
+                Some(t.range)
+            }
+            ast::Stmt::Reg(r) if r.name.as_ref().is_some_and(|n| n.range.contains(offset)) => {
+                Some(r.range)
+            }
+            ast::Stmt::Loop(l) => find(&l.body, offset),
+            _ => None,
+        })
+    }
+    file.kernels.iter().find_map(|k| find(&k.body, offset))
+}
+
+/// `range` widened to its whole lines, line end included, when only blanks and a comment
+/// stand beside it on them; else `range` itself.
+fn whole_lines(text: &str, range: TextRange) -> TextRange {
+    let (start, end) = (usize::from(range.start()), usize::from(range.end()));
+    let (Some(before), Some(after)) = (text.get(..start), text.get(end..)) else {
+        return range;
+    };
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let rest = after
+        .find('\n')
+        .map_or(after, |i| after.get(..i).unwrap_or(after));
+    let blank_before = before
+        .get(line_start..)
+        .is_some_and(|b| b.trim_matches([' ', '\t']).is_empty());
+    let rest_trimmed = rest.trim_matches([' ', '\t', '\r']);
+    if !blank_before || !(rest_trimmed.is_empty() || rest_trimmed.starts_with("//")) {
+        return range;
+    }
+    let line_end = end + after.find('\n').map_or(after.len(), |i| i + 1);
+    TextRange::new(
+        TextSize::from(u32::try_from(line_start).unwrap_or(0)),
+        TextSize::from(u32::try_from(line_end).unwrap_or(u32::MAX)),
+    )
 }
 
 /// A value to start from for a missing field of `class` at `offset`: an access is the
@@ -315,6 +378,44 @@ mod tests {
             fixed.contains("mode = random }ExternalNativeNkiKlirKernel { func = \"f\", dsts = [], klir_binary = "),
             "{fixed}"
         );
+    }
+
+    #[test]
+    fn an_unused_declaration_is_deleted_with_its_line() {
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  tensor %u : sbuf f32[128, 4]  // spare\n  reg %r : i32\n  DmaCopyOp { dst = %t, src = %x }\n}\n";
+        let got = apply(text);
+        let want = [
+            (
+                "Delete the unused `%u`",
+                "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  reg %r : i32\n  DmaCopyOp { dst = %t, src = %x }\n}\n",
+            ),
+            (
+                "Delete the unused `%r`",
+                "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  tensor %u : sbuf f32[128, 4]  // spare\n  DmaCopyOp { dst = %t, src = %x }\n}\n",
+            ),
+        ];
+        let got: Vec<(&str, &str)> = got.iter().map(|(t, f)| (t.as_str(), f.as_str())).collect();
+        assert_eq!(got, want);
+        // Beside another statement on its line, only the declaration goes.
+        let text = "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %u : sbuf f32[128, 4] DmaCopyOp { dst = %x, src = %x }\n}\n";
+        let got = apply(text);
+        assert!(
+            got.iter().any(|(t, f)| t == "Delete the unused `%u`"
+                && f == "kernel @k(%x: hbm f32[128, 4]) {\n   DmaCopyOp { dst = %x, src = %x }\n}\n"),
+            "{got:#?}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_value_with_none_close_offers_each_value() {
+        let text = "kernel @k(%t: sbuf f32[128, 4]) {\n  ActivationOp { dst = %t, src = %t, func = banana }\n}\n";
+        let titles: Vec<String> = apply(text).into_iter().map(|(t, _)| t).collect();
+        let values: Vec<String> = lower::catalog::ACT_FUNC
+            .values
+            .iter()
+            .map(|v| format!("Replace with `{}`", v.text))
+            .collect();
+        assert_eq!(titles, values);
     }
 
     #[test]

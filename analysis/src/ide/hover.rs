@@ -1,7 +1,9 @@
 //! Hover (SPEC §10): on an op, its doc, `codegen…` method and emitted BIR as a JSON block;
-//! on a field name, its doc, kind, default and BIR field; on a tensor, register or loop
-//! variable, its declaration (and a tensor's bytes per partition); on an enum value, dtype
-//! or memory space, its meaning.
+//! on a field name, its doc, kind, default and BIR field (on an unknown one, what it is
+//! not and the op's fields); on a tensor, register or loop variable, its declaration (and
+//! a tensor's bytes per partition); on an access with indices, its shape per iteration and
+//! where each dim starts over the loops; on an enum value, dtype or memory space, its
+//! meaning.
 
 use lower::catalog::{self, Kind};
 use lower::types::{Dtype, Memory};
@@ -28,7 +30,8 @@ pub struct HoverResult {
 pub fn hover(db: &dyn Db, doc: &Document, offset: TextSize) -> Option<HoverResult> {
     let (site, at) = Site::at(doc, offset);
     let file = site.source();
-    let hover = name_hover(db, file, at)
+    let hover = access_hover(db, file, at)
+        .or_else(|| name_hover(db, file, at))
         .or_else(|| type_hover(db, file, at))
         .or_else(|| {
             let (kernel, op) = op_at(db, file, at)?;
@@ -60,16 +63,29 @@ fn op_hover(db: &dyn Db, site: &Site<'_>, kernel: &KernelItems, op: &OpItem) -> 
     } else {
         op.op_id + op_base
     };
-    let json = compact_json(&serde_json::Value::Array(instructions));
     let it = spec
         .instruction_type
         .map(|it| format!(" (IT {it})"))
         .unwrap_or_default();
+    // The opcodes this op emits (one of the class's, `Activation` or
+    // `ActivationAccumulationOp`), else the class's when it emitted none (an error).
+    let mut emitted: Vec<&str> = Vec::new();
+    for opcode in instructions
+        .iter()
+        .filter_map(|i| i.get("opcode").and_then(serde_json::Value::as_str))
+    {
+        if !emitted.contains(&opcode) {
+            emitted.push(opcode);
+        }
+    }
     let opcode = if spec.opcode.is_empty() {
         "no BIR instruction".to_string()
-    } else {
+    } else if emitted.is_empty() {
         format!("`{}`{it}", spec.opcode)
+    } else {
+        format!("`{}`{it}", emitted.join("`, `"))
     };
+    let json = compact_json(&serde_json::Value::Array(instructions));
     // `spec.source` (the seed and SPEC sections) is for engineers, not shown: a user cannot
     // open a seed.
     let markdown = format!(
@@ -87,7 +103,25 @@ fn field_hover(op: &OpItem, offset: TextSize) -> Option<HoverResult> {
     for field in &op.syntax.fields {
         let field_spec = spec.field(&field.name.text);
         if contains_inclusive(field.name.range, offset) {
-            let field_spec = field_spec?;
+            let Some(field_spec) = field_spec else {
+                let names: Vec<&str> = spec.fields.iter().map(|f| f.name).collect();
+                let suggestion = lower::diag::did_you_mean(&field.name.text, names.iter().copied())
+                    .map(|s| format!("; did you mean `{s}`?"))
+                    .unwrap_or_default();
+                return Some(HoverResult {
+                    range: field.name.range,
+                    markdown: format!(
+                        "`{}` is not a field of **{}**{suggestion}\n\nits fields: {}",
+                        field.name.text,
+                        spec.class,
+                        names
+                            .iter()
+                            .map(|n| format!("`{n}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            };
             let default = match field_spec.default {
                 catalog::Default::Required => "required".to_string(),
                 catalog::Default::Absent => "optional".to_string(),
@@ -140,6 +174,110 @@ fn ident_at(value: &ast::Value, offset: TextSize) -> Option<(&str, TextRange)> {
         ast::ValueKind::List(items) => items.iter().find_map(|v| ident_at(v, offset)),
         _ => None,
     }
+}
+
+/// On an access with indices in an op's field (`%a[%m*128 : %m*128 + 128, :]`, in a list
+/// too): the access as written, its shape in one iteration of the enclosing loops, its
+/// tensor, and for each dim how many elements it takes, from where, and where that start
+/// goes over the loops.
+fn access_hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<HoverResult> {
+    use lower::model::{Target, Value};
+    let (_, op) = op_at(db, file, offset)?;
+    let (i, field) = op.syntax.fields.iter().enumerate().find(|(_, f)| {
+        f.value
+            .as_ref()
+            .is_some_and(|v| contains_inclusive(v.range, offset))
+    })?;
+    let value = field.value.as_ref()?;
+    let model = &op.resolved.fields.get(i)?.value;
+    let (written, model) = match (&value.kind, model) {
+        (ast::ValueKind::List(items), Value::List(models)) => items
+            .iter()
+            .zip(models)
+            .find(|(v, _)| contains_inclusive(v.range, offset))?,
+        _ => (value, model),
+    };
+    let (ast::ValueKind::Access(syntax_access), Value::Access(access)) = (&written.kind, model)
+    else {
+        return None;
+    };
+    // A bare name is the whole tensor: its declaration says it all (`name_hover`).
+    syntax_access.indices.as_ref()?;
+    let Target::Tensor(tensor) = &access.target else {
+        return None;
+    };
+    let loops = &op.resolved.loops;
+    let path = lower::diag::ValuePath::field(i);
+    let operand = lower::access::evaluate(access, tensor, loops, &path, &mut Vec::new())?;
+    let shape: Vec<String> = operand.shape().iter().map(u64::to_string).collect();
+    let elements = operand
+        .shape()
+        .iter()
+        .try_fold(1u64, |n, c| n.checked_mul(*c))
+        .map_or(String::new(), |n| format!(" = {n} elements"));
+    let dims: Vec<String> = tensor.dims.iter().map(u64::to_string).collect();
+    let mut markdown = format!(
+        "access of `%{}` : {} {}[{}]\n\nshape **[{}]**{elements} per iteration",
+        tensor.name,
+        tensor.memory.name(),
+        tensor.dtype.name(),
+        dims.join(", "),
+        shape.join(", "),
+    );
+    for (d, dim) in operand.dims.iter().enumerate() {
+        let what = if dim.kept { "" } else { " (dropped)" };
+        let step = if dim.step == 1 {
+            String::new()
+        } else {
+            format!(" step {}", dim.step)
+        };
+        let start = affine_text(&dim.start);
+        let over = start_range(&dim.start, loops)
+            .filter(|_| !dim.start.is_const())
+            .map(|(lo, hi)| format!(", from {lo} to {hi} over the loops"))
+            .unwrap_or_default();
+        markdown.push_str(&format!(
+            "\n* dim {d}{what}: {} from `{start}`{step}{over}",
+            dim.count
+        ));
+    }
+    if operand.faulty {
+        markdown.push_str("\n\n(the access has an error)");
+    }
+    Some(HoverResult {
+        range: written.range,
+        markdown,
+    })
+}
+
+/// An affine start as people write it: `128·%m + 4`, `0`.
+fn affine_text(a: &lower::access::Affine) -> String {
+    let mut parts: Vec<String> = a
+        .terms
+        .iter()
+        .map(|(var, k)| match k {
+            1 => format!("%{var}"),
+            -1 => format!("-%{var}"),
+            k => format!("{k}·%{var}"),
+        })
+        .collect();
+    if a.c != 0 || parts.is_empty() {
+        parts.push(a.c.to_string());
+    }
+    parts.join(" + ").replace("+ -", "- ")
+}
+
+/// The least and greatest value of `a` over the iterations of `loops`, `None` when a loop
+/// it reads has no iterations or invalid bounds (or on overflow).
+fn start_range(a: &lower::access::Affine, loops: &[lower::model::LoopVar]) -> Option<(i64, i64)> {
+    let (mut lo, mut hi) = (a.c, a.c);
+    for (var, k) in &a.terms {
+        let (first, last) = loops.iter().rev().find(|l| &l.name == var)?.first_last()?;
+        let (x, y) = (k.checked_mul(first)?, k.checked_mul(last)?);
+        lo = lo.checked_add(x.min(y))?;
+        hi = hi.checked_add(x.max(y))?;
+    }
+    Some((lo, hi))
 }
 
 fn name_hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<HoverResult> {
@@ -296,17 +434,28 @@ fn kernel_markdown(
         for part in parts {
             count(&part.body, &mut ops, &mut loops);
         }
-        let declared = parts
+        let registers = parts
             .iter()
-            .map(|p| p.allocations.len())
-            .sum::<usize>()
+            .flat_map(|p| &p.allocations)
+            .filter(|a| matches!(a, Allocation::Register(_)))
+            .count();
+        let tensors = parts
+            .iter()
+            .flat_map(|p| &p.allocations)
+            .filter(|a| matches!(a, Allocation::Tensor(_)))
+            .count()
             .saturating_sub(syntax.params.len() + syntax.outputs.len());
         let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        let declared = match (tensors, registers) {
+            (0, 0) => "nothing".to_string(),
+            (t, 0) => plural(t, "tensor"),
+            (0, r) => plural(r, "register"),
+            (t, r) => format!("{} and {}", plural(t, "tensor"), plural(r, "register")),
+        };
         markdown.push_str(&format!(
-            "\n\n{}, {}, {} declared",
+            "\n\n{}, {}; {declared} declared",
             plural(ops, "op"),
             plural(loops, "loop"),
-            plural(declared, "tensor/register")
         ));
     }
     if let Some(stats) = stats {
@@ -550,7 +699,7 @@ mod tests {
             &ACT.replace("ActivationOp {", "Activation<|>Op {"),
             expect![[r#"
                 [ActivationOp]
-                **ActivationOp** #1 → `Activation | ActivationAccumulationOp`
+                **ActivationOp** #1 → `Activation`
 
                 `dst = func(src · scale + bias)` on the Activation engine, optionally reducing the result along the free dim into `reduce_dst`. With `is_accumulate` it emits `ActivationAccumulationOp`.
 
@@ -647,6 +796,132 @@ mod tests {
         );
     }
 
+    const TILED: &str = "kernel @k(%a: hbm f16[256, 1024]) {\n  reg %r : i32\n  for %m in 0..2 {\n    for %n in 0..2 {\n      tensor %t : sbuf f16[128, 512]\n      DmaCopyOp { dst = %t, src = %a[%m*128 : %m*128 + 128, %n*512 : %n*512 + 512] }\n      ActivationOp { dst = %t, src = %t, func = exp, reduce_dest = %t }\n    }\n  }\n}\n";
+
+    #[test]
+    fn an_access_shows_its_shape_per_iteration() {
+        check(
+            &TILED.replace("%n*512 : %n*512 + 512]", "%n*512 : %n*512 + 512<|>]"),
+            expect![[r#"
+                [%a[%m*128 : %m*128 + 128, %n*512 : %n*512 + 512]]
+                access of `%a` : hbm f16[256, 1024]
+
+                shape **[128, 512]** = 65536 elements per iteration
+                * dim 0: 128 from `128·%m`, from 0 to 128 over the loops
+                * dim 1: 512 from `512·%n`, from 0 to 512 over the loops"#]],
+        );
+        // On the name of a sliced access too; a bare name is its declaration.
+        check(
+            &TILED.replace("src = %a[", "src = %<|>a["),
+            expect![[r#"
+                [%a[%m*128 : %m*128 + 128, %n*512 : %n*512 + 512]]
+                access of `%a` : hbm f16[256, 1024]
+
+                shape **[128, 512]** = 65536 elements per iteration
+                * dim 0: 128 from `128·%m`, from 0 to 128 over the loops
+                * dim 1: 512 from `512·%n`, from 0 to 512 over the loops"#]],
+        );
+    }
+
+    #[test]
+    fn an_unknown_field_is_told_as_a_field() {
+        check(
+            &TILED.replace("reduce_dest", "reduce_d<|>est"),
+            expect![[r#"
+                [reduce_dest]
+                `reduce_dest` is not a field of **ActivationOp**; did you mean `reduce_dst`?
+
+                its fields: `dst`, `src`, `func`, `func_args`, `func_outs`, `scale`, `bias`, `up_bias`, `down_bias`, `imm0`, `imm1`, `reduce_op`, `reduce_cmd`, `reduce_dst`, `is_accumulate`"#]],
+        );
+    }
+
+    #[test]
+    fn an_op_is_headed_by_the_opcode_it_emits() {
+        check(
+            &TILED.replace("ActivationOp {", "Activation<|>Op {"),
+            expect![[r#"
+                [ActivationOp]
+                **ActivationOp** #2 → `Activation`
+
+                `dst = func(src · scale + bias)` on the Activation engine, optionally reducing the result along the free dim into `reduce_dst`. With `is_accumulate` it emits `ActivationAccumulationOp`.
+
+                compiler method: `codegenActivationOp`
+
+                ```json
+                [
+                  {
+                    "opcode": "Activation",
+                    "name": "I-2-0",
+                    "engine": "Activation",
+                    "ins": [
+                      {
+                        "kind": "physical_ap",
+                        "ap": [[512, 128], [1, 512]],
+                        "dtype": "float16",
+                        "offset": 0,
+                        "memsetref": "t_set",
+                        "memref": "t",
+                        "start_partition": 0,
+                        "role": "src"
+                      }
+                    ],
+                    "outs": [
+                      {
+                        "kind": "physical_ap",
+                        "ap": [[512, 128], [1, 512]],
+                        "dtype": "float16",
+                        "offset": 0,
+                        "memsetref": "t_set",
+                        "memref": "t",
+                        "start_partition": 0,
+                        "role": "dst"
+                      }
+                    ],
+                    "func": "Exp",
+                    "scale": 1.0,
+                    "acc": "Idle",
+                    "is_accumulate": false,
+                    "debuginfo": {
+                      "op": "ActivationOp",
+                      "op_id": 2,
+                      "codegen": "codegenActivationOp",
+                      "instruction_type": null,
+                      "line": 7,
+                      "column": 7,
+                      "errors": ["P203"]
+                    }
+                  }
+                ]
+                ```"#]],
+        );
+    }
+
+    #[test]
+    fn a_kernel_counts_its_tensors_and_registers() {
+        check(
+            &TILED.replace("@k(", "@<|>k("),
+            expect![[r#"
+                [@k]
+                kernel `@k` (a BIR function)
+
+                inputs: `%a: hbm f16[256, 1024]`
+
+                outputs: none
+
+                2 ops, 2 loops; 1 tensor and 1 register declared
+
+                | engine | static | executed |
+                |:--|--:|--:|
+                | Activation | 1 | 4 |
+                | DMA | 1 | 4 |
+                | total | 2 | 8 |
+
+                **SBUF** peak 1,024 of 212,984 bytes per partition (0.5%) at op #1 `DmaCopyOp`; largest live there: `%t` 1,024
+
+                **PSUM** peak 0 of 16,384 bytes per partition (0.0%)"#]],
+        );
+    }
+
     #[test]
     fn kernel_shows_its_signature_and_body() {
         check(
@@ -659,7 +934,7 @@ mod tests {
 
                 outputs: `%y: hbm f32[128, 4]`
 
-                2 ops, 1 loop, 1 tensor/register declared
+                2 ops, 1 loop; 1 tensor declared
 
                 | engine | static | executed |
                 |:--|--:|--:|

@@ -16,8 +16,8 @@ mod show_bir;
 mod structure;
 mod symbols;
 
-pub(crate) use completion::completions;
-pub use completion::{CompletionItem, CompletionKind};
+pub use completion::{CompletionItem, CompletionKind, SignatureHelp};
+pub(crate) use completion::{completions, signature_help};
 pub use fixes::Fix;
 pub(crate) use fixes::fixes;
 pub use format::{format, format_range};

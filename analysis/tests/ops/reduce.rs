@@ -247,7 +247,8 @@ kernel @k(%in: sbuf f32[128, 64]) -> (%out: sbuf f32[128, 1]) {
               out dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %out start_partition=0
               {"axis":"X","negate":false,"apply_transpose":false,"is_first_reduce":true}
             P204 error:3:3 `NeuronReduceMacro`: NeuronReduceMacro needs the field `reduce_axes`
-            P207 error:3:51 `sum`: unknown alu value `sum`; expected one of bypass, add, subtract, multiply, divide, max, min, pow, abs_max, is_equal, not_equal, is_gt, is_ge, is_lt, is_le, bitwise_and, bitwise_or, bitwise_xor, logical_and, logical_or, rsqrt
+            P207 error:3:51 `sum`: unknown alu value `sum`; expected one of these 21:
+            bypass, add, subtract, multiply, divide, max, min, pow, abs_max, is_equal, not_equal, is_gt, is_ge, is_lt, is_le, bitwise_and, bitwise_or, bitwise_xor, logical_and, logical_or, rsqrt
         "#]],
     );
 }

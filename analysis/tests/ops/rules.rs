@@ -133,6 +133,7 @@ kernel @k(%a: hmb f32[4], %b: hbm bf61[4], %c: reg f32[1]) {
             P207 error:2:35 `bf61`: unknown dtype `bf61`; did you mean `bf16`?
             P207 error:2:48 `reg`: a tensor cannot live in `reg`; declare a register with `reg %name : i32`
             P500 warning:3:10 `%wide`: tensor `%wide` is declared but no op uses it
+            P302 error:3:18 `sbuf f32[129, 4]`: `%wide` declares 129 partitions (dim 0); sbuf has 128: declare a tile of at most 128 and loop over the tiles
             P500 warning:4:10 `%big`: tensor `%big` is declared but no op uses it
             P304 error:4:17 `sbuf f32[128, 60000]`: Allocated memory out of bound: `%big` needs 240000 bytes per partition; sbuf has 212984
             P500 warning:5:10 `%bank`: tensor `%bank` is declared but no op uses it
@@ -328,7 +329,7 @@ kernel @k(%x: hbm f32[128, 4]) -> (%y: hbm f32[128, 4]) {
 }
 
 #[test]
-fn more_than_128_partitions_is_on_the_operand() {
+fn more_than_128_partitions_is_on_the_declaration() {
     check(
         r#"
 kernel @k(%x: hbm f32[256, 4]) {
@@ -338,15 +339,11 @@ kernel @k(%x: hbm f32[256, 4]) {
 }
 "#,
         expect![[r#"
-            4: DMACopy DMA I-1-0 errors=["P302"]
+            4: DMACopy DMA I-1-0
               in src: physical_ap float32 ap=[[4,256],[1,4]] offset=0 %x
-              out dst: physical_ap float32 ap=[[4,256],[1,4]] offset=0 %wide start_partition=0
               {"mode":"Copy"}
-            5: TensorCopy DVE I-2-0 errors=["P307"]
-              in src: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %wide start_partition=128
-              out dst: physical_ap float32 ap=[[4,128],[1,4]] offset=0 %wide start_partition=0
-            P302 error:4:21 `%wide`: `%wide` spans 256 partitions; sbuf has 128
-            P307 error:5:47 `%wide[128:256, :]`: Invalid access of 128 partitions starting at partition 128: an access starts at partition 0, 32, 64 or 96
+            5: TensorCopy DVE I-2-0
+            P302 error:3:18 `sbuf f32[256, 4]`: `%wide` declares 256 partitions (dim 0); sbuf has 128: declare a tile of at most 128 and loop over the tiles
         "#]],
     );
 }
@@ -366,6 +363,132 @@ kernel k(%x: hbm bf16[128, 64]) {
               out dst: physical_ap bfloat16 ap=[[64,128],[1,64]] offset=0 %t start_partition=0
               {"mode":"Copy"}
             P100 error:2:8 `k`: expected `@name`, found `k`: a kernel name starts with `@`
+        "#]],
+    );
+}
+
+#[test]
+fn a_misspelt_field_is_its_one_diagnostic() {
+    // `reduce_dest` (for `reduce_dst`) is one P203: the tensor it names counts as written
+    // (no P501 at the DMA that reads it), and `dts` for a required `dst` is no P204 either.
+    check(
+        r#"
+kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 1]) {
+  tensor %t : sbuf f32[128, 512]
+  tensor %sum : sbuf f32[128, 1]
+  DmaCopyOp { dts = %t, src = %a }
+  ActivationOp { dst = %t, src = %t, func = exp, reduce_dest = %sum }
+  DmaCopyOp { dst = %o, src = %sum }
+}
+"#,
+        expect![[r#"
+            5: DMACopy DMA I-1-0 errors=["P203"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a
+              {"mode":"Copy"}
+            6: Activation Activation I-2-0 errors=["P203"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
+            7: DMACopy DMA I-3-0
+              in src: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %sum start_partition=0
+              out dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %o
+              {"mode":"Copy"}
+            P203 error:5:15 `dts`: DmaCopyOp has no field `dts`; did you mean `dst`?
+            P203 error:6:50 `reduce_dest`: ActivationOp has no field `reduce_dest`; did you mean `reduce_dst`?
+        "#]],
+    );
+}
+
+#[test]
+fn a_semicolon_for_a_comma_is_one_diagnostic() {
+    check(
+        r#"
+kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
+  tensor %t : sbuf f32[128, 512]
+  DmaCopyOp { dst = %t; src = %a }
+  DmaCopyOp { dst = %o, src = %t }
+}
+"#,
+        expect![[r#"
+            4: DMACopy DMA I-1-0 errors=["P103"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              {"mode":"Copy"}
+            5: DMACopy DMA I-2-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o
+              {"mode":"Copy"}
+            P103 error:4:23 `;`: unknown character `;`: fields are separated by `,` or a new line
+        "#]],
+    );
+}
+
+#[test]
+fn a_stray_closing_brace_is_reported_where_it_stands() {
+    check(
+        r#"
+kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
+  tensor %t : sbuf f32[128, 512]
+  DmaCopyOp { dst = %t, src = %a }
+  }
+  DmaCopyOp { dst = %o, src = %t }
+}
+"#,
+        expect![[r#"
+            4: DMACopy DMA I-1-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              {"mode":"Copy"}
+            P100 error:5:3 `}`: this `}` closes the kernel, but `DmaCopyOp` after it stands outside every kernel: one `}` too many?
+        "#]],
+    );
+}
+
+#[test]
+fn suggestions_that_fit() {
+    // A loop variable for `%j` in an index (not the tensor as close), the memory spaces,
+    // a value by its words, a tensor written without `%` (one P206, read as `%t`), and an
+    // op people bring from NKI spelt as the op it is.
+    check(
+        r#"
+kernel @k(%a: hbm f32[256, 512]) -> (%o: hbm f32[256, 512]) {
+  tensor %u : sram f32[128, 512]
+  for %i in 0..2 {
+    tensor %t : sbuf f32[128, 512]
+    DmaCopyOp { dst = %t, src = %a[%j*128 : %j*128 + 128, :] }
+    ActivationOp { dst = %t, src = t, func = gelu_tanh }
+    ActivationOp { dst = %t, src = %t, func = banana }
+    ReciprocalOp { dst = %t, src = %t }
+    DmaCopyOp { dst = %o[%i*128 : %i*128 + 128, :], src = %t }
+  }
+}
+"#,
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":2,"stride":1}
+              6: DMACopy DMA I-1-0 errors=["P200"]
+                out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                {"mode":"Copy"}
+              7: Activation Activation I-2-0 errors=["P206","P207"]
+                in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                {"scale":1.0,"acc":"Idle","is_accumulate":false}
+              8: Activation Activation I-3-0 errors=["P207"]
+                in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                {"scale":1.0,"acc":"Idle","is_accumulate":false}
+              10: DMACopy DMA I-5-0
+                in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                out dst: symbolic_ap float32 ap=[[512,128],[1,512]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":65536}],"c":0}] access_shape=[128,512] %o
+                {"mode":"Copy"}
+            P500 warning:3:10 `%u`: tensor `%u` is declared but no op uses it
+            P207 error:3:15 `sram`: unknown memory space `sram`; did you mean `sbuf`?
+            P200 error:6:36 `%j`: `%j` is not defined here; did you mean `%i`?
+            P200 error:6:45 `%j`: `%j` is not defined here; did you mean `%i`?
+            P206 error:7:36 `t`: `t` is not a name here; did you mean `%t`?
+            P207 error:7:46 `gelu_tanh`: unknown act_func value `gelu_tanh`; did you mean `gelu_apprx_tanh`?
+            P207 error:8:47 `banana`: unknown act_func value `banana`; expected one of these 20:
+            identity, copy, relu, gelu, gelu_apprx_tanh, silu, sigmoid, tanh, exp, log, sqrt, rsqrt, square, reciprocal, softplus, mish, erf, sin, abs, sign
+            P202 error:9:5 `ReciprocalOp`: unknown op class `ReciprocalOp`: write `ActivationOp { …, func = reciprocal }`
         "#]],
     );
 }

@@ -12,8 +12,14 @@ return {
   end,
   -- SPEC §10 initialization options. `tkgSeqlenThreshold` (int, 0 = the server's default,
   -- 96) may be added here.
+  -- `markdownTables = false`: Neovim 0.11 renders no Markdown tables, so the kernel hover's
+  -- resources table comes as aligned text.
+  -- `lineEnds = 'lf'`: Neovim ends lines at `\n` only (a lone `\r` is a `^M` character of
+  -- its line), so the server counts lines so too.
   init_options = {
     inlayHints = { enabled = true },
+    markdownTables = false,
+    lineEnds = 'lf',
   },
   -- Diagnostics: Neovim pulls them (`textDocument/diagnostic`); `pir lsp` pushes only to
   -- clients that cannot pull, so each diagnostic is shown once. Both ways, each related

@@ -66,6 +66,8 @@ pub struct Finding {
     pub message: String,
     /// Related places with their notes.
     pub related: Vec<Related>,
+    /// The quick fix, as data.
+    pub fix: Option<lower::FixHint>,
 }
 
 /// A related place of a [`Finding`].
@@ -114,7 +116,8 @@ pub fn place<'p>(
         Some(place.range(part_places)? + start)
     };
     let range = at(finding.part, &finding.at)?;
-    let mut diagnostic = diagnostic::Finding::new(finding.code, range, finding.message.clone());
+    let mut diagnostic = diagnostic::Finding::new(finding.code, range, finding.message.clone())
+        .with_fix(finding.fix.clone());
     for related in &finding.related {
         if let Some(range) = at(related.part, &related.at) {
             diagnostic = diagnostic.with_related(range, related.note.clone());

@@ -48,6 +48,7 @@ pub fn findings(parts: &[&PartIds]) -> Vec<Finding> {
                         at: Place::OpId(first_op),
                         note: "first used here".to_string(),
                     }],
+                    fix: None,
                 }),
                 None => {
                     first.insert(id, (part, op));

@@ -42,6 +42,7 @@ pub fn findings(parts: &[&PartDecls]) -> Vec<Finding> {
                 at: Place::DeclaredName(unused.name.clone()),
                 message: format!("{what} `%{}` is declared but no op uses it", unused.name),
                 related: Vec::new(),
+                fix: Some(lower::FixHint::DeleteDeclaration),
             });
         }
     }

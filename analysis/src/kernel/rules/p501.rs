@@ -55,6 +55,7 @@ fn finding(part: u32, name: &str) -> Finding {
         at: Place::FirstRead(name.to_string()),
         message: format!("`%{name}` is read here before any op writes it"),
         related: Vec::new(),
+        fix: None,
     }
 }
 
