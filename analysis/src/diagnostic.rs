@@ -133,6 +133,9 @@ pub enum Message {
         name: String,
         /// The closest name in scope in the chunk, if any is close.
         local: Option<String>,
+        /// It stands in an index expression, where only a loop variable fits: the
+        /// kernel's earlier parts hold none (a loop is never cut), so only `local` counts.
+        index: bool,
     },
     /// A lowering message naming its op's instruction (`Class #id`, SPEC §6.1 P403) where
     /// the op's implicit id counts from its chunk's first op (in a part that continues a
@@ -202,7 +205,7 @@ impl Finding {
     pub fn alone(&self) -> Diagnostic {
         let (message, fix) = match &self.message {
             Message::Text(text) => (text.clone(), self.fix.clone()),
-            Message::Undefined { name, local } => {
+            Message::Undefined { name, local, .. } => {
                 crate::kernel::rules::p200::word(name, local.as_deref())
             }
             Message::NamesOp {

@@ -773,6 +773,7 @@ impl<'a> KernelResolver<'a> {
                     message: Message::Undefined {
                         name: name.text.to_string(),
                         local,
+                        index: loop_var,
                     },
                     ..Finding::new(Code::P200, name.range, String::new())
                 });
@@ -912,6 +913,8 @@ pub fn const_eval(expr: &ast::Expr) -> Option<i64> {
     use ast::ExprKind as E;
     match &expr.kind {
         E::Int(i) => Some(*i),
+        // `-9223372036854775808`: its magnitude reads as i64::MIN (the syntax's `literal`).
+        E::Neg(inner) if matches!(inner.kind, E::Int(i64::MIN)) => Some(i64::MIN),
         E::Neg(inner) => const_eval(inner)?.checked_neg(),
         E::Paren(inner) => const_eval(inner),
         E::Binary(a, op, b) => {

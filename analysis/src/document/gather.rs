@@ -236,8 +236,14 @@ impl Document {
         let start = chunk.map_or(TextSize::from(0), |c| c.start);
         let (message, fix) = match &finding.message {
             Message::Text(text) => (text.clone(), finding.fix.clone()),
-            Message::Undefined { name, local } => {
-                let earlier = index.and_then(|i| self.earlier_suggestion(db, i, finding, name));
+            Message::Undefined {
+                name,
+                local,
+                index: in_index,
+            } => {
+                let earlier = index
+                    .filter(|_| !in_index)
+                    .and_then(|i| self.earlier_suggestion(db, i, finding, name));
                 rules::p200::word(
                     name,
                     rules::p200::best(name, local.as_deref(), earlier.as_deref()),
