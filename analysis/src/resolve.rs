@@ -798,7 +798,9 @@ impl<'a> KernelResolver<'a> {
         let target = match binding {
             Binding::Tensor(Some(t)) => Target::Tensor(t),
             Binding::Register(Some(r)) => Target::Register(r),
-            _ => return None,
+            // Its declaration has an error (reported there): the use stays silent.
+            Binding::Tensor(None) | Binding::Register(None) => Target::Unresolved,
+            Binding::Loop => return None,
         };
         self.out.diagnostics.push(
             Finding::new(
