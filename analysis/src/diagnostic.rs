@@ -133,7 +133,9 @@ pub enum Message {
         name: String,
         /// The closest name in scope in the chunk, if any is close.
         local: Option<String>,
-        /// The use is in an index expression, where only a loop variable fits.
+        /// The use is in an index expression, where only a loop variable fits (the
+        /// compiler's `No existing axis`): the kernel's earlier parts hold none (a loop is
+        /// never cut), so only `local` counts.
         axis: bool,
     },
     /// A lowering message naming its op's instruction (`Class #id`, SPEC §6.1 P403) where

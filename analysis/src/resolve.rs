@@ -799,7 +799,9 @@ impl<'a> KernelResolver<'a> {
         let target = match binding {
             Binding::Tensor(Some(t)) => Target::Tensor(t),
             Binding::Register(Some(r)) => Target::Register(r),
-            _ => return None,
+            // Its declaration has an error (reported there): the use stays silent.
+            Binding::Tensor(None) | Binding::Register(None) => Target::Unresolved,
+            Binding::Loop => return None,
         };
         self.out.diagnostics.push(
             Finding::new(
@@ -914,6 +916,8 @@ pub fn const_eval(expr: &ast::Expr) -> Option<i64> {
     use ast::ExprKind as E;
     match &expr.kind {
         E::Int(i) => Some(*i),
+        // `-9223372036854775808`: its magnitude reads as i64::MIN (the syntax's `literal`).
+        E::Neg(inner) if matches!(inner.kind, E::Int(i64::MIN)) => Some(i64::MIN),
         E::Neg(inner) => const_eval(inner)?.checked_neg(),
         E::Paren(inner) => const_eval(inner),
         E::Binary(a, op, b) => {

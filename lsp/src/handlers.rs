@@ -795,7 +795,7 @@ pub fn completion(
                     new_text: snippet.or(c.insert).unwrap_or_else(|| c.label.clone()),
                 })),
                 // After `field = `, the values (VS Code's command; other clients ignore it).
-                command: c.retrigger.then(|| lsp::Command {
+                command: (c.retrigger && snap.config.vscode_commands).then(|| lsp::Command {
                     title: "values".into(),
                     command: "editor.action.triggerSuggest".into(),
                     arguments: None,

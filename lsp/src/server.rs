@@ -490,6 +490,10 @@ impl LanguageServer for Backend {
         {
             config.lf_lines = true;
         }
+        config.vscode_commands = params
+            .client_info
+            .as_ref()
+            .is_some_and(|c| c.name.contains("Code") || c.name.contains("code-server"));
         config.snippets = params
             .capabilities
             .text_document

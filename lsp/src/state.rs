@@ -58,6 +58,11 @@ pub struct Config {
     /// names itself `Neovim` (`clientInfo`) unless `lineEnds` is `"lsp"`. Its positions
     /// count lines so (`convert::lf`; `docs/decisions.md`).
     pub lf_lines: bool,
+    /// Whether the client runs VS Code's commands (its `clientInfo.name` holds `Code`: VS
+    /// Code, code-server, VSCodium): a field's completion then asks for the values after
+    /// it (`editor.action.triggerSuggest`), which other clients would send back to the
+    /// server as an unknown command.
+    pub vscode_commands: bool,
     /// Whether the client takes snippets in completions (its capabilities, not an option):
     /// an op class then comes with its required fields.
     pub snippets: bool,
@@ -71,6 +76,7 @@ impl Default for Config {
             workspace_diagnostics: false,
             markdown_tables: true,
             lf_lines: false,
+            vscode_commands: false,
             snippets: false,
         }
     }

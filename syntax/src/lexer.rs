@@ -27,7 +27,8 @@ use logos::Logos;
 use text_size::{TextRange, TextSize};
 
 use crate::literal::{
-    bad_escape, bytes_error, float_overflows, float_value, index_value, int_value, number_kind,
+    bad_escape, bytes_error, float_overflows, float_value, index_value, int_value_in_range,
+    number_kind,
 };
 use crate::{SyntaxError, SyntaxErrorCode};
 
@@ -362,7 +363,17 @@ pub(crate) fn lex_checked(text: &str, check: &dyn Fn()) -> (Vec<Lexed>, Vec<Synt
             }
             continue;
         };
-        let (kind, error) = classify(raw, slice);
+        let (kind, mut error) = classify(raw, slice);
+        // `-9223372036854775808` (i64's least) is a `-` and 2^63: the magnitude is read
+        // right after a `-` (the parser reads it as i64::MIN, which `-` leaves as it is).
+        if kind == Token::Int
+            && crate::literal::is_i64_min_magnitude(slice)
+            && out
+                .last()
+                .is_some_and(|t| t.kind == Token::Minus && t.range.end() == range.start())
+        {
+            error = None;
+        }
         let mut bad = false;
         if let Some((code, message, at)) = error {
             // A bad escape leaves the string readable, and a `;` reads as the `,` it stands
@@ -467,7 +478,7 @@ fn classify(raw: Raw, slice: &str) -> (Token, Option<TokenError>) {
         Raw::Number => match number_kind(slice) {
             Some(kind) => {
                 let ok = match kind {
-                    Token::Int => int_value(slice).is_some(),
+                    Token::Int => int_value_in_range(slice).is_some(),
                     _ => float_value(slice).is_some(),
                 };
                 let error = (!ok).then(|| {

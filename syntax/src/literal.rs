@@ -38,6 +38,19 @@ pub(crate) fn number_kind(s: &str) -> Option<Token> {
 
 /// The value of an [`Token::Int`] token's text; `None` when malformed or beyond `i64`.
 pub(crate) fn int_value(s: &str) -> Option<i64> {
+    int_value_in_range(s).or_else(|| is_i64_min_magnitude(s).then_some(i64::MIN))
+}
+
+/// Whether `s` is 2^63 written in decimal (`9223372036854775808`, `_` allowed): the
+/// magnitude of i64's least value, which only a `-` right before it makes a value (the
+/// lexer reports it otherwise; [`int_value`] reads it as `i64::MIN`, which negation
+/// leaves as it is).
+pub(crate) fn is_i64_min_magnitude(s: &str) -> bool {
+    s.replace('_', "") == "9223372036854775808"
+}
+
+/// [`int_value`] of a literal within i64's range.
+pub(crate) fn int_value_in_range(s: &str) -> Option<i64> {
     let cleaned;
     let s = if s.contains('_') {
         cleaned = s.replace('_', "");

@@ -154,7 +154,8 @@ pub(crate) fn value_parser<'a>(text: &'a str) -> impl Parser<'a, In<'a>, Value, 
                     let ExprKind::Int(v) = inner.kind else {
                         unreachable!()
                     };
-                    ValueKind::Int(-v)
+                    // `-9223372036854775808`: the magnitude reads as i64::MIN (`literal`).
+                    ValueKind::Int(v.wrapping_neg())
                 }
                 (
                     Expr {

@@ -139,7 +139,8 @@ fn completion_of_fields_and_enum_values() {
 fn completion_flows_and_signature_help() {
     let mut server = Server::spawn(&[]);
     let capabilities = server.initialize_as(
-        json!({"capabilities": {"textDocument": {"completion": {"completionItem": {"snippetSupport": true}}}}}),
+        json!({"capabilities": {"textDocument": {"completion": {"completionItem": {"snippetSupport": true}}}},
+               "clientInfo": {"name": "Visual Studio Code", "version": "1.139.1"}}),
         json!({}),
     );
     let triggers = &capabilities["completionProvider"]["triggerCharacters"];

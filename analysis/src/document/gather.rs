@@ -237,7 +237,9 @@ impl Document {
         let (message, fix) = match &finding.message {
             Message::Text(text) => (text.clone(), finding.fix.clone()),
             Message::Undefined { name, local, axis } => {
-                let earlier = index.and_then(|i| self.earlier_suggestion(db, i, finding, name));
+                let earlier = index
+                    .filter(|_| !*axis)
+                    .and_then(|i| self.earlier_suggestion(db, i, finding, name));
                 rules::p200::word(
                     name,
                     rules::p200::best(name, local.as_deref(), earlier.as_deref()),

@@ -36,6 +36,28 @@ pub(crate) fn fixes(db: &dyn Db, doc: &Document, range: TextRange) -> Vec<Fix> {
         let fixes = chunk_fixes(db, site.source(), part, &diagnostics, &earlier);
         out.extend(site.to_document(fixes));
     }
+    if doc.chunks.len() > 1 {
+        // The kernel-wide findings of a kernel cut into chunks (P500's, with its fix) are
+        // the document's, no chunk's: each is fixed in the chunk it stands in.
+        for d in doc.diagnostics(db) {
+            let overlaps = d.range.intersect(range).is_some()
+                || range.contains_range(d.range)
+                || d.range.contains_range(range);
+            let fixed = out
+                .iter()
+                .any(|f| f.diagnostic.code == d.code && f.diagnostic.range == d.range);
+            if d.fix.is_none() || !overlaps || fixed {
+                continue;
+            }
+            let (site, at) = Site::at(doc, d.range.start());
+            let mut relative = d.clone();
+            relative.range = TextRange::at(at, d.range.len());
+            relative.related.clear();
+            let earlier = Earlier::of(db, &site);
+            let fixes = chunk_fixes(db, site.source(), relative.range, &[relative], &earlier);
+            out.extend(site.to_document(fixes));
+        }
+    }
     out
 }
 

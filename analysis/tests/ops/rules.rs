@@ -494,6 +494,30 @@ kernel @k(%a: hbm f32[256, 512]) -> (%o: hbm f32[256, 512]) {
 }
 
 #[test]
+fn i64s_least_is_a_number() {
+    // `-9223372036854775808` reads as i64's least (the bound is then not a natural number);
+    // 9223372036854775808 alone is out of range.
+    check(
+        r#"
+kernel @k(%a: hbm f32[128, 4]) {
+  for %i in -9223372036854775808..0 {
+    NoOp {}
+  }
+  for %j in 0..9223372036854775808 {
+    NoOp {}
+  }
+}
+"#,
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":0,"stride":1}
+            L-j {"name":"j","lb":0,"ub":0,"stride":1}
+            P414 error:3:13 `-9223372036854775808`: loop bounds are natural numbers (BIR LoopAxis); got -9223372036854775808
+            P102 error:6:16 `9223372036854775808`: integer out of range `9223372036854775808`
+        "#]],
+    );
+}
+
+#[test]
 fn one_mistake_one_diagnostic() {
     check(
         r#"
