@@ -439,6 +439,7 @@ kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
               in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
               {"mode":"Copy"}
+            P419 warning:2:38 `%o`: output `%o` is never written
             P100 error:5:3 `}`: this `}` closes the kernel, but `DmaCopyOp` after it stands outside every kernel: one `}` too many?
         "#]],
     );
@@ -482,8 +483,8 @@ kernel @k(%a: hbm f32[256, 512]) -> (%o: hbm f32[256, 512]) {
                 {"mode":"Copy"}
             P500 warning:3:10 `%u`: tensor `%u` is declared but no op uses it
             P207 error:3:15 `sram`: unknown memory space `sram`; did you mean `sbuf`?
-            P200 error:6:36 `%j`: `%j` is not defined here; did you mean `%i`?
-            P200 error:6:45 `%j`: `%j` is not defined here; did you mean `%i`?
+            P200 error:6:36 `%j`: No existing axis j found: `%j` is not defined here; did you mean `%i`?
+            P200 error:6:45 `%j`: No existing axis j found: `%j` is not defined here; did you mean `%i`?
             P206 error:7:36 `t`: `t` is not a name here; did you mean `%t`?
             P207 error:7:46 `gelu_tanh`: unknown act_func value `gelu_tanh`; did you mean `gelu_apprx_tanh`?
             P207 error:8:47 `banana`: unknown act_func value `banana`; expected one of these 20:
