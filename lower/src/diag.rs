@@ -94,6 +94,8 @@ codes! {
     P414 Error "value out of range for this field",
     P415 Error "Mask pattern only support 1 step multiplier",
     P416 Warning "peak SBUF or PSUM occupancy of a kernel exceeds the capacity",
+    P420 Warning "overhead-bound compute instruction: under 128 elements per partition, executed repeatedly",
+    P421 Warning "small DMA: under 2 KiB per partition, executed repeatedly",
     P500 Warning "tensor or register declared but never used",
     P501 Warning "op reads a tensor that nothing wrote before",
 }

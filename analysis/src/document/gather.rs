@@ -364,9 +364,10 @@ impl Document {
             }
             // P416, placed only when a peak is over its memory's capacity.
             let [sbuf, psum] = crate::kernel::resources::split_peaks(db, kernel);
+            let target = db.settings().target(db);
             let over = |peak: &crate::kernel::resources::KernelPeak,
                         memory: lower::types::Memory| {
-                peak.bytes > memory.partition_capacity().unwrap_or(u64::MAX)
+                peak.bytes > target.capacity(memory).unwrap_or(u64::MAX)
             };
             if over(sbuf, lower::types::Memory::Sbuf) || over(psum, lower::types::Memory::Psum) {
                 out.extend(p416::findings(&self.split_stats(db, head)));
@@ -429,7 +430,7 @@ impl Document {
             .last()
             .map(|k| k.name.clone())
             .unwrap_or_default();
-        crate::kernel::stats::stats(name, resources, &parts)
+        crate::kernel::stats::stats(name, resources, &parts, db.settings().target(db))
     }
 
     /// Each chunk's kernel names (each once, its first definition in the chunk) in the

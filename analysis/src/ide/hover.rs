@@ -203,7 +203,7 @@ fn describe_definition(db: &dyn Db, file: SourceFile, def: &Definition) -> Strin
                 t.dtype.name(),
                 dims.join(", ")
             );
-            match t.memory.partition_capacity() {
+            match db.settings().target(db).capacity(t.memory) {
                 Some(capacity) => {
                     let bytes = t.partition_bytes();
                     let percent = bytes as f64 * 100.0 / capacity as f64;

@@ -22,6 +22,7 @@ use lower::diag::ValuePath;
 use lower::model::{ResolvedOp, Target, Tensor, TensorKind};
 use lower::types::Memory;
 
+use crate::cost::CostSums;
 use crate::db::{Db, Lowerings, SourceFile, file_items};
 use crate::kernel::SplitKernel;
 use crate::kernel::view::KernelSlot;
@@ -34,6 +35,8 @@ use crate::resources::{ENGINES, EngineCount, Occupancy, Resources};
 pub struct PartResources {
     /// The part's engine counts, every engine of [`ENGINES`] in that order.
     pub engines: Vec<EngineCount>,
+    /// Its instructions' cost estimates summed (SPEC §10.2), for every target.
+    pub cost: CostSums,
     /// What its tensors' live ranges are made of.
     pub live: PartLive,
 }
@@ -88,7 +91,7 @@ fn summarize(
     ops: &[(&ResolvedOp, &Lowered)],
     loops: &[(u32, u32)],
 ) -> PartResources {
-    let (engines, accesses) = counts_and_accesses(ops);
+    let (engines, cost, accesses) = counts_and_accesses(ops);
     let tree = LoopTree::new(loops, ops.len());
     let mut touches: Vec<Touch> = accesses
         .iter()
@@ -103,6 +106,7 @@ fn summarize(
     touches.sort_unstable();
     PartResources {
         engines,
+        cost,
         live: PartLive {
             ops: u32::try_from(ops.len()).unwrap_or(u32::MAX),
             tensors,
@@ -461,6 +465,7 @@ pub fn whole_resources(part: &PartResources) -> Resources {
     let [sbuf, psum] = peaks(&[part.live.ops], &spans.through, |_| own);
     Resources {
         engines: part.engines.clone(),
+        cost: part.cost.clone(),
         sbuf: occupancy(sbuf, &spans, Some(&part.live), Memory::Sbuf),
         psum: occupancy(psum, &spans, Some(&part.live), Memory::Psum),
     }
@@ -478,8 +483,13 @@ pub fn split_resources<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Resour
             .map(|p| p.engines.as_slice()),
     );
     let (sbuf, psum) = split_occupancy(db, kernel).clone();
+    let mut cost = CostSums::default();
+    for part in kernel.each(db, part_resources) {
+        cost.join(&part.cost);
+    }
     Resources {
         engines,
+        cost,
         sbuf,
         psum,
     }
@@ -577,12 +587,13 @@ pub fn split_sides<'db>(db: &'db dyn Db, key: PartKey<'db>) -> Vec<Option<Side>>
     sides(live, split_spans(db, kernel), p)
 }
 
-/// The engine counts of `ops`, and for each on-chip tensor they name, the indices of the
-/// ops that name it (ascending, each once).
+/// The engine counts of `ops`, their cost estimates summed, and for each on-chip tensor
+/// they name, the indices of the ops that name it (ascending, each once).
 fn counts_and_accesses<'o>(
     ops: &[(&'o ResolvedOp, &Lowered)],
-) -> (Vec<EngineCount>, HashMap<&'o str, Vec<u32>>) {
+) -> (Vec<EngineCount>, CostSums, HashMap<&'o str, Vec<u32>>) {
     let mut engines = zero_counts();
+    let mut cost = CostSums::default();
     let mut accesses: HashMap<&str, Vec<u32>> = HashMap::default();
     for (index, &(resolved, lowered)) in (0u32..).zip(ops) {
         let trips = resolved
@@ -595,6 +606,7 @@ fn counts_and_accesses<'o>(
                 count.executed = count.executed.saturating_add(trips);
             }
         }
+        cost.add_op(lowered, trips);
         let mut named = Vec::new();
         for (i, field) in resolved.fields.iter().enumerate() {
             field
@@ -612,7 +624,7 @@ fn counts_and_accesses<'o>(
             }
         }
     }
-    (engines, accesses)
+    (engines, cost, accesses)
 }
 
 /// A count of 0 for every engine of [`ENGINES`], in that order.
