@@ -177,6 +177,7 @@ kernel @k(%x: hbm f32[128, 8]) {
             P414 error:4:16 `%x`: a loop bound must be an integer constant
             P414 error:7:23 `0`: a loop step must be positive; got 0
             P414 error:10:13 `-2`: loop bounds are natural numbers (BIR LoopAxis); got -2
+            P421 warning:14:23 `%t`: small DMA: 4 bytes per partition (under 2 KiB), 2 times; the DMA guide recommends at least 2 KiB per partition and 4 KiB to saturate
         "#]],
     );
 }
@@ -284,6 +285,7 @@ kernel @k(%x: hbm f32[128, 4]) {
             P307 error:6:44 `%t[16:48, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16
             P307 error:8:24 `%u[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32
             P307 error:8:44 `%t[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32
+            P420 warning:10:59 `%t[%q*32 : %q*32 + 32, :]`: overhead-bound: TensorCopy on DVE reads 4 elements per partition (under 128), 4 times; each costs at least 64 cycles, nearly all of it fixed overhead
             P307 error:11:26 `%u[%q*16 : %q*16 + 16, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16 when %q = 1
             P307 error:11:59 `%t[%q*16 : %q*16 + 16, :]`: an access starts at partition 0, 32, 64 or 96; this one starts at partition 16 when %q = 1
         "#]],
