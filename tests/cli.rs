@@ -635,7 +635,7 @@ fn an_executed_count_past_u64_is_shown_as_a_bound() {
     let out = pir_with_stdin(&["stats", "-"], nest.as_bytes());
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(
-        table.contains("    DMA                  1 ≥ 18,446,744,073,709,551,615\n"),
+        table.contains("    DMA                  1 ≥ 18,446,744,073,709,551,615 "),
         "{table}"
     );
 }
@@ -646,18 +646,20 @@ fn stats_human_is_a_table_per_kernel() {
     assert_eq!(out.status.code(), Some(0));
     expect_test::expect![[r#"
         <stdin>
-          @acc
-            engine          static      executed
-            PE                   1             4
-            DVE                  1             1
-            DMA                  3             6
+          @acc  (target trn2)
+            engine          static      executed        cycles        busy
+            PE                   1             4         2,048      853 ns
+            DVE                  1             1           512      533 ns
+            DMA                  3             6             —     2.71 µs  (819,200 bytes)
             SBUF peak     2,048 of 212,984 bytes per partition (1.0%) at line 11 (#4 TensorCopyOp)
             PSUM peak     2,048 of  16,384 bytes per partition (12.5%) at line 8 (#2 DmaCopyOp)
-          @none
-            engine          static      executed
-            DMA                  1             1
+            lower bound   2.71 µs, DMA-bound
+          @none  (target trn2)
+            engine          static      executed        cycles        busy
+            DMA                  1             1             —       81 ns  (64 bytes)
             SBUF peak         0 of 212,984 bytes per partition (0.0%)
             PSUM peak         0 of  16,384 bytes per partition (0.0%)
+            lower bound     81 ns, DMA-bound
     "#]]
     .assert_eq(&String::from_utf8_lossy(&out.stdout));
 }
@@ -688,6 +690,19 @@ fn stats_json_has_the_spec_shape() {
         "{report}"
     );
     assert!(by_path(&missing)["error"].is_string(), "{report}");
+    // The target leads (SPEC §9 [3]); the cost by hand on trn2 (SPEC §10.2): PE 4 × 512 =
+    // 2,048 cycles = 853 ns at 2,400 MHz; DVE 512 cycles = 533 ns at 960 MHz; DMA 32,768 +
+    // 4 × 131,072 + 262,144 = 819,200 bytes, q = 2,724,696 + 4 × 6,998,783 + 12,697,566 ps,
+    // ÷ 16,000 = 2,714 ns, the bound; `@none`: 64 bytes, 1,300,000 + ⌈64,000 / 23⌉ = 1,302,783
+    // ps ÷ 16,000 = 81 ns.
+    assert_eq!(report["target"], "trn2", "{report}");
+    assert_eq!(
+        report
+            .as_object()
+            .and_then(|o| o.keys().next())
+            .map(String::as_str),
+        Some("target")
+    );
     expect_test::expect![[r#"
         [
           {
@@ -715,6 +730,25 @@ fn stats_json_has_the_spec_shape() {
               "peak": 2048,
               "capacity": 16384,
               "op_line": 8
+            },
+            "cost": {
+              "engines": {
+                "PE": {
+                  "cycles": 2048,
+                  "ns": 853
+                },
+                "DVE": {
+                  "cycles": 512,
+                  "ns": 533
+                },
+                "DMA": {
+                  "bytes": 819200,
+                  "ns": 2714
+                }
+              },
+              "bottleneck": "DMA",
+              "lower_bound_ns": 2714,
+              "not_estimated": 0
             }
           },
           {
@@ -734,6 +768,17 @@ fn stats_json_has_the_spec_shape() {
               "peak": 0,
               "capacity": 16384,
               "op_line": null
+            },
+            "cost": {
+              "engines": {
+                "DMA": {
+                  "bytes": 64,
+                  "ns": 81
+                }
+              },
+              "bottleneck": "DMA",
+              "lower_bound_ns": 81,
+              "not_estimated": 0
             }
           }
         ]"#]]
@@ -837,4 +882,49 @@ fn dev_zero_named_is_read_up_to_the_cap() {
         stderr.contains("/dev/zero: larger than 256 MiB"),
         "{stderr}"
     );
+}
+
+/// `--target` (SPEC §4 [3], §9): the tutorial's fully optimized kernel on trn1 gives
+/// §10.2.9's JSON `cost` exactly; `lower` names the target's BIR `arch`; an unknown name is
+/// a usage error naming the three.
+#[test]
+fn the_target_sets_the_estimate_and_the_arch() {
+    let tut3 = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../analysis/tests/cost/tut3_fully_optimized.pir"),
+    )
+    .expect("the tutorial port");
+    let out = pir_with_stdin(
+        &["stats", "--format", "json", "--target", "trn1", "-"],
+        &tut3,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["target"], "trn1");
+    let kernel = &report["files"][0]["kernels"][0];
+    assert_eq!(kernel["sbuf"]["capacity"], 180_224);
+    assert_eq!(
+        kernel["cost"],
+        serde_json::json!({
+            "engines": {
+                "PE": {"cycles": 16777216, "ns": 5991863},
+                "DVE": {"cycles": 2359296, "ns": 2106514},
+                "Pool": {"cycles": 263344, "ns": 188103},
+                "DMA": {"bytes": 738197504, "ns": 2859561}},
+            "bottleneck": "PE",
+            "lower_bound_ns": 5991863,
+            "not_estimated": 0})
+    );
+    for (target, arch) in [("trn1", "gen2"), ("trn2", "gen3"), ("trn3", "gen4")] {
+        let out = pir_with_stdin(&["lower", "--target", target, "-"], &tut3);
+        let bir: Value = serde_json::from_slice(&out.stdout).expect("BIR");
+        assert_eq!(bir["arch"], arch);
+    }
+    let out = pir()
+        .args(["check", "--target", "trn4", "x.pir"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("`trn1`, `trn2` or `trn3`"), "{stderr}");
 }

@@ -210,9 +210,7 @@ mod tests {
         // Its small copies in loops are P421 (SPEC §10.2.10), beside the point here.
         let diagnostics = doc.diagnostics(&db);
         assert!(
-            diagnostics
-                .iter()
-                .all(|d| d.code == lower::Code::P421),
+            diagnostics.iter().all(|d| d.code == lower::Code::P421),
             "{:?}",
             diagnostics.first()
         );
