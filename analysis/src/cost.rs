@@ -9,6 +9,7 @@ use lower::catalog::Engine;
 use lower::cost::InstCost;
 use lower::target::Target;
 
+use crate::ide::short_name;
 use crate::resources::group;
 
 /// The engines of the estimate, in SPEC §10.2's order.
@@ -19,14 +20,6 @@ pub const COST_ENGINES: [Engine; 5] = [
     Engine::Pool,
     Engine::Dma,
 ];
-
-/// The short name of an engine in the lens (`Act` for Activation, SPEC §10.1).
-pub fn short_name(engine: Engine) -> &'static str {
-    match engine {
-        Engine::Act => "Act",
-        other => other.bir_name(),
-    }
-}
 
 /// What a kernel's (or a part's) estimated instructions add up to, position-free.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]

@@ -457,3 +457,50 @@ fn changing_the_target_rediagnoses_without_reopening() {
     host.set_target(Target::Trn2);
     assert!(!has(&host));
 }
+
+#[test]
+fn the_op_hover_shows_the_rule_and_the_share() {
+    // SPEC §10.2.9's example, tut3 on trn1.
+    let text = fixture("tut3_fully_optimized.pir");
+    let mut host = AnalysisHost::new();
+    host.set_target(Target::Trn1);
+    let file = host.add_file(&text);
+    let analysis = host.snapshot();
+    let hover = |needle: &str| {
+        let at = text.find(needle).expect("the op");
+        analysis
+            .hover(file, analysis::TextSize::from(at as u32))
+            .unwrap()
+            .unwrap_or_else(|| panic!("a hover at {needle}"))
+            .markdown
+    };
+    let matmul = hover("MatMulOp");
+    for line in [
+        "**Cost on trn1** (§10.2)",
+        "I-4-0 Matmult · PE — nc_matmul: max(min(64, 128), 512) × 1 = 512 cycles = 183 ns at 2.8 GHz",
+        "  [I] aws-neuron-sdk@49ee15c5 general/nki/api/nki/isa/__init__.py L896",
+        "  executed 32,768× → 16,777,216 cycles = 5.99 ms, 100% of PE",
+    ] {
+        assert!(matmul.contains(line), "{line}\n{matmul}");
+    }
+    let dma = hover("DmaCopyOp");
+    for line in [
+        "I-2-0 DMACopy · DMA — dma: 262,144 B (2,048 B per partition); q = 1,300 + 262,144 / 17 = 16,720.236 ns on 1 of 16 queues → 1.05 µs of DMA time",
+        "  [D] aws-neuron-sdk@81ce03ae nki/deep-dives/nki-dma-bandwidth-guide.rst L39–64",
+        "  executed 512× → 535 µs, 19% of DMA",
+    ] {
+        assert!(dma.contains(line), "{line}\n{dma}");
+    }
+    // The kernel-name hover: the per-engine table (SPEC §10.2.9).
+    let kernel = hover("@nki_matmul_fully_optimized");
+    for line in [
+        "| PE | 32,768 | 16,777,216 | 5.99 ms | 100% |",
+        "| DVE | 4,608 | 2,359,296 | 2.11 ms | 35% |",
+        "| Pool | 8 | 263,344 | 188 µs | 3% |",
+        "| DMA | 1,792 | — (738,197,504 B) | 2.86 ms | 48% |",
+        "Lower bound ≥ 5.99 ms (PE-bound): a roofline bound, not a schedule",
+        "SBUF per partition on trn1: 180,224 usable of 196,608 physical",
+    ] {
+        assert!(kernel.contains(line), "{line}\n{kernel}");
+    }
+}

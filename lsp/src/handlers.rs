@@ -166,7 +166,10 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
         .into_iter()
         .map(|h| InlayHint {
             position: view.position(h.offset),
-            label: InlayHintLabel::String(h.label),
+            label: InlayHintLabel::String(match h.cost.filter(|_| snap.config.inlay_cost) {
+                Some(cost) => h.label + &cost,
+                None => h.label,
+            }),
             kind: None,
             text_edits: None,
             tooltip: None,

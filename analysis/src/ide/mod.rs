@@ -4,6 +4,7 @@
 //! through a [`Site`], which knows what the chunk needs of the chunks around it.
 
 mod completion;
+mod cost;
 mod fixes;
 mod format;
 mod hover;
@@ -17,6 +18,7 @@ mod symbols;
 
 pub(crate) use completion::completions;
 pub use completion::{CompletionItem, CompletionKind};
+pub use cost::{inlay_suffix, kernel_markdown as cost_markdown, op_markdown as op_cost_markdown};
 pub use fixes::Fix;
 pub(crate) use fixes::fixes;
 pub use format::{format, format_range};

@@ -20,13 +20,22 @@ pub struct CodeLens {
     pub title: String,
 }
 
-/// One lens per kernel of a document, in source order, in its offsets.
+/// The lenses of each kernel of a document, in source order, in its offsets: its
+/// resources (SPEC §10.1), then its cost on the target (§10.2.9; none for a kernel
+/// without instructions).
 pub(crate) fn code_lenses(db: &dyn Db, doc: &Document) -> Vec<CodeLens> {
     doc.kernel_stats(db)
         .iter()
-        .map(|stats| CodeLens {
-            range: stats.name_range,
-            title: lens_title(stats),
+        .flat_map(|stats| {
+            let cost = stats.cost.lens().map(|title| CodeLens {
+                range: stats.name_range,
+                title,
+            });
+            std::iter::once(CodeLens {
+                range: stats.name_range,
+                title: lens_title(stats),
+            })
+            .chain(cost)
         })
         .collect()
 }
