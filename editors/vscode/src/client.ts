@@ -54,6 +54,9 @@ export function createClient(
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ language: LANGUAGE_ID }],
     initializationOptions,
+    // `pir.target` and `pir.inlayHints.cost` change without a restart: the client sends
+    // `workspace/didChangeConfiguration` with the section `pir` (SPEC §10 [3]).
+    synchronize: { configurationSection: 'pir' },
     outputChannel,
   };
   // The id `pir` makes the client read the `pir.trace.server` setting.

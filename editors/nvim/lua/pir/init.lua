@@ -184,6 +184,17 @@ local function attach_all()
   end
 end
 
+--- `:PirTarget {trn1|trn2|trn3}`: sets the `target` setting of every `pir` client and
+--- sends it (`workspace/didChangeConfiguration`, SPEC §10 [3]): the server re-diagnoses and
+--- refreshes its lenses and hints, without a restart. The server warns about a bad name.
+---@param target string
+function M.set_target(target)
+  for _, c in ipairs(vim.lsp.get_clients({ name = 'pir' })) do
+    c.settings = vim.tbl_deep_extend('force', c.settings or {}, { pir = { target = target } })
+    c:notify('workspace/didChangeConfiguration', { settings = c.settings })
+  end
+end
+
 --- `:PirRestart`: stops every `pir` client (gracefully, forced after 5 s) and starts the
 --- server again for the pir buffers. Use it after changing `init_options`, or when the
 --- server stopped answering.
