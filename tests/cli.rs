@@ -928,3 +928,69 @@ fn the_target_sets_the_estimate_and_the_arch() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("`trn1`, `trn2` or `trn3`"), "{stderr}");
 }
+
+/// `pir stats --plot` (issue 21): one panel per kernel with a bar per estimated engine and
+/// the two occupancy charts, valid XML; and headless Chromium draws it (a screenshot that
+/// is not blank), when Chromium is installed (required with `PIR_REQUIRE_EDITOR_TESTS=1`).
+#[test]
+fn stats_plot_draws_each_kernel() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../analysis/tests/cost");
+    let svg = temp("profile.svg", b"");
+    let out = pir()
+        .args(["stats", "--target", "trn1", "--plot"])
+        .arg(&svg)
+        .arg(dir.join("tut3_fully_optimized.pir"))
+        .arg(dir.join("tut0_tiled.pir"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&svg).expect("the SVG");
+    assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(text.contains("@nki_matmul_fully_optimized — trn1 ≥ 5.99 ms, PE-bound"));
+    assert!(text.contains("@nki_matmul_tiled — trn1 ≥ 25.4 ms, DMA-bound"));
+    assert!(text.contains("5.99 ms · 100% ◀ bound"));
+    assert!(text.contains("SBUF: peak 114,688 of 180,224 bytes per partition"));
+    assert_eq!(
+        text.matches("<polyline").count(),
+        4,
+        "two charts per kernel"
+    );
+    let chromium = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    let Some(chromium) = chromium else {
+        assert!(
+            std::env::var_os("PIR_REQUIRE_EDITOR_TESTS").is_none(),
+            "no Chromium to draw the profile"
+        );
+        eprintln!("skipped: no Chromium to draw the profile");
+        return;
+    };
+    let png = svg.with_extension("png");
+    let shot = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+        ])
+        .arg("--window-size=960,900")
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", svg.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        shot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    let bytes = std::fs::read(&png).expect("the screenshot");
+    assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
+    // A blank 960 × 900 page compresses to a few kB; the drawing is tens of kB.
+    assert!(bytes.len() > 20_000, "{} bytes: blank?", bytes.len());
+}

@@ -424,6 +424,13 @@ impl Analysis {
         self.with_db(|db| doc.kernel_stats(db))
     }
 
+    /// Each kernel's SBUF and PSUM occupancy at each of its ops, in the order of
+    /// [`Analysis::kernel_stats`] (bytes per partition; for the profile drawing).
+    pub fn kernel_occupancy(&self, file: FileId) -> Cancellable<Vec<[Vec<u64>; 2]>> {
+        let doc = self.doc(file);
+        self.with_db(|db| doc.kernel_occupancy(db))
+    }
+
     /// Inlay hints, in `range` if given (see [`ide::inlay_hints`]).
     pub fn inlay_hints(
         &self,

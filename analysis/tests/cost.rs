@@ -504,3 +504,38 @@ fn the_op_hover_shows_the_rule_and_the_share() {
         assert!(kernel.contains(line), "{line}\n{kernel}");
     }
 }
+
+#[test]
+fn the_drawn_occupancy_peaks_where_the_peak_is_and_cut_kernels_join() {
+    for file in [
+        "tut0_tiled.pir",
+        "tut1_hoist_load.pir",
+        "tut2_block_free.pir",
+        "tut3_fully_optimized.pir",
+    ] {
+        let text = fixture(file);
+        let series_of = |host: &mut AnalysisHost| {
+            let f = host.add_file(&text);
+            let analysis = host.snapshot();
+            (
+                analysis.kernel_occupancy(f).unwrap(),
+                analysis.kernel_stats(f).unwrap(),
+            )
+        };
+        let (whole, stats) = series_of(&mut AnalysisHost::new());
+        let [sbuf, psum] = &whole[0];
+        for (series, peak) in [(sbuf, &stats[0].sbuf), (psum, &stats[0].psum)] {
+            let max = series.iter().copied().max().unwrap_or(0);
+            assert_eq!(max, peak.bytes, "{file}");
+            let first = series.iter().position(|&b| b == max).unwrap();
+            assert_eq!(
+                Some(first as u32 + 1),
+                peak.op.as_ref().map(|op| op.op_id),
+                "{file}"
+            );
+        }
+        // Cut into chunks of a few statements: the same series, joined over the parts.
+        let (cut, _) = series_of(&mut AnalysisHost::new().with_chunk_target(300));
+        assert_eq!(cut, whole, "{file}");
+    }
+}

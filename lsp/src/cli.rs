@@ -608,8 +608,16 @@ pub fn fmt(paths: &[PathBuf], check: bool) -> u8 {
 /// "psum": {…}}]}]}` (JSON; lines 1-based, `op_line` null when the peak is 0, engines with
 /// no instruction left out). A path that cannot be read is reported by name (in JSON
 /// `{"path", "error", "kernels": []}`). Exit 0, or 2 on a usage or I/O error.
-pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings) -> u8 {
+pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings, plot: Option<&Path>) -> u8 {
     let files = collect(paths);
+    // What `--plot` draws: per kernel, its file, stats, occupancy and peak lines.
+    type Drawn = (
+        String,
+        analysis::KernelStats,
+        [Vec<u64>; 2],
+        [Option<u32>; 2],
+    );
+    let mut drawn: Vec<Drawn> = Vec::new();
     let mut status = files.report_errors();
     let mut host = analysis(settings);
     let mut reports: Vec<serde_json::Value> = files
@@ -634,6 +642,13 @@ pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings) -> u8 {
         let line_of = |range: analysis::TextRange| {
             settled(analysis.line_col(loaded.file, range.start())).line
         };
+        if plot.is_some() {
+            let occupancy = settled(analysis.kernel_occupancy(loaded.file));
+            for (k, occupancy) in kernels.iter().zip(occupancy) {
+                let lines = k.peaks().map(|p| p.op.as_ref().map(|op| line_of(op.range)));
+                drawn.push((display(path), k.clone(), occupancy, lines));
+            }
+        }
         match format {
             Format::Json => {
                 let kernels: Vec<serde_json::Value> =
@@ -641,6 +656,21 @@ pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings) -> u8 {
                 reports.push(json!({ "path": path.display().to_string(), "kernels": kernels }));
             }
             Format::Human => stats_human(&display(path), &kernels, &line_of, &mut human),
+        }
+    }
+    if let Some(plot) = plot {
+        let panels: Vec<crate::plot::Panel<'_>> = drawn
+            .iter()
+            .map(|(file, stats, occupancy, peak_lines)| crate::plot::Panel {
+                file,
+                stats,
+                occupancy,
+                peak_lines: *peak_lines,
+            })
+            .collect();
+        if let Err(e) = std::fs::write(plot, crate::plot::svg(&panels)) {
+            eprintln!("pir: {}: {e}", plot.display());
+            status = 2;
         }
     }
     match format {

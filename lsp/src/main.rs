@@ -2,6 +2,7 @@
 //! the Penguin text IR (SPEC §9–§10).
 
 mod cli;
+mod plot;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -59,6 +60,10 @@ enum Command {
         format: Format,
         #[command(flatten)]
         settings: Settings,
+        /// Also draw each kernel's profile to this SVG file: a bar per engine against the
+        /// lower bound, and the SBUF and PSUM occupancy over the ops (SPEC §10.1, §10.2).
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
         /// Files or folders (`-` is standard input).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -175,8 +180,9 @@ fn main() -> ExitCode {
         Command::Stats {
             format,
             settings,
+            plot,
             paths,
-        } => cli::stats(&paths, format, &settings),
+        } => cli::stats(&paths, format, &settings, plot.as_deref()),
     };
     ExitCode::from(code)
 }

@@ -407,6 +407,33 @@ impl Document {
         out
     }
 
+    /// Each kernel's SBUF and PSUM occupancy at each of its ops (bytes per partition, SPEC
+    /// §10.1), in the order of [`Document::kernel_stats`]: for the profile drawing, O(the
+    /// kernels' ops).
+    pub fn kernel_occupancy(&self, db: &dyn Db) -> Vec<[Vec<u64>; 2]> {
+        let mut out = Vec::new();
+        for (i, chunk) in self.chunks.iter().enumerate() {
+            let stats = crate::kernel::stats::kernel_stats(db, chunk.source);
+            let parts = crate::kernel::resources::part_resources(db, chunk.source);
+            let last = stats.len().saturating_sub(1);
+            for (k, (stats, part)) in stats.iter().zip(parts).enumerate() {
+                match stats {
+                    Some(_) => out.push(crate::kernel::resources::whole_series(part)),
+                    None if k == last
+                        && chunk.context.goes_on
+                        && !(k == 0 && chunk.context.inside) =>
+                    {
+                        let view = KernelView::split_from(self, i);
+                        let kernel = SplitKernel::new(db, view.sources(self));
+                        out.push(crate::kernel::resources::split_series(db, kernel));
+                    }
+                    None => {}
+                }
+            }
+        }
+        out
+    }
+
     /// The resources of the kernel cut into chunks whose first chunk is `head`, joined
     /// over its parts and placed across its chunks.
     pub fn split_stats(&self, db: &dyn Db, head: usize) -> crate::KernelStats {

@@ -445,6 +445,71 @@ pub fn occupancy(
     }
 }
 
+/// The SBUF and PSUM occupancy (bytes per partition, SPEC §10.1) at each op of a part:
+/// the tensors named in it and live at the op (`sides` as [`sides`] gives them), plus
+/// `through`, the bytes live through the whole part ([`Spans::through`]). What the profile
+/// drawing plots; its maximum is [`part_peak`]'s plus `through`.
+pub fn part_series(live: &PartLive, sides: &[Option<Side>], through: [u64; 2]) -> [Vec<u64>; 2] {
+    let memories = [Memory::Sbuf, Memory::Psum];
+    let mut out: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+    for ((memory, series), through) in memories.into_iter().zip(&mut out).zip(through) {
+        let n = live.ops as usize;
+        let mut delta = vec![0i128; n + 1];
+        for (touch, side) in live.touches.iter().zip(sides) {
+            let Some(side) = side else {
+                continue;
+            };
+            if side.tensor.memory != memory || (side.before && side.after) {
+                continue;
+            }
+            let (lo, hi) = local_range(touch, side.before, side.after, live.ops);
+            let bytes = i128::from(side.tensor.partition_bytes());
+            if let Some(d) = delta.get_mut(lo as usize) {
+                *d += bytes;
+            }
+            if let Some(d) = delta.get_mut(hi as usize + 1) {
+                *d -= bytes;
+            }
+        }
+        let mut sum = i128::from(through);
+        *series = delta
+            .iter()
+            .take(n)
+            .map(|d| {
+                sum += d;
+                u64::try_from(sum).unwrap_or(0)
+            })
+            .collect();
+    }
+    out
+}
+
+/// The occupancy at each op of a kernel that is one part (see [`part_series`]).
+pub fn whole_series(part: &PartResources) -> [Vec<u64>; 2] {
+    let names = PartNames::of(&part.live);
+    let spans = spans(&[&names]);
+    let through = [0, 1].map(|m| spans.through[m].first().copied().unwrap_or(0));
+    part_series(&part.live, &sides(&part.live, &spans, 0), through)
+}
+
+/// The occupancy at each op of a kernel cut into chunks: its parts' series in order.
+pub fn split_series<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> [Vec<u64>; 2] {
+    let spans = split_spans(db, kernel);
+    let mut out: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+    for (p, live) in kernel.each(db, part_live).into_iter().enumerate() {
+        let through = [0, 1].map(|m| spans.through[m].get(p).copied().unwrap_or(0));
+        let part = part_series(
+            live,
+            split_sides(db, PartKey::new(db, kernel, p as u32)),
+            through,
+        );
+        for (all, part) in out.iter_mut().zip(part) {
+            all.extend(part);
+        }
+    }
+    out
+}
+
 /// The engine counts of a kernel from its parts'.
 pub fn join_engines<'a>(parts: impl IntoIterator<Item = &'a [EngineCount]>) -> Vec<EngineCount> {
     let mut engines = zero_counts();
