@@ -659,16 +659,18 @@ pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings, plot: Optio
         }
     }
     if let Some(plot) = plot {
-        let panels: Vec<crate::plot::Panel<'_>> = drawn
+        let panels: Vec<pir_lsp::plot::Panel<'_>> = drawn
             .iter()
-            .map(|(file, stats, occupancy, peak_lines)| crate::plot::Panel {
-                file,
-                stats,
-                occupancy,
-                peak_lines: *peak_lines,
-            })
+            .map(
+                |(file, stats, occupancy, peak_lines)| pir_lsp::plot::Panel {
+                    file,
+                    stats,
+                    occupancy,
+                    peak_lines: *peak_lines,
+                },
+            )
             .collect();
-        if let Err(e) = std::fs::write(plot, crate::plot::svg(&panels)) {
+        if let Err(e) = std::fs::write(plot, pir_lsp::plot::svg(&panels)) {
             eprintln!("pir: {}: {e}", plot.display());
             status = 2;
         }

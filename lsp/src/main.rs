@@ -2,7 +2,6 @@
 //! the Penguin text IR (SPEC §9–§10).
 
 mod cli;
-mod plot;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

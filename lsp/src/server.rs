@@ -224,6 +224,12 @@ impl Backend {
             .await
     }
 
+    /// `pir/profile`: the kernels' profile drawing as SVG (see [`handlers::profile`]).
+    async fn profile(&self, params: handlers::ProfileParams) -> Result<serde_json::Value> {
+        self.run("pir/profile", move |s| handlers::profile(s, params))
+            .await
+    }
+
     /// [`STASHED_OPEN`]: a big `didOpen`, whose parameters the transport kept aside.
     async fn did_open_stashed(&self, params: StashedOpen) {
         match self.stash.take(params.id) {
@@ -1088,6 +1094,7 @@ pub fn run() -> i32 {
             client_can: OnceLock::new(),
         })
         .custom_method("pir/showBir", Backend::show_bir)
+        .custom_method("pir/profile", Backend::profile)
         .custom_method(STASHED_OPEN, Backend::did_open_stashed)
         .custom_method(LOST_CHANGE, Backend::did_change_lost);
         if std::env::var_os("PIR_LSP_DEBUG").is_some_and(|v| v == "1") {

@@ -186,3 +186,21 @@ fn the_inlay_suffix_follows_its_setting() {
     assert_eq!(seen, want);
     assert!(server.shutdown_and_exit().success());
 }
+
+#[test]
+fn the_profile_request_draws_the_kernels() {
+    let mut server = Server::spawn(&[]);
+    server.initialize(&["utf-16"], json!({}));
+    let u = uri("profile.pir");
+    server.open(&u, TWO_TENSORS);
+    server.diagnostics(&u, 1);
+    let r = server.request("pir/profile", json!({"textDocument": {"uri": u}}));
+    let svg = r["result"]["svg"].as_str().unwrap_or_default();
+    assert!(svg.starts_with("<svg"), "{r}");
+    assert!(svg.contains("@k — trn2 ≥ 167 µs, Pool-bound"), "{svg}");
+    assert!(
+        svg.contains("SBUF: peak 200,000 of 212,984 bytes per partition at line 4"),
+        "{svg}"
+    );
+    assert!(server.shutdown_and_exit().success());
+}

@@ -23,6 +23,14 @@ end, {
   desc = 'Restart the pir language server (stop every pir client, start it again for the pir buffers)',
 })
 
+vim.api.nvim_create_user_command('PirProfile', function(args)
+  require('pir').profile(args.args)
+end, {
+  nargs = '?',
+  complete = 'file',
+  desc = 'Write the kernel profile (engines against the bound, SBUF/PSUM occupancy) to an SVG and open it',
+})
+
 vim.api.nvim_create_user_command('PirTarget', function(args)
   require('pir').set_target(args.args)
 end, {

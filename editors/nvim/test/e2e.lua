@@ -307,6 +307,26 @@ local checks = {
     end,
   },
   {
+    ':PirProfile writes the kernel profile as SVG',
+    function()
+      vim.g.pir_profile_open = false
+      local file = vim.fn.tempname() .. '.svg'
+      vim.cmd('PirProfile ' .. file)
+      local svg = wait_for('the profile at ' .. file, function()
+        local fd = io.open(file, 'r')
+        if fd then
+          local text = fd:read('*a')
+          fd:close()
+          if text:find('</svg>', 1, true) then
+            return text
+          end
+        end
+      end)
+      expect(svg:find('@matmul_basic — trn2 ≥ 823 ns, DMA-bound', 1, true) ~= nil,
+        'the profile names the kernel and its bound: %s', svg:sub(1, 400))
+    end,
+  },
+  {
     'code lens on the kernel line (SPEC §10.1)',
     function()
       -- matmul_basic.pir by hand: Matmult on PE, TensorCopy on DVE, 3 DMAs; SBUF peak

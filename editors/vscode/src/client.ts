@@ -13,6 +13,8 @@ export const LANGUAGE_ID = 'penguin-ir';
 
 /** `pir/showBir` `{textDocument, position?}` → `{bir}` (SPEC §10). */
 export const SHOW_BIR_REQUEST = 'pir/showBir';
+/** `pir/profile` → `{svg}`: each kernel's profile drawing (engines against the bound, occupancy). */
+export const PROFILE_REQUEST = 'pir/profile';
 
 export interface ShowBirParams {
   textDocument: { uri: string };
