@@ -33,6 +33,22 @@ pub const P421_MIN_BYTES: u64 = 2_048;
 /// The elements of the PE array: the `share` of a tile is its elements over this.
 const PE_ARRAY: u64 = 128 * 128;
 
+/// Whether ops are estimated (true unless [`set_estimating`] turned it off).
+static ESTIMATING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(true);
+
+/// Turns the estimate on or off for the ops lowered from now on (P420 and P421 stay): a
+/// measuring knob for the benchmark that compares the keystroke path with and without it
+/// at equal diagnostics (`benches/gen/examples/cost.rs`). Off, every instruction is
+/// [`Unestimated::Off`]. Nothing else calls it: the analysis of an op must not depend on
+/// when it was lowered.
+pub fn set_estimating(on: bool) {
+    ESTIMATING.store(on, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn estimating() -> bool {
+    ESTIMATING.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The estimate of one instruction, on every target (indexed by [`Target::index`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum InstCost {
@@ -67,6 +83,8 @@ pub enum Unestimated {
     Error,
     /// An instruction on an engine no rule covers (`SP`).
     NoRule,
+    /// The estimate was turned off ([`set_estimating`], for measuring).
+    Off,
 }
 
 impl Unestimated {
@@ -85,6 +103,7 @@ impl Unestimated {
             Unestimated::Collective => "a collective, whose time depends on the peer cores",
             Unestimated::Error => "the op has an error",
             Unestimated::NoRule => "no rule covers this engine",
+            Unestimated::Off => "the estimate is turned off",
         }
     }
 }
@@ -908,10 +927,14 @@ fn vector(class: &str, insts: &[Inst], k: usize, target: Target) -> Option<Appli
 /// The estimate of each of an op's instructions on every target (SPEC §10.2), in order.
 /// `has_error`: the op has an error diagnostic (then none is estimated, §10.2.7).
 pub fn estimate(class: &str, insts: &[Inst], has_error: bool) -> Vec<InstCost> {
+    let on = estimating();
     (0..insts.len())
         .map(|k| {
             if has_error {
                 return InstCost::NotEstimated(Unestimated::Error);
+            }
+            if !on {
+                return InstCost::NotEstimated(Unestimated::Off);
             }
             let each = Target::ALL.map(|t| rule(class, insts, k, t));
             match each {
