@@ -137,18 +137,8 @@ pub fn group_executed(n: u64) -> String {
     }
 }
 
-/// `n` with a comma every three digits (`212,984`).
-pub fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// `n` with a comma every three digits (`212,984`): [`lower::types::group`].
+pub use lower::types::group;
 
 impl syntax::Shift for KernelStats {
     fn shift(&mut self, by: syntax::ast::TextSize) {

@@ -15,7 +15,7 @@ use crate::catalog::Engine;
 use crate::diag::{Anchor, Code, Diag, ValuePath};
 use crate::model::ResolvedOp;
 use crate::target::Target;
-use crate::types::{Dtype, Memory};
+use crate::types::{Dtype, Memory, group};
 
 /// `MM_INIT`: PE cycles of a matmul's stationary load ([I] L896, [A1 L267]).
 pub const MM_INIT: u64 = 64;
@@ -411,19 +411,6 @@ impl Applied {
             }
         }
     }
-}
-
-/// `n` with a comma every three digits.
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 // ----- the terms (SPEC §10.2.3) --------------------------------------------------------

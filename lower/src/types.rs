@@ -100,6 +100,20 @@ impl Memory {
     }
 }
 
+/// `n` with a comma every three digits (`212,984`), as every figure shown to a user is
+/// written (SPEC §10.1, §10.2.8).
+pub fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// How a float dtype encodes values (SPEC §4 "Float formats").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FloatFormat {

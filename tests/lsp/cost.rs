@@ -199,7 +199,7 @@ fn the_profile_request_draws_the_kernels() {
     assert!(svg.starts_with("<svg"), "{r}");
     assert!(svg.contains("@k — trn2 ≥ 167 µs, Pool-bound"), "{svg}");
     assert!(
-        svg.contains("SBUF: peak 200,000 of 212,984 bytes per partition at line 4"),
+        svg.contains("SBUF: peak 200,000 of 212,984 bytes per partition at line 5 (#2 MemsetOp)"),
         "{svg}"
     );
     assert!(server.shutdown_and_exit().success());

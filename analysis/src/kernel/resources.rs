@@ -488,7 +488,10 @@ pub fn part_series(live: &PartLive, sides: &[Option<Side>], through: [u64; 2]) -
 pub fn whole_series(part: &PartResources) -> [Vec<u64>; 2] {
     let names = PartNames::of(&part.live);
     let spans = spans(&[&names]);
-    let through = spans.through.each_ref().map(|t| t.first().copied().unwrap_or(0));
+    let through = spans
+        .through
+        .each_ref()
+        .map(|t| t.first().copied().unwrap_or(0));
     part_series(&part.live, &sides(&part.live, &spans, 0), through)
 }
 
@@ -497,7 +500,10 @@ pub fn split_series<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> [Vec<u64>
     let spans = split_spans(db, kernel);
     let mut out: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
     for (p, live) in kernel.each(db, part_live).into_iter().enumerate() {
-        let through = spans.through.each_ref().map(|t| t.get(p).copied().unwrap_or(0));
+        let through = spans
+            .through
+            .each_ref()
+            .map(|t| t.get(p).copied().unwrap_or(0));
         let part = part_series(
             live,
             split_sides(db, PartKey::new(db, kernel, p as u32)),
