@@ -79,15 +79,25 @@ fn op_hover(db: &dyn Db, site: &Site<'_>, kernel: &KernelItems, op: &OpItem) -> 
         spec.doc,
         spec.codegen(),
     );
-    // The cost (SPEC §10.2.9), with the op's share of its kernel's engines when the kernel
-    // is whole in this chunk.
-    let items = file_items(db, file);
-    let stats = items
-        .kernels
-        .iter()
-        .position(|k| std::ptr::eq(k, kernel))
-        .and_then(|i| crate::kernel::stats::kernel_stats(db, file).get(i))
-        .and_then(Option::as_ref);
+    // The cost (SPEC §10.2.9), with the op's share of its kernel's engines: the kernel's
+    // join, over its parts when it is cut into chunks.
+    let split;
+    let stats = if kernel.continues || kernel.goes_on {
+        let head = if kernel.continues {
+            site.doc.head(site.index)
+        } else {
+            site.index
+        };
+        split = site.doc.split_stats(db, head);
+        Some(&split)
+    } else {
+        file_items(db, file)
+            .kernels
+            .iter()
+            .position(|k| std::ptr::eq(k, kernel))
+            .and_then(|i| crate::kernel::stats::kernel_stats(db, file).get(i))
+            .and_then(Option::as_ref)
+    };
     let cost = super::op_cost_markdown(
         &op.resolved,
         crate::db::lowering(db, file, op),
