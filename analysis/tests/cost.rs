@@ -36,7 +36,7 @@ fn engine(cost: &KernelCost, engine: Engine) -> &EngineCost {
 fn cycles(decls: &str, op: &str, target: Target) -> u64 {
     let text = format!("kernel @k({decls}) {{\n  {op}\n}}\n");
     let c = cost(&text, target);
-    assert_eq!(c.not_estimated, 0, "{text}: {c:?}");
+    assert_eq!(c.not_estimated, 0, "{text}: {:?}", diagnostics(&text));
     let [e] = c.engines.as_slice() else {
         panic!("{text}: one engine, got {c:?}");
     };
@@ -538,4 +538,84 @@ fn the_drawn_occupancy_peaks_where_the_peak_is_and_cut_kernels_join() {
         let (cut, _) = series_of(&mut AnalysisHost::new().with_chunk_target(300));
         assert_eq!(cut, whole, "{file}");
     }
+}
+
+// ----- more opcode rules (§10.2.5), each by hand --------------------------------------------
+
+#[test]
+fn activation_reduce_adds_min_ii() {
+    // With `reduce_op`: max(64, 512) + 64 = 576.
+    let decls = "%a: sbuf f32[128, 512], %b: sbuf f32[128, 512], %r: sbuf f32[128, 1]";
+    let op = "ActivationOp { dst = %b, src = %a, func = exp, reduce_op = add, reduce_dst = %r }";
+    assert_eq!(cycles(decls, op, Target::Trn2), 576);
+}
+
+#[test]
+fn iota_dropout_and_stream_shuffle() {
+    // Iota on Pool: 150 + N = 150 + 512.
+    let decls = "%a: sbuf i32[128, 512]";
+    assert_eq!(
+        cycles(
+            decls,
+            "IndexValueInst { dst = %a, channel_multiplier = 1 }",
+            Target::Trn2
+        ),
+        662
+    );
+    // Dropout on DVE: max(64, 512) = 512.
+    let decls = "%a: sbuf f32[128, 512], %o: sbuf f32[128, 512]";
+    let op = "DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.9 }";
+    assert_eq!(cycles(decls, op, Target::Trn2), 512);
+    // Stream shuffle of 32 partitions × 256: max(64, 256) = 256.
+    let decls = "%s: sbuf f32[32, 256], %d: sbuf f32[32, 256]";
+    let mask: Vec<String> = (0..32).map(|i| i.to_string()).collect();
+    let op = format!(
+        "StreamShuffleInst {{ dst = %d, src = %s, shuffle_mask = [{}] }}",
+        mask.join(", ")
+    );
+    assert_eq!(cycles(decls, &op, Target::Trn2), 256);
+}
+
+#[test]
+fn predicated_copy_and_select() {
+    // Both in SBUF: 2N = 1024; a predicate in PSUM: N = 512.
+    let decls = "%x: sbuf f32[128, 512], %y: sbuf f32[128, 512], %m: sbuf f32[128, 512], %p: psum f32[128, 512]";
+    let op = "TensorCopyPredicated { dst = %y, src = %x, predicate = %m }";
+    assert_eq!(cycles(decls, op, Target::Trn2), 1024);
+    let op = "TensorCopyPredicated { dst = %y, src = %x, predicate = %p }";
+    assert_eq!(cycles(decls, op, Target::Trn2), 512);
+    // Select, both in SBUF: 2N = 1024.
+    let op = "TensorSelect { dst = %y, predicate = %m, on_true = %x, on_false = 0.0 }";
+    assert_eq!(cycles(decls, op, Target::Trn2), 1024);
+}
+
+#[test]
+fn tensor_scalar_variants() {
+    let decls = "%x: sbuf f32[128, 512], %y: sbuf f32[128, 512], %s: sbuf f32[128, 1]";
+    // The cumulative form is tensor_tensor_scan: 2N = 1024.
+    let op =
+        "TensorScalarCacheCumulative { dst = %y, src = %x, op0 = add, operand0 = 0, op1 = add }";
+    assert_eq!(cycles(decls, op, Target::Trn2), 1024);
+    // affine_select on Pool (its default engine): 150 + 512.
+    let op = "AffSelTensorScalarOp { dst = %y, src = %x, predicates = [$0 - $1 >= 0], fill_value = -inf }";
+    assert_eq!(cycles(decls, op, Target::Trn2), 662);
+    // range_select: max(64, 512).
+    let op = "RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = %s }";
+    assert_eq!(cycles(decls, op, Target::Trn2), 512);
+}
+
+#[test]
+fn dma_cce_is_half_speed() {
+    // OffloadedFMA (mode CCE): two srcs of 128 × 512 f32 = 2 × 262,144 bytes read; q =
+    // 1,300,000 + ⌈524,288 × 2 × 1,000 / 23⌉ = 1,300,000 + 45,590,261 = 46,890,261 ps; once
+    // executed: ÷ 16,000 = 2,931 ns.
+    let text =
+        "kernel @k(%a: hbm f32[128, 512], %b: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
+  OffloadedFMA { dst = %o, srcs = [%a, %b], scales = [1.0, 1.0] }
+}
+";
+    let c = cost(text, Target::Trn2);
+    assert_eq!(c.not_estimated, 0, "{:?}", diagnostics(text));
+    let dma = engine(&c, Engine::Dma);
+    assert_eq!((dma.bytes, dma.ns), (Some(524_288), 2_931));
 }
