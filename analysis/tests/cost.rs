@@ -619,3 +619,13 @@ fn dma_cce_is_half_speed() {
     let dma = engine(&c, Engine::Dma);
     assert_eq!((dma.bytes, dma.ns), (Some(524_288), 2_931));
 }
+
+#[test]
+fn scalar_engine_copy_mode_on_trn3() {
+    // TensorCopyOp on `act` is an `Activation` with `func: "Copy"`: bf16 to bf16 halves on
+    // trn3 ([A3 L218]): max(64, ⌈512 / 2⌉) = 256; trn2: 512.
+    let decls = "%a: sbuf bf16[128, 512], %b: sbuf bf16[128, 512]";
+    let op = "TensorCopyOp { dst = %b, src = %a, engine = act }";
+    assert_eq!(cycles(decls, op, Target::Trn3), 256);
+    assert_eq!(cycles(decls, op, Target::Trn2), 512);
+}
