@@ -635,7 +635,7 @@ fn an_executed_count_past_u64_is_shown_as_a_bound() {
     let out = pir_with_stdin(&["stats", "-"], nest.as_bytes());
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(
-        table.contains("    DMA                  1 ≥ 18,446,744,073,709,551,615\n"),
+        table.contains("    DMA                  1 ≥ 18,446,744,073,709,551,615 "),
         "{table}"
     );
 }
@@ -697,18 +697,20 @@ fn stats_human_is_a_table_per_kernel() {
     assert_eq!(out.status.code(), Some(0));
     expect_test::expect![[r#"
         <stdin>
-          @acc
-            engine          static      executed
-            PE                   1             4
-            DVE                  1             1
-            DMA                  3             6
+          @acc  (target trn2)
+            engine          static      executed        cycles        busy
+            PE                   1             4         2,048      853 ns
+            DVE                  1             1           512      533 ns
+            DMA                  3             6             —     2.71 µs  (819,200 bytes)
             SBUF peak     2,048 of 212,984 bytes per partition (1.0%) at line 11 (#4 TensorCopyOp)
             PSUM peak     2,048 of  16,384 bytes per partition (12.5%) at line 8 (#2 DmaCopyOp)
-          @none
-            engine          static      executed
-            DMA                  1             1
+            lower bound   2.71 µs, DMA-bound
+          @none  (target trn2)
+            engine          static      executed        cycles        busy
+            DMA                  1             1             —       81 ns  (64 bytes)
             SBUF peak         0 of 212,984 bytes per partition (0.0%)
             PSUM peak         0 of  16,384 bytes per partition (0.0%)
+            lower bound     81 ns, DMA-bound
     "#]]
     .assert_eq(&String::from_utf8_lossy(&out.stdout));
 }
@@ -739,6 +741,19 @@ fn stats_json_has_the_spec_shape() {
         "{report}"
     );
     assert!(by_path(&missing)["error"].is_string(), "{report}");
+    // The target leads (SPEC §9 [3]); the cost by hand on trn2 (SPEC §10.2): PE 4 × 512 =
+    // 2,048 cycles = 853 ns at 2,400 MHz; DVE 512 cycles = 533 ns at 960 MHz; DMA 32,768 +
+    // 4 × 131,072 + 262,144 = 819,200 bytes, q = 2,724,696 + 4 × 6,998,783 + 12,697,566 ps,
+    // ÷ 16,000 = 2,714 ns, the bound; `@none`: 64 bytes, 1,300,000 + ⌈64,000 / 23⌉ = 1,302,783
+    // ps ÷ 16,000 = 81 ns.
+    assert_eq!(report["target"], "trn2", "{report}");
+    assert_eq!(
+        report
+            .as_object()
+            .and_then(|o| o.keys().next())
+            .map(String::as_str),
+        Some("target")
+    );
     expect_test::expect![[r#"
         [
           {
@@ -766,6 +781,25 @@ fn stats_json_has_the_spec_shape() {
               "peak": 2048,
               "capacity": 16384,
               "op_line": 8
+            },
+            "cost": {
+              "engines": {
+                "PE": {
+                  "cycles": 2048,
+                  "ns": 853
+                },
+                "DVE": {
+                  "cycles": 512,
+                  "ns": 533
+                },
+                "DMA": {
+                  "bytes": 819200,
+                  "ns": 2714
+                }
+              },
+              "bottleneck": "DMA",
+              "lower_bound_ns": 2714,
+              "not_estimated": 0
             }
           },
           {
@@ -785,6 +819,17 @@ fn stats_json_has_the_spec_shape() {
               "peak": 0,
               "capacity": 16384,
               "op_line": null
+            },
+            "cost": {
+              "engines": {
+                "DMA": {
+                  "bytes": 64,
+                  "ns": 81
+                }
+              },
+              "bottleneck": "DMA",
+              "lower_bound_ns": 81,
+              "not_estimated": 0
             }
           }
         ]"#]]
@@ -938,4 +983,115 @@ fn explain_finds_an_instruction_by_its_name() {
         .output()
         .expect("runs");
     assert_eq!(bad.status.code(), Some(2));
+}
+
+/// `--target` (SPEC §4 [3], §9): the tutorial's fully optimized kernel on trn1 gives
+/// §10.2.9's JSON `cost` exactly; `lower` names the target's BIR `arch`; an unknown name is
+/// a usage error naming the three.
+#[test]
+fn the_target_sets_the_estimate_and_the_arch() {
+    let tut3 = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../analysis/tests/cost/tut3_fully_optimized.pir"),
+    )
+    .expect("the tutorial port");
+    let out = pir_with_stdin(
+        &["stats", "--format", "json", "--target", "trn1", "-"],
+        &tut3,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["target"], "trn1");
+    let kernel = &report["files"][0]["kernels"][0];
+    assert_eq!(kernel["sbuf"]["capacity"], 180_224);
+    assert_eq!(
+        kernel["cost"],
+        serde_json::json!({
+            "engines": {
+                "PE": {"cycles": 16777216, "ns": 5991863},
+                "DVE": {"cycles": 2359296, "ns": 2106514},
+                "Pool": {"cycles": 263344, "ns": 188103},
+                "DMA": {"bytes": 738197504, "ns": 2859561}},
+            "bottleneck": "PE",
+            "lower_bound_ns": 5991863,
+            "not_estimated": 0})
+    );
+    for (target, arch) in [("trn1", "gen2"), ("trn2", "gen3"), ("trn3", "gen4")] {
+        let out = pir_with_stdin(&["lower", "--target", target, "-"], &tut3);
+        let bir: Value = serde_json::from_slice(&out.stdout).expect("BIR");
+        assert_eq!(bir["arch"], arch);
+    }
+    let out = pir()
+        .args(["check", "--target", "trn4", "x.pir"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("`trn1`, `trn2` or `trn3`"), "{stderr}");
+}
+
+/// `pir stats --plot` (issue 21): one panel per kernel with a bar per estimated engine and
+/// the two occupancy charts, valid XML; and headless Chromium draws it (a screenshot that
+/// is not blank), when Chromium is installed (required with `PIR_REQUIRE_EDITOR_TESTS=1`).
+#[test]
+fn stats_plot_draws_each_kernel() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../analysis/tests/cost");
+    let svg = temp("profile.svg", b"");
+    let out = pir()
+        .args(["stats", "--target", "trn1", "--plot"])
+        .arg(&svg)
+        .arg(dir.join("tut3_fully_optimized.pir"))
+        .arg(dir.join("tut0_tiled.pir"))
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&svg).expect("the SVG");
+    assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert!(text.contains("@nki_matmul_fully_optimized — trn1 ≥ 5.99 ms, PE-bound"));
+    assert!(text.contains("@nki_matmul_tiled — trn1 ≥ 25.4 ms, DMA-bound"));
+    assert!(text.contains("5.99 ms · 100% ◀ bound"));
+    assert!(text.contains("SBUF: peak 114,688 of 180,224 bytes per partition"));
+    assert_eq!(
+        text.matches("<polyline").count(),
+        4,
+        "two charts per kernel"
+    );
+    let chromium = ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        });
+    let Some(chromium) = chromium else {
+        assert!(
+            std::env::var_os("PIR_REQUIRE_EDITOR_TESTS").is_none(),
+            "no Chromium to draw the profile"
+        );
+        eprintln!("skipped: no Chromium to draw the profile");
+        return;
+    };
+    let png = svg.with_extension("png");
+    let shot = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--hide-scrollbars",
+        ])
+        .arg("--window-size=960,900")
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", svg.display()))
+        .output()
+        .expect("chromium runs");
+    assert!(
+        shot.status.success(),
+        "{}",
+        String::from_utf8_lossy(&shot.stderr)
+    );
+    let bytes = std::fs::read(&png).expect("the screenshot");
+    assert!(bytes.starts_with(b"\x89PNG"), "a PNG");
+    // A blank 960 × 900 page compresses to a few kB; the drawing is tens of kB.
+    assert!(bytes.len() > 20_000, "{} bytes: blank?", bytes.len());
 }

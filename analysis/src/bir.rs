@@ -80,24 +80,28 @@ impl<'db> BirDocument<'db> {
 impl Serialize for BirDocument<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         self.budget.reset();
-        Frame(&Functions {
-            db: self.db,
-            doc: self.doc,
-            budget: &self.budget,
-        })
+        Frame(
+            self.db.settings().target(self.db).arch(),
+            &Functions {
+                db: self.db,
+                doc: self.doc,
+                budget: &self.budget,
+            },
+        )
         .serialize(s)
     }
 }
 
-/// A §8 document around its `functions` (`[]` for the frame of [`BirWriter`]).
-struct Frame<F>(F);
+/// A §8 document around its `functions` (`[]` for the frame of [`BirWriter`]), for the
+/// target whose BIR `arch` is the first field (SPEC §4 [3]).
+struct Frame<F>(&'static str, F);
 
 impl<F: Serialize> Serialize for Frame<F> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(4))?;
         map.serialize_entry("attributes", &json!({"neuron_core_id": 0}))?;
-        map.serialize_entry("functions", &self.0)?;
-        map.serialize_entry("arch", "gen3")?;
+        map.serialize_entry("functions", &self.1)?;
+        map.serialize_entry("arch", self.0)?;
         map.serialize_entry("version", &2)?;
         map.end()
     }
@@ -372,10 +376,14 @@ pub(crate) struct BirWriter<'o> {
 }
 
 impl<'o> BirWriter<'o> {
-    /// Writes the document's head, up to its `functions`' `[`.
-    pub fn new(out: &'o mut dyn std::io::Write) -> std::io::Result<BirWriter<'o>> {
+    /// Writes the document's head, up to its `functions`' `[`, for the BIR `arch`
+    /// `arch` (SPEC §4 [3]).
+    pub fn new(
+        out: &'o mut dyn std::io::Write,
+        arch: &'static str,
+    ) -> std::io::Result<BirWriter<'o>> {
         // The frame, without functions: `…"functions": [],…`.
-        let empty = serde_json::to_string_pretty(&Frame([(); 0]))?;
+        let empty = serde_json::to_string_pretty(&Frame(arch, [(); 0]))?;
         let hole = "\"functions\": [";
         let at = empty.find(hole).map_or(empty.len(), |i| i + hole.len());
         let (head, tail) = empty.split_at(at.min(empty.len()));

@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use ::line_index::LineIndex;
 use lower::Lowered;
 use lower::model::{OpSettings, ResolvedOp};
+use lower::target::Target;
 
 use crate::resolve::{self, Entry, FileItems, OpItem};
 
@@ -51,12 +52,16 @@ pub struct SourceFile {
     pub entry: Option<Arc<Entry>>,
 }
 
-/// Client settings (SPEC §10 initialization options) that change lowering.
+/// Client settings (SPEC §10 initialization options) that change the analysis.
 #[salsa::input(debug)]
 pub struct Settings {
     /// `tkgSeqlenThreshold`; 0 means the default (96).
     #[returns(copy)]
     pub tkg_seqlen_threshold: u64,
+    /// The target (SPEC §4 [3]): the capacities of P304 and P416, the BIR `arch`, and
+    /// which of the estimates kept with each lowering (for every target) is shown.
+    #[returns(copy)]
+    pub target: Target,
 }
 
 /// The database trait the queries take.
@@ -123,8 +128,9 @@ impl RootDatabase {
         // Settings rarely change: at high durability, they do not make every query of low
         // durability (see `document::new_source`).
         db.settings = Some(
-            Settings::builder(0)
+            Settings::builder(0, Target::default())
                 .tkg_seqlen_threshold_durability(salsa::Durability::HIGH)
+                .target_durability(salsa::Durability::HIGH)
                 .new(&db),
         );
         db
@@ -231,7 +237,8 @@ pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems {
         tkg_seqlen_threshold: db.settings().tkg_seqlen_threshold(db),
     };
     let entry = file.entry(db).as_deref();
-    resolve::resolve(&parse(db, file).file, entry, settings, &|| {
+    let target = db.settings().target(db);
+    resolve::resolve(&parse(db, file).file, entry, settings, target, &|| {
         db.unwind_if_revision_cancelled();
     })
 }

@@ -97,6 +97,23 @@ impl AnalysisHost {
         }
     }
 
+    /// Sets the target (SPEC §4 [3]): P304 and P416 compare with its capacities, the BIR
+    /// names its `arch`, and the cost estimate shown is its. Not a keystroke: every chunk's
+    /// diagnostics are computed again (the estimates themselves are kept with the
+    /// lowerings, for every target, and are not).
+    pub fn set_target(&mut self, target: lower::target::Target) {
+        let settings = self.db.settings();
+        if settings.target(&self.db) != target {
+            settings
+                .set_target(&mut self.db)
+                .with_durability(salsa::Durability::HIGH)
+                .to(target);
+            for doc in &mut self.documents {
+                Arc::make_mut(doc).forget_digests();
+            }
+        }
+    }
+
     /// Adds a document with `text` (UTF-8; LF or CRLF line ends), cut into chunks of whole
     /// kernels. Not a change: snapshots taken before it are not cancelled (they do not see
     /// the new document).
@@ -200,7 +217,8 @@ impl AnalysisHost {
     /// Errors: those of `out`.
     pub fn write_bir(&mut self, file: FileId, out: &mut dyn std::io::Write) -> std::io::Result<()> {
         let doc = Arc::clone(self.document(file));
-        let mut bir = crate::bir::BirWriter::new(out)?;
+        let arch = self.db.settings().target(&self.db).arch();
+        let mut bir = crate::bir::BirWriter::new(out, arch)?;
         let mut written = Ok(());
         let mut index = 0;
         self.in_batches(
@@ -336,6 +354,11 @@ impl Analysis {
         salsa::Cancelled::catch(AssertUnwindSafe(move || f(db))).map_err(|_| Cancelled)
     }
 
+    /// The target the snapshot's answers are for (SPEC §4 [3]).
+    pub fn target(&self) -> lower::target::Target {
+        self.db.settings().target(&self.db)
+    }
+
     /// The whole text of `file` (a copy, O(file): for the command line, not a keystroke).
     pub fn file_text(&self, file: FileId) -> String {
         self.doc(file).text(&self.db)
@@ -399,6 +422,13 @@ impl Analysis {
     pub fn kernel_stats(&self, file: FileId) -> Cancellable<Vec<crate::KernelStats>> {
         let doc = self.doc(file);
         self.with_db(|db| doc.kernel_stats(db))
+    }
+
+    /// Each kernel's SBUF and PSUM occupancy at each of its ops, in the order of
+    /// [`Analysis::kernel_stats`] (bytes per partition; for the profile drawing).
+    pub fn kernel_occupancy(&self, file: FileId) -> Cancellable<Vec<[Vec<u64>; 2]>> {
+        let doc = self.doc(file);
+        self.with_db(|db| doc.kernel_occupancy(db))
     }
 
     /// Inlay hints, in `range` if given (see [`ide::inlay_hints`]).

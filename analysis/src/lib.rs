@@ -11,6 +11,7 @@
 
 mod bir;
 mod check;
+pub mod cost;
 pub mod db;
 pub mod diagnostic;
 mod document;

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use lower::diag::{Code, FixHint};
 use lower::model::{self, LoopVar, OpSettings, Register, ResolvedOp, Target, Tensor, TensorKind};
+use lower::target::Target as Chip;
 use lower::types::{Dtype, Memory};
 use syntax::ast::{self, TextRange};
 
@@ -184,7 +185,8 @@ pub struct FileItems {
     pub references: Vec<(TextRange, usize)>,
 }
 
-/// Resolves a parsed file. `settings` are copied into the ops that read them. `check` is
+/// Resolves a parsed file. `settings` are copied into the ops that read them; `target`
+/// sets the capacities declarations are checked against (P304, SPEC §4 [3]). `check` is
 /// called every few hundred ops: a cancellation check that may unwind (see
 /// [`syntax::parse_cancellable`]).
 ///
@@ -194,6 +196,7 @@ pub fn resolve(
     file: &ast::SourceFile,
     entry: Option<&Entry>,
     settings: OpSettings,
+    target: Chip,
     check: &dyn Fn(),
 ) -> FileItems {
     let mut out = FileItems::default();
@@ -220,6 +223,7 @@ pub fn resolve(
             }
         }
         let mut resolver = KernelResolver::new(&mut out, next_index, settings, check);
+        resolver.target = target;
         let entry = entry.filter(|_| kernel.continues);
         if let Some(entry) = entry {
             resolver.enter(entry, kernel.range);
@@ -302,6 +306,8 @@ struct KernelResolver<'a> {
     index: u32,
     allocations: Vec<Allocation>,
     settings: OpSettings,
+    /// The target whose capacities declarations are checked against (P304).
+    target: Chip,
     /// Inside an op of an unknown class: names are still resolved (for navigation) but not
     /// reported, since SPEC §7 checks such an op no further than its P202.
     quiet: bool,
@@ -331,6 +337,7 @@ impl<'a> KernelResolver<'a> {
             index,
             allocations: Vec::new(),
             settings,
+            target: Chip::default(),
             quiet: false,
             prelude_names: 0,
             check,
@@ -518,7 +525,7 @@ impl<'a> KernelResolver<'a> {
             dims: ty.dims.iter().map(|(d, _)| *d).collect(),
             kind,
         };
-        let problems = lower::check_tensor(&tensor);
+        let problems = lower::check_tensor(&tensor, self.target);
         let usable = problems.iter().all(|(code, _)| *code == Code::P304);
         for (code, message) in problems {
             self.out

@@ -48,6 +48,8 @@ pub struct Occupancy {
 pub struct Resources {
     /// The counts of every engine of [`ENGINES`], in that order (zeros included).
     pub engines: Vec<EngineCount>,
+    /// The cost estimates summed, for every target (SPEC §10.2).
+    pub cost: crate::cost::CostSums,
     /// SBUF occupancy.
     pub sbuf: Occupancy,
     /// PSUM occupancy.
@@ -83,7 +85,8 @@ pub struct Peak {
     pub memory: Memory,
     /// Bytes per partition (see [`Occupancy::peak`]).
     pub bytes: u64,
-    /// The memory's per-partition capacity in bytes (SPEC §4: 212,984 SBUF, 16,384 PSUM).
+    /// The memory's per-partition capacity in bytes on the target (SPEC §4 [3]: usable
+    /// SBUF, 212,984 on trn2; PSUM 16,384).
     pub capacity: u64,
     /// The first op where the peak is reached; `None` when the peak is 0.
     pub op: Option<PeakOp>,
@@ -113,6 +116,8 @@ pub struct KernelStats {
     pub sbuf: Peak,
     /// PSUM peak.
     pub psum: Peak,
+    /// The cost estimate on the target (SPEC §10.2).
+    pub cost: crate::cost::KernelCost,
 }
 
 impl KernelStats {
@@ -132,18 +137,8 @@ pub fn group_executed(n: u64) -> String {
     }
 }
 
-/// `n` with a comma every three digits (`212,984`).
-pub fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// `n` with a comma every three digits (`212,984`): [`lower::types::group`].
+pub use lower::types::group;
 
 impl syntax::Shift for KernelStats {
     fn shift(&mut self, by: syntax::ast::TextSize) {

@@ -448,9 +448,13 @@ fn code_lenses_stand_on_kernel_names() {
     expect![[r#"
         [
             "3 @sbuf_full: DVE 1 · DMA 2 · SBUF 208.0/208.0 KiB · PSUM 0.0/16.0 KiB",
+            "3 @sbuf_full: trn2 ≥ 111 µs · DVE-bound · DMA 67%",
             "12 @sbuf_over: DVE 1 · DMA 2 · SBUF 208.0/208.0 KiB (P416) · PSUM 0.0/16.0 KiB",
+            "12 @sbuf_over: trn2 ≥ 111 µs · DVE-bound · DMA 67%",
             "22 @psum_full: DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB",
+            "22 @psum_full: trn2 ≥ 25.6 µs · DVE-bound · DMA 23%",
             "34 @psum_over: DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB (P416)",
+            "34 @psum_over: trn2 ≥ 25.6 µs · DVE-bound · DMA 23%",
         ]
     "#]]
     .assert_debug_eq(&lenses);
@@ -499,7 +503,19 @@ fn kernel_name_hover_shows_the_table() {
 
         **SBUF** peak 2,048 of 212,984 bytes per partition (1.0%) at op #4 `TensorCopyOp`; largest live there: `%out` 2,048
 
-        **PSUM** peak 2,048 of 16,384 bytes per partition (12.5%) at op #2 `DmaCopyOp`; largest live there: `%acc` 2,048"#]]
+        **PSUM** peak 2,048 of 16,384 bytes per partition (12.5%) at op #2 `DmaCopyOp`; largest live there: `%acc` 2,048
+
+        **Cost on trn2** (NeuronCore-v3; PE 2,400 MHz, Activation 1,200 MHz, DVE 960 MHz, Pool 1,200 MHz; DMA 23 B/ns × 16 queues)
+
+        | engine | executed | busy cycles | busy | of bound |
+        |:--|--:|--:|--:|--:|
+        | PE | 4 | 2,048 | 853 ns | 31% |
+        | DVE | 1 | 512 | 533 ns | 20% |
+        | DMA | 6 | — (819,200 B) | 2.71 µs | 100% |
+
+        Lower bound ≥ 2.71 µs (DMA-bound): a roofline bound, not a schedule
+
+        SBUF per partition on trn2: 212,984 usable of 229,376 physical"#]]
     .assert_eq(&hover.markdown);
 }
 

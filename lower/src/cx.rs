@@ -839,6 +839,7 @@ impl<'a> Cx<'a> {
             writes: self.writes,
             registers: self.registers,
             stationary: self.stationary,
+            costs: Vec::new(),
         };
         lowered.instructions.shrink_to_fit();
         lowered.diagnostics.shrink_to_fit();

@@ -97,6 +97,8 @@ codes! {
     P417 Error "one instruction's SBUF operands together exceed the partition ([GCA035])",
     P418 Error "too many free dims in an access pattern (Too many strides!)",
     P419 Warning "a kernel output is never written",
+    P420 Warning "overhead-bound compute instruction: under 128 elements per partition, executed repeatedly",
+    P421 Warning "small DMA: under 2 KiB per partition, executed repeatedly",
     P500 Warning "tensor or register declared but never used",
     P501 Warning "op reads a tensor that nothing wrote before",
 }

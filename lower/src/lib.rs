@@ -10,10 +10,12 @@
 pub mod access;
 pub mod bir;
 pub mod catalog;
+pub mod cost;
 pub mod cx;
 pub mod diag;
 pub mod model;
 mod ops;
+pub mod target;
 pub mod types;
 
 use serde_json::{Value as Json, json};
@@ -39,6 +41,9 @@ pub struct Lowered {
     pub registers: Vec<String>,
     /// Tensors used as a matmul stationary (their allocation is a `NeuronWeightTensor`).
     pub stationary: Vec<String>,
+    /// The cost estimate of each instruction on every target (SPEC §10.2), at the
+    /// instruction's place: kept with the lowering, position-free.
+    pub costs: Vec<cost::InstCost>,
 }
 
 /// What an op's lowering leaves out of its instructions because it changes when text
@@ -109,14 +114,35 @@ pub fn lower_op(op: &ResolvedOp) -> Lowered {
     let mut cx = cx::Cx::new(op, spec);
     (spec.lower)(&mut cx);
     ops::instruction::check(&mut cx);
-    cx.finish()
+    let mut lowered = cx.finish();
+    // An unresolved name is an error the analysis reports on the op (P200).
+    let mut accesses = Vec::new();
+    for (i, field) in op.fields.iter().enumerate() {
+        field
+            .value
+            .collect_accesses(diag::ValuePath::field(i), &mut accesses);
+    }
+    let has_error = lowered
+        .diagnostics
+        .iter()
+        .any(|d| d.code.severity() == Severity::Error)
+        || accesses
+            .iter()
+            .any(|(_, a)| a.target == model::Target::Unresolved);
+    lowered.costs = cost::estimate(&op.class, &lowered.instructions, has_error);
+    if !has_error {
+        let warnings = cost::warnings(op, &lowered.instructions);
+        lowered.diagnostics.extend(warnings);
+    }
+    lowered.costs.shrink_to_fit();
+    lowered
 }
 
 /// Checks a tensor declaration or parameter type (SPEC §4): P302 for an `sbuf` or `psum`
 /// partition dim (dim 0) over 128, P304 for a per-partition footprint beyond the memory's
-/// capacity, P414 for a dim of size 0. (P302 is on the declaration, where the mistake is,
-/// not on each access of it: `docs/decisions.md`.)
-pub fn check_tensor(tensor: &model::Tensor) -> Vec<(Code, String)> {
+/// capacity on `target` (usable SBUF, §4 [3]), P414 for a dim of size 0. (P302 is on the
+/// declaration, where the mistake is, not on each access of it: `docs/decisions.md`.)
+pub fn check_tensor(tensor: &model::Tensor, target: target::Target) -> Vec<(Code, String)> {
     let mut out = Vec::new();
     if let Some(&partitions) = tensor.dims.first()
         && tensor.memory.is_on_chip()
@@ -134,7 +160,7 @@ pub fn check_tensor(tensor: &model::Tensor) -> Vec<(Code, String)> {
             ),
         ));
     }
-    if let Some(capacity) = tensor.memory.partition_capacity() {
+    if let Some(capacity) = target.capacity(tensor.memory) {
         let bytes = tensor.partition_bytes();
         if bytes > capacity {
             out.push((

@@ -3,7 +3,8 @@
 //! Architecture Invariant: every hardware limit the checks use is a named constant in
 //! [`limits`], with its source; no other module writes a limit as a literal.
 
-/// Hardware limits of the one target of `pir-spec/2`: trn2 / NeuronCore-v3 (SPEC §4).
+/// Hardware limits the same on every target (SPEC §4; what differs is in
+/// [`crate::target`]).
 pub mod limits {
     /// Partitions of SBUF and PSUM (and of the PE array's rows).
     pub const PARTITIONS: u64 = 128;
@@ -13,18 +14,14 @@ pub mod limits {
     /// multiple of it (the compiler's `partitions_per_bank (32)`, aws-neuron-sdk#1055;
     /// SPEC §6.2 [3] P306).
     pub const PARTITIONS_PER_BANK: u64 = 32;
-    /// Usable SBUF bytes per partition (public NKI target info; 224 KiB physical).
-    pub const SBUF_PARTITION_BYTES: u64 = 212_984;
-    /// Physical SBUF bytes per partition on trn2, the compiler's "Total SB Partition Size"
-    /// of `[GCA035]` (SPEC §4, §7.1 [3] P417: 229,376 on trn2, 196,608 on trn1).
-    pub const SBUF_PHYSICAL_PARTITION_BYTES: u64 = 229_376;
     /// Free dims an access of a compute-engine instruction may have after merging (SPEC
     /// §7.1 [3] P418: the public NKI guide's "up to four-dimensional arrays").
     pub const MAX_FREE_DIMS: usize = 4;
     /// Free dims an Activation-engine access may have (SPEC §7.1 [3] P418, decision: both
     /// public `Too many strides!` reports are Activation patterns of four free dims).
     pub const MAX_FREE_DIMS_ACTIVATION: usize = 3;
-    /// PSUM bytes per partition: 8 banks × 2 KiB.
+    /// PSUM bytes per partition: 8 banks × 2 KiB, on every target (SBUF's capacity is the
+    /// target's, [`crate::target::Target::capacity`]).
     pub const PSUM_PARTITION_BYTES: u64 = 16_384;
     /// One PSUM bank per partition, what one matmul may write (SPEC §4).
     pub const PSUM_BANK_BYTES: u64 = 2_048;
@@ -94,21 +91,12 @@ impl Memory {
         matches!(self, Memory::Sbuf | Memory::Psum)
     }
 
-    /// Per-partition capacity in bytes, `None` when unbounded or not partitioned.
-    pub fn partition_capacity(self) -> Option<u64> {
-        match self {
-            Memory::Sbuf => Some(limits::SBUF_PARTITION_BYTES),
-            Memory::Psum => Some(limits::PSUM_PARTITION_BYTES),
-            Memory::Hbm | Memory::Reg => None,
-        }
-    }
-
     /// What the memory is, for hover.
     pub fn doc(self) -> &'static str {
         match self {
             Memory::Hbm => "device memory (BIR `DRAM`); no partition dim, unbounded",
             Memory::Sbuf => {
-                "state buffer (BIR `SB`): dim 0 is the partition dim (≤ 128), 212,984 usable bytes per partition"
+                "state buffer (BIR `SB`): dim 0 is the partition dim (≤ 128); usable bytes per partition: 180,224 on trn1, 212,984 on trn2, 245,752 on trn3"
             }
             Memory::Psum => {
                 "partial-sum buffer (BIR `PSUM`): dim 0 is the partition dim (≤ 128), 8 banks × 2,048 bytes per partition"
@@ -116,6 +104,20 @@ impl Memory {
             Memory::Reg => "a 32-bit scalar register (BIR `REG`)",
         }
     }
+}
+
+/// `n` with a comma every three digits (`212,984`), as every figure shown to a user is
+/// written (SPEC §10.1, §10.2.8).
+pub fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// How a float dtype encodes values (SPEC §4 "Float formats").

@@ -13,7 +13,7 @@ use analysis::{Analysis, AnalysisHost, Cancellable, Diagnostic, FileId, LineCol}
 use lower::{Code, Severity};
 use serde_json::json;
 
-use crate::Format;
+use crate::{Format, Settings};
 
 /// A file read from disk and loaded into the database.
 struct Loaded {
@@ -185,11 +185,12 @@ fn print_stdout(text: &str) -> bool {
 /// adding (and warming) a file, and drop it before the next: a snapshot sees the files added
 /// before it, and [`AnalysisHost::warm`] waits for every snapshot to let go. The command
 /// line makes no other change, so no answer is ever cancelled.
-fn analysis(tkg_seqlen_threshold: Option<u64>) -> AnalysisHost {
+fn analysis(settings: &Settings) -> AnalysisHost {
     let mut host = AnalysisHost::new();
-    if let Some(threshold) = tkg_seqlen_threshold {
+    if let Some(threshold) = settings.tkg_seqlen_threshold {
         host.set_tkg_seqlen_threshold(threshold);
     }
+    host.set_target(settings.target);
     host
 }
 
@@ -203,13 +204,13 @@ fn settled<T>(answer: Cancellable<T>) -> T {
 }
 
 /// `pir check`.
-pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64>) -> u8 {
+pub fn check(paths: &[PathBuf], format: Format, settings: &Settings) -> u8 {
     let files = collect(paths);
     let mut status = files.report_errors();
     if files.paths.is_empty() && status == 0 {
         eprintln!("pir: no .pir files to check");
     }
-    let mut host = analysis(tkg_seqlen_threshold);
+    let mut host = analysis(settings);
     let mut reports: Vec<serde_json::Value> = files
         .errors
         .iter()
@@ -250,7 +251,7 @@ pub fn check(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
     }
     match format {
         Format::Json => {
-            let doc = json!({ "files": reports });
+            let doc = json!({ "target": settings.target.name(), "files": reports });
             let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
             text.push('\n');
             print_stdout(&text);
@@ -284,8 +285,8 @@ fn exit_without_freeing(host: AnalysisHost) {
 }
 
 /// `pir lower` (`-` reads standard input; `-o -` is standard output, as no `-o` is).
-pub fn lower(path: &Path, output: Option<&Path>, tkg_seqlen_threshold: Option<u64>) -> u8 {
-    let mut host = analysis(tkg_seqlen_threshold);
+pub fn lower(path: &Path, output: Option<&Path>, settings: &Settings) -> u8 {
+    let mut host = analysis(settings);
     let loaded = match load(&mut host, path) {
         Ok(l) => l,
         Err(e) => {
@@ -356,19 +357,14 @@ fn position(analysis: &Analysis, file: FileId, offset: analysis::TextSize) -> se
 /// instructions `NAME` names). Human output on stdout; JSON `{"files": [{"path",
 /// "instructions": [{"name", "kernel", "op", "op_id", "line", "column", "bir"}]}]}`. Exit 0
 /// when some file has it, 1 when none does, 2 on a usage or I/O error.
-pub fn explain(
-    paths: &[PathBuf],
-    name: &str,
-    format: Format,
-    tkg_seqlen_threshold: Option<u64>,
-) -> u8 {
+pub fn explain(paths: &[PathBuf], name: &str, format: Format, settings: &Settings) -> u8 {
     let Some(wanted) = analysis::ide::InstructionName::parse(name) else {
         eprintln!("pir: `{name}` is not an instruction name (I-<op id> or I-<op id>-<k>)");
         return 2;
     };
     let files = collect(paths);
     let mut status = files.report_errors();
-    let mut host = analysis(tkg_seqlen_threshold);
+    let mut host = analysis(settings);
     let (mut found_any, mut reports, mut human) = (false, Vec::new(), String::new());
     for path in &files.paths {
         let loaded = match load(&mut host, path) {
@@ -711,10 +707,18 @@ pub fn fmt(paths: &[PathBuf], check: bool) -> u8 {
 /// "psum": {…}}]}]}` (JSON; lines 1-based, `op_line` null when the peak is 0, engines with
 /// no instruction left out). A path that cannot be read is reported by name (in JSON
 /// `{"path", "error", "kernels": []}`). Exit 0, or 2 on a usage or I/O error.
-pub fn stats(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64>) -> u8 {
+pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings, plot: Option<&Path>) -> u8 {
     let files = collect(paths);
+    // What `--plot` draws: per kernel, its file, stats, occupancy and peak lines.
+    type Drawn = (
+        String,
+        analysis::KernelStats,
+        [Vec<u64>; 2],
+        [Option<u32>; 2],
+    );
+    let mut drawn: Vec<Drawn> = Vec::new();
     let mut status = files.report_errors();
-    let mut host = analysis(tkg_seqlen_threshold);
+    let mut host = analysis(settings);
     let mut reports: Vec<serde_json::Value> = files
         .errors
         .iter()
@@ -750,6 +754,13 @@ pub fn stats(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
                 if syntax_errors == 1 { "" } else { "s" }
             );
         }
+        if plot.is_some() {
+            let occupancy = settled(analysis.kernel_occupancy(loaded.file));
+            for (k, occupancy) in kernels.iter().zip(occupancy) {
+                let lines = k.peaks().map(|p| p.op.as_ref().map(|op| line_of(op.range)));
+                drawn.push((display(path), k.clone(), occupancy, lines));
+            }
+        }
         match format {
             Format::Json => {
                 let kernels: Vec<serde_json::Value> =
@@ -759,10 +770,27 @@ pub fn stats(paths: &[PathBuf], format: Format, tkg_seqlen_threshold: Option<u64
             Format::Human => stats_human(&display(path), &kernels, &line_of, &mut human),
         }
     }
+    if let Some(plot) = plot {
+        let panels: Vec<pir_lsp::plot::Panel<'_>> = drawn
+            .iter()
+            .map(
+                |(file, stats, occupancy, peak_lines)| pir_lsp::plot::Panel {
+                    file,
+                    stats,
+                    occupancy,
+                    peak_lines: *peak_lines,
+                },
+            )
+            .collect();
+        if let Err(e) = std::fs::write(plot, pir_lsp::plot::svg(&panels)) {
+            eprintln!("pir: {}: {e}", plot.display());
+            status = 2;
+        }
+    }
     match format {
         Format::Json => {
-            let mut text =
-                serde_json::to_string_pretty(&json!({ "files": reports })).unwrap_or_default();
+            let doc = json!({ "target": settings.target.name(), "files": reports });
+            let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
             text.push('\n');
             if !print_stdout(&text) {
                 status = 2;
@@ -811,6 +839,31 @@ fn stats_json(
         "engines": engines,
         "sbuf": peak(&kernel.sbuf),
         "psum": peak(&kernel.psum),
+        "cost": cost_json(&kernel.cost),
+    })
+}
+
+/// A kernel's `cost` in `pir stats --format json` (SPEC §10.2.9): the engines with an
+/// estimated instruction (compute: `cycles`, `ns`; DMA: `bytes`, `ns`), the bottleneck
+/// (`null` when nothing is estimated), the bound in ns and the executed count not
+/// estimated.
+fn cost_json(cost: &analysis::cost::KernelCost) -> serde_json::Value {
+    let engines: serde_json::Map<String, serde_json::Value> = cost
+        .engines
+        .iter()
+        .map(|e| {
+            let value = match (e.cycles, e.bytes) {
+                (Some(cycles), _) => json!({ "cycles": cycles, "ns": e.ns }),
+                (None, bytes) => json!({ "bytes": bytes.unwrap_or(0), "ns": e.ns }),
+            };
+            (e.engine.bir_name().to_string(), value)
+        })
+        .collect();
+    json!({
+        "engines": engines,
+        "bottleneck": cost.bottleneck.map(|e| e.bir_name()),
+        "lower_bound_ns": cost.lower_bound_ns,
+        "not_estimated": cost.not_estimated,
     })
 }
 
@@ -822,6 +875,7 @@ fn stats_human(
     line_of: &dyn Fn(analysis::TextRange) -> u32,
     out: &mut String,
 ) {
+    use analysis::cost::show_time;
     use analysis::resources::{group, group_executed};
     use std::fmt::Write as _;
     let _ = writeln!(out, "{name}");
@@ -829,7 +883,7 @@ fn stats_human(
         let _ = writeln!(out, "  no kernel");
     }
     for kernel in kernels {
-        let _ = writeln!(out, "  @{}", kernel.name);
+        let _ = writeln!(out, "  @{}  (target {})", kernel.name, kernel.cost.target);
         let used: Vec<_> = kernel
             .engines
             .iter()
@@ -840,17 +894,26 @@ fn stats_human(
         } else {
             let _ = writeln!(
                 out,
-                "    {:<12}{:>10} {:>13}",
-                "engine", "static", "executed"
+                "    {:<12}{:>10} {:>13} {:>13} {:>11}",
+                "engine", "static", "executed", "cycles", "busy"
             );
             for c in used {
-                let _ = writeln!(
+                let _ = write!(
                     out,
                     "    {:<12}{:>10} {:>13}",
                     c.engine.bir_name(),
                     group(c.static_count),
                     group_executed(c.executed)
                 );
+                let estimated = kernel.cost.engines.iter().find(|e| e.engine == c.engine);
+                if let Some(e) = estimated {
+                    let cycles = e.cycles.map_or_else(|| "—".to_string(), group);
+                    let _ = write!(out, " {cycles:>13} {:>11}", show_time(e.ns));
+                    if let Some(bytes) = e.bytes {
+                        let _ = write!(out, "  ({} bytes)", group(bytes));
+                    }
+                }
+                out.push('\n');
             }
         }
         for peak in kernel.peaks() {
@@ -876,5 +939,23 @@ fn stats_human(
             }
             out.push('\n');
         }
+        let cost = &kernel.cost;
+        match cost.bottleneck {
+            Some(engine) => {
+                let _ = write!(
+                    out,
+                    "    lower bound {:>9}, {}-bound",
+                    show_time(cost.lower_bound_ns),
+                    engine.bir_name()
+                );
+            }
+            None => {
+                let _ = write!(out, "    lower bound   none (nothing estimated)");
+            }
+        }
+        if cost.not_estimated > 0 {
+            let _ = write!(out, "; {} not estimated", group(cost.not_estimated));
+        }
+        out.push('\n');
     }
 }

@@ -267,7 +267,10 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
         .into_iter()
         .map(|h| InlayHint {
             position: view.position(h.offset),
-            label: InlayHintLabel::String(h.label),
+            label: InlayHintLabel::String(match h.cost.filter(|_| snap.config.inlay_cost) {
+                Some(cost) => h.label + &cost,
+                None => h.label,
+            }),
             kind: None,
             text_edits: None,
             tooltip: None,
@@ -430,6 +433,46 @@ pub fn show_bir(snap: &Snapshot, params: ShowBirParams) -> Result<serde_json::Va
     let bir = cancellable(snap.analysis.show_bir(doc.file, at))?;
     let (bir, text) = cap_bir(bir);
     Ok(serde_json::json!({ "bir": bir, "text": text }))
+}
+
+/// The parameters of `pir/profile`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProfileParams {
+    /// The document.
+    pub text_document: TextDocumentIdentifier,
+}
+
+/// `pir/profile` → `{"svg": …}`: the profile drawing of each kernel of the document on the
+/// server's target (what `pir stats --plot` writes; the editors' "Show Kernel Profile").
+pub fn profile(snap: &Snapshot, params: ProfileParams) -> Result<serde_json::Value> {
+    let doc = doc(snap, &params.text_document.uri)?;
+    let view = view(snap, doc);
+    let kernels = cancellable(snap.analysis.kernel_stats(doc.file))?;
+    let occupancy = cancellable(snap.analysis.kernel_occupancy(doc.file))?;
+    let path = params.text_document.uri.path().as_str();
+    let name = path.rsplit('/').next().unwrap_or(path).to_string();
+    let lines: Vec<[Option<u32>; 2]> = kernels
+        .iter()
+        .map(|k| {
+            k.peaks().map(|p| {
+                p.op.as_ref()
+                    .map(|op| view.position(op.range.start()).line + 1)
+            })
+        })
+        .collect();
+    let panels: Vec<crate::plot::Panel<'_>> = kernels
+        .iter()
+        .zip(&occupancy)
+        .zip(&lines)
+        .map(|((stats, occupancy), lines)| crate::plot::Panel {
+            file: &name,
+            stats,
+            occupancy,
+            peak_lines: *lines,
+        })
+        .collect();
+    Ok(serde_json::json!({ "svg": crate::plot::svg(&panels) }))
 }
 
 /// The longest Show BIR answer's text: 16 MiB (a whole file's page of 2,000 ops is about

@@ -7,6 +7,7 @@
 pub mod convert;
 pub mod files;
 mod handlers;
+pub mod plot;
 pub mod server;
 mod state;
 mod tokens;

@@ -67,6 +67,10 @@ enum Command {
         format: Format,
         #[command(flatten)]
         settings: Settings,
+        /// Also draw each kernel's profile to this SVG file: a bar per engine against the
+        /// lower bound, and the SBUF and PSUM occupancy over the ops (SPEC §10.1, §10.2).
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
         /// Files or folders (`-` is standard input).
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -85,11 +89,25 @@ enum Command {
 
 /// The client settings the command line takes (the server's initialization options).
 #[derive(clap::Args, Debug)]
-struct Settings {
+pub struct Settings {
     /// The token-generation threshold of MLPKernel/NormQKV `is_tkg` (the server's
     /// `tkgSeqlenThreshold`; default 96).
     #[arg(long, value_name = "N")]
     tkg_seqlen_threshold: Option<u64>,
+    /// The target NeuronCore generation (SPEC §4): its SBUF capacity (P304, P416), BIR
+    /// `arch` and cost estimate.
+    #[arg(long, value_name = "trn1|trn2|trn3", value_parser = parse_target, default_value = "trn2")]
+    target: lower::target::Target,
+}
+
+/// A `--target` value: one of the three names (else a usage error naming them, exit 2).
+fn parse_target(name: &str) -> Result<lower::target::Target, String> {
+    lower::target::Target::from_name(name).ok_or_else(|| {
+        format!(
+            "unknown target `{name}`: the targets are {}",
+            lower::target::Target::NAMES
+        )
+    })
 }
 
 /// `pir lsp`'s transport flags. LSP clients name the transport on the server's command
@@ -151,18 +169,18 @@ fn main() -> ExitCode {
             explain: Some(name),
             settings,
             paths,
-        } => cli::explain(&paths, &name, format, settings.tkg_seqlen_threshold),
+        } => cli::explain(&paths, &name, format, &settings),
         Command::Check {
             format,
             explain: None,
             settings,
             paths,
-        } => cli::check(&paths, format, settings.tkg_seqlen_threshold),
+        } => cli::check(&paths, format, &settings),
         Command::Lower {
             path,
             output,
             settings,
-        } => cli::lower(&path, output.as_deref(), settings.tkg_seqlen_threshold),
+        } => cli::lower(&path, output.as_deref(), &settings),
         Command::Lsp(lsp) => match lsp.other_transport() {
             Some(flag) => {
                 eprintln!(
@@ -177,8 +195,9 @@ fn main() -> ExitCode {
         Command::Stats {
             format,
             settings,
+            plot,
             paths,
-        } => cli::stats(&paths, format, settings.tkg_seqlen_threshold),
+        } => cli::stats(&paths, format, &settings, plot.as_deref()),
     };
     ExitCode::from(code)
 }

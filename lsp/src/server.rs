@@ -43,6 +43,42 @@ pub struct Backend {
     sent_tokens: Arc<SentTokens>,
     /// The frames waiting for stdout: requests wait for room in it.
     output: Arc<transport::OutQueue>,
+    /// The client settings as last applied (initialization options, then each
+    /// `workspace/didChangeConfiguration`), and what the client declared it supports for
+    /// changing them at run time.
+    settings: Mutex<Config>,
+    /// `workspace.configuration`, and the refreshes (diagnostics, code lens, inlay hints).
+    client_can: OnceLock<ClientCan>,
+}
+
+/// What the client declared it supports, of what a settings change uses (SPEC §10 [3]).
+#[derive(Clone, Copy, Debug, Default)]
+struct ClientCan {
+    configuration: bool,
+    diagnostic_refresh: bool,
+    code_lens_refresh: bool,
+    inlay_hint_refresh: bool,
+}
+
+impl ClientCan {
+    fn of(capabilities: &ClientCapabilities) -> ClientCan {
+        let workspace = capabilities.workspace.as_ref();
+        ClientCan {
+            configuration: workspace.and_then(|w| w.configuration).unwrap_or(false),
+            diagnostic_refresh: workspace
+                .and_then(|w| w.diagnostics.as_ref())
+                .and_then(|d| d.refresh_support)
+                .unwrap_or(false),
+            code_lens_refresh: workspace
+                .and_then(|w| w.code_lens.as_ref())
+                .and_then(|c| c.refresh_support)
+                .unwrap_or(false),
+            inlay_hint_refresh: workspace
+                .and_then(|w| w.inlay_hint.as_ref())
+                .and_then(|i| i.refresh_support)
+                .unwrap_or(false),
+        }
+    }
 }
 
 /// The LSP error for a request made stale by an edit.
@@ -185,6 +221,12 @@ impl Backend {
     /// `pir/showBir`.
     async fn show_bir(&self, params: ShowBirParams) -> Result<serde_json::Value> {
         self.run("pir/showBir", move |s| handlers::show_bir(s, params))
+            .await
+    }
+
+    /// `pir/profile`: the kernels' profile drawing as SVG (see [`handlers::profile`]).
+    async fn profile(&self, params: handlers::ProfileParams) -> Result<serde_json::Value> {
+        self.run("pir/profile", move |s| handlers::profile(s, params))
             .await
     }
 
@@ -502,6 +544,10 @@ impl LanguageServer for Backend {
             .and_then(|c| c.completion_item.as_ref())
             .and_then(|i| i.snippet_support)
             .unwrap_or(false);
+        let _ = self.client_can.set(ClientCan::of(&params.capabilities));
+        if let Ok(mut settings) = self.settings.lock() {
+            *settings = config;
+        }
         for problem in problems {
             // Allowed during initialize (LSP 3.17): the user sees why a setting is not used.
             eprintln!("pir lsp: initialization options: {problem}");
@@ -719,6 +765,70 @@ impl LanguageServer for Backend {
             self.client
                 .show_message(MessageType::WARNING, warning)
                 .await;
+        }
+    }
+
+    /// `workspace/didChangeConfiguration` (SPEC §10 [3]): the keys of `settings.pir` change
+    /// their settings; without a `pir` object (VS Code's pull model sends `null`), the
+    /// section `pir` is asked for with `workspace/configuration` when the client supports
+    /// it. An invalid value is reported once and leaves its setting as it was. After a
+    /// change of the target every open document is diagnosed again and the client asked
+    /// to refresh its diagnostics, code lenses and inlay hints; no restart.
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        let can = self.client_can.get().copied().unwrap_or_default();
+        let section = match params.settings.get("pir").filter(|s| s.is_object()) {
+            Some(section) => Some(section.clone()),
+            None if can.configuration => self
+                .client
+                .configuration(vec![ConfigurationItem {
+                    scope_uri: None,
+                    section: Some("pir".into()),
+                }])
+                .await
+                .ok()
+                .and_then(|answers| answers.into_iter().next())
+                .filter(serde_json::Value::is_object),
+            None => None,
+        };
+        let Some(section) = section else {
+            return;
+        };
+        let (old, new, problems) = {
+            let Ok(mut settings) = self.settings.lock() else {
+                return;
+            };
+            let old = *settings;
+            let problems = settings.apply(&section);
+            (old, *settings, problems)
+        };
+        for problem in problems {
+            self.client
+                .show_message(MessageType::WARNING, format!("pir: {problem}"))
+                .await;
+        }
+        if new == old {
+            return;
+        }
+        self.send(Msg::Configure(new));
+        if new.target != old.target
+            || new.tkg_seqlen_threshold != old.tkg_seqlen_threshold
+            || new.inlay_cost != old.inlay_cost
+            || new.inlay_hints != old.inlay_hints
+        {
+            // Not awaited here: a client that does not answer must not hold up the next
+            // notification.
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                if can.diagnostic_refresh {
+                    let _ = client.workspace_diagnostic_refresh().await;
+                }
+                if can.code_lens_refresh {
+                    let _ = client.code_lens_refresh().await;
+                }
+                if can.inlay_hint_refresh {
+                    let _ = client.inlay_hint_refresh().await;
+                }
+            });
         }
     }
 
@@ -1024,8 +1134,11 @@ pub fn run() -> i32 {
             sent_tokens: Arc::default(),
             stash,
             output: queue,
+            settings: Mutex::new(Config::default()),
+            client_can: OnceLock::new(),
         })
         .custom_method("pir/showBir", Backend::show_bir)
+        .custom_method("pir/profile", Backend::profile)
         .custom_method(STASHED_OPEN, Backend::did_open_stashed)
         .custom_method(LOST_CHANGE, Backend::did_change_lost);
         if std::env::var_os("PIR_LSP_DEBUG").is_some_and(|v| v == "1") {

@@ -66,6 +66,10 @@ pub struct Config {
     /// Whether the client takes snippets in completions (its capabilities, not an option):
     /// an op class then comes with its required fields.
     pub snippets: bool,
+    /// `target` (SPEC §4 [3], §10; default `trn2`).
+    pub target: lower::target::Target,
+    /// `inlayHints.cost` (default true): the cost suffix of the inlay hints (SPEC §10.2.9).
+    pub inlay_cost: bool,
 }
 
 impl Default for Config {
@@ -78,6 +82,8 @@ impl Default for Config {
             lf_lines: false,
             vscode_commands: false,
             snippets: false,
+            target: lower::target::Target::default(),
+            inlay_cost: true,
         }
     }
 }
@@ -88,10 +94,44 @@ impl Config {
     /// ignored: they may be another tool's.
     pub fn from_options(options: Option<&serde_json::Value>) -> (Config, Vec<String>) {
         let mut config = Config::default();
-        let mut problems = Vec::new();
-        let Some(options) = options else {
-            return (config, problems);
+        let problems = match options {
+            Some(options) => config.apply(options),
+            None => Vec::new(),
         };
+        (config, problems)
+    }
+
+    /// Applies the settings `options` holds (the initialization options, or the `pir`
+    /// section of `workspace/didChangeConfiguration` or `workspace/configuration`, SPEC §10
+    /// [3]): each key present changes its setting, nested (`{"inlayHints": {"cost": …}}`)
+    /// or dotted (`"inlayHints.cost"`); an absent key keeps its value. Returns a sentence
+    /// for each value it cannot use (that setting keeps its value).
+    pub fn apply(&mut self, options: &serde_json::Value) -> Vec<String> {
+        let config = self;
+        let mut problems = Vec::new();
+        if let Some(target) = options.get("target") {
+            match target.as_str().and_then(lower::target::Target::from_name) {
+                Some(target) => config.target = target,
+                None => problems.push(format!(
+                    "`target` must be {}, not {target}; the target stays {}",
+                    lower::target::Target::NAMES,
+                    config.target
+                )),
+            }
+        }
+        let cost = options
+            .get("inlayHints")
+            .and_then(|h| h.get("cost"))
+            .or_else(|| options.get("inlayHints.cost"));
+        if let Some(cost) = cost {
+            match cost.as_bool() {
+                Some(cost) => config.inlay_cost = cost,
+                None => problems.push(format!(
+                    "`inlayHints.cost` must be true or false, not {cost}; it stays {}",
+                    config.inlay_cost
+                )),
+            }
+        }
         if let Some(t) = options.get("tkgSeqlenThreshold") {
             match t.as_u64() {
                 Some(t) => config.tkg_seqlen_threshold = t,
@@ -148,7 +188,7 @@ impl Config {
                 )),
             }
         }
-        (config, problems)
+        problems
     }
 }
 
@@ -250,6 +290,9 @@ pub enum Msg {
         /// Its version after the change, if known.
         version: Option<i32>,
     },
+    /// The client settings changed (`workspace/didChangeConfiguration`): the new ones. A
+    /// change of `target` or `tkgSeqlenThreshold` reports every open document again.
+    Configure(Config),
     /// Panics on the document thread (`pir/debugPanicDocuments`, only with
     /// `PIR_LSP_DEBUG=1`): to test that the owner recovers.
     DebugPanic,
@@ -271,7 +314,7 @@ impl Msg {
             | Msg::Change { uri, .. }
             | Msg::Close { uri }
             | Msg::Lost { uri, .. } => Some(document_key(uri)),
-            Msg::Snapshot(_) | Msg::DebugPanic => None,
+            Msg::Snapshot(_) | Msg::DebugPanic | Msg::Configure(_) => None,
         }
     }
 }
@@ -375,6 +418,7 @@ pub fn spawn_owner(
             owner
                 .host
                 .set_tkg_seqlen_threshold(config.tkg_seqlen_threshold);
+            owner.host.set_target(config.target);
             // Everything queued is handled as one batch: its edits are applied to the texts
             // one by one, but written to the database (which waits for the requests running
             // on the previous text to stop) and analysed once, and a request with edits
@@ -663,6 +707,26 @@ impl Owner {
                 }
             }
             Msg::DebugPanic => panic!("requested by pir/debugPanicDocuments"),
+            Msg::Configure(config) => {
+                let old = self.config;
+                self.config = config;
+                if (old.target, old.tkg_seqlen_threshold)
+                    != (config.target, config.tkg_seqlen_threshold)
+                {
+                    self.host
+                        .set_tkg_seqlen_threshold(config.tkg_seqlen_threshold);
+                    self.host.set_target(config.target);
+                    // Every open document is reported again (P304 and P416 follow the
+                    // target): at the flush, as a document with no edit.
+                    self.wrote = true;
+                    let keys: Vec<Uri> = self.docs.keys().cloned().collect();
+                    for key in keys {
+                        if !self.dirty.contains(&key) {
+                            self.dirty.push(key);
+                        }
+                    }
+                }
+            }
         }
     }
 
@@ -826,6 +890,7 @@ impl Owner {
     fn rebuild(&mut self) {
         let mut host = AnalysisHost::new();
         host.set_tkg_seqlen_threshold(self.config.tkg_seqlen_threshold);
+        host.set_target(self.config.target);
         let docs = Arc::make_mut(&mut self.docs);
         let mut keys: Vec<Uri> = docs.keys().cloned().collect();
         keys.sort();

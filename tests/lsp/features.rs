@@ -511,6 +511,13 @@ fn code_lens_per_kernel_and_p416_after_an_edit() {
                 "range": {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 9}},
                 "command": {"title": "DVE 3 · DMA 2 · SBUF 8.0/208.0 KiB · PSUM 16.0/16.0 KiB", "command": ""},
             },
+            // By hand (SPEC §10.2, trn2): three u8 copies of 8,192 on DVE, 24,576 cycles ÷
+            // 960 MHz = 25,600 ns; two DMAs of 1,048,576 bytes, 2 × (1,300,000 +
+            // ⌈1,048,576,000 / 23⌉) ps ÷ 16,000 = 5,861 ns (23%).
+            {
+                "range": {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 9}},
+                "command": {"title": "trn2 ≥ 25.6 µs · DVE-bound · DMA 23%", "command": ""},
+            },
             {
                 "range": {"start": {"line": 11, "character": 7}, "end": {"line": 11, "character": 9}},
                 "command": {"title": "SBUF 0.0/208.0 KiB · PSUM 0.0/16.0 KiB", "command": ""},

@@ -366,9 +366,10 @@ impl Document {
             }
             // P416, placed only when a peak is over its memory's capacity.
             let [sbuf, psum] = crate::kernel::resources::split_peaks(db, kernel);
+            let target = db.settings().target(db);
             let over = |peak: &crate::kernel::resources::KernelPeak,
                         memory: lower::types::Memory| {
-                peak.bytes > memory.partition_capacity().unwrap_or(u64::MAX)
+                peak.bytes > target.capacity(memory).unwrap_or(u64::MAX)
             };
             if over(sbuf, lower::types::Memory::Sbuf) || over(psum, lower::types::Memory::Psum) {
                 out.extend(p416::findings(&self.split_stats(db, head)));
@@ -408,6 +409,33 @@ impl Document {
         out
     }
 
+    /// Each kernel's SBUF and PSUM occupancy at each of its ops (bytes per partition, SPEC
+    /// §10.1), in the order of [`Document::kernel_stats`]: for the profile drawing, O(the
+    /// kernels' ops).
+    pub fn kernel_occupancy(&self, db: &dyn Db) -> Vec<[Vec<u64>; 2]> {
+        let mut out = Vec::new();
+        for (i, chunk) in self.chunks.iter().enumerate() {
+            let stats = crate::kernel::stats::kernel_stats(db, chunk.source);
+            let parts = crate::kernel::resources::part_resources(db, chunk.source);
+            let last = stats.len().saturating_sub(1);
+            for (k, (stats, part)) in stats.iter().zip(parts).enumerate() {
+                match stats {
+                    Some(_) => out.push(crate::kernel::resources::whole_series(part)),
+                    None if k == last
+                        && chunk.context.goes_on
+                        && !(k == 0 && chunk.context.inside) =>
+                    {
+                        let view = KernelView::split_from(self, i);
+                        let kernel = SplitKernel::new(db, view.sources(self));
+                        out.push(crate::kernel::resources::split_series(db, kernel));
+                    }
+                    None => {}
+                }
+            }
+        }
+        out
+    }
+
     /// The resources of the kernel cut into chunks whose first chunk is `head`, joined
     /// over its parts and placed across its chunks.
     pub fn split_stats(&self, db: &dyn Db, head: usize) -> crate::KernelStats {
@@ -431,7 +459,7 @@ impl Document {
             .last()
             .map(|k| k.name.clone())
             .unwrap_or_default();
-        crate::kernel::stats::stats(name, resources, &parts)
+        crate::kernel::stats::stats(name, resources, &parts, db.settings().target(db))
     }
 
     /// Each chunk's kernel names (each once, its first definition in the chunk) in the

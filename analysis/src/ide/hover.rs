@@ -88,13 +88,43 @@ fn op_hover(db: &dyn Db, site: &Site<'_>, kernel: &KernelItems, op: &OpItem) -> 
     let json = compact_json(&serde_json::Value::Array(instructions));
     // `spec.source` (the seed and SPEC sections) is for engineers, not shown: a user cannot
     // open a seed.
-    let markdown = format!(
+    let mut markdown = format!(
         "**{}** #{} → {opcode}\n\n{}\n\ncompiler method: `{}`\n\n```json\n{json}\n```",
         spec.class,
         op_id,
         spec.doc,
         spec.codegen(),
     );
+    // The cost (SPEC §10.2.9), with the op's share of its kernel's engines: the kernel's
+    // join, over its parts when it is cut into chunks.
+    let split;
+    let stats = if kernel.continues || kernel.goes_on {
+        let head = if kernel.continues {
+            site.doc.head(site.index)
+        } else {
+            site.index
+        };
+        split = site.doc.split_stats(db, head);
+        Some(&split)
+    } else {
+        file_items(db, file)
+            .kernels
+            .iter()
+            .position(|k| std::ptr::eq(k, kernel))
+            .and_then(|i| crate::kernel::stats::kernel_stats(db, file).get(i))
+            .and_then(Option::as_ref)
+    };
+    let cost = super::op_cost_markdown(
+        &op.resolved,
+        crate::db::lowering(db, file, op),
+        op_id,
+        db.settings().target(db),
+        stats.map(|s| &s.cost),
+    );
+    if !cost.is_empty() {
+        markdown.push_str("\n\n");
+        markdown.push_str(cost.trim_end());
+    }
     HoverResult { range, markdown }
 }
 
@@ -341,7 +371,7 @@ fn describe_definition(db: &dyn Db, file: SourceFile, def: &Definition) -> Strin
                 t.dtype.name(),
                 dims.join(", ")
             );
-            match t.memory.partition_capacity() {
+            match db.settings().target(db).capacity(t.memory) {
                 Some(capacity) => {
                     let bytes = t.partition_bytes();
                     let percent = bytes as f64 * 100.0 / capacity as f64;
@@ -461,6 +491,8 @@ fn kernel_markdown(
     if let Some(stats) = stats {
         markdown.push_str("\n\n");
         markdown.push_str(super::resources_markdown(stats).trim_end());
+        markdown.push_str("\n\n");
+        markdown.push_str(super::cost_markdown(stats).trim_end());
     }
     markdown
 }
@@ -750,6 +782,14 @@ mod tests {
                     }
                   }
                 ]
+                ```
+
+                **Cost on trn2** (§10.2)
+
+                ```text
+                I-1-0 Activation · Activation — activation: max(64, ⌈4 × 1 / 1⌉) = 64 cycles = 53 ns at 1.2 GHz
+                  [I] aws-neuron-sdk@49ee15c5 general/nki/api/nki/isa/__init__.py L166
+                  executed 4× → 256 cycles = 213 ns, 100% of Activation
                 ```"#]],
         );
     }
@@ -892,6 +932,12 @@ mod tests {
                     }
                   }
                 ]
+                ```
+
+                **Cost on trn2** (§10.2)
+
+                ```text
+                I-2-0 Activation · Activation — not estimated: the op has an error
                 ```"#]],
         );
     }
@@ -918,7 +964,19 @@ mod tests {
 
                 **SBUF** peak 1,024 of 212,984 bytes per partition (0.5%) at op #1 `DmaCopyOp`; largest live there: `%t` 1,024
 
-                **PSUM** peak 0 of 16,384 bytes per partition (0.0%)"#]],
+                **PSUM** peak 0 of 16,384 bytes per partition (0.0%)
+
+                **Cost on trn2** (NeuronCore-v3; PE 2,400 MHz, Activation 1,200 MHz, DVE 960 MHz, Pool 1,200 MHz; DMA 23 B/ns × 16 queues)
+
+                | engine | executed | busy cycles | busy | of bound |
+                |:--|--:|--:|--:|--:|
+                | DMA | 4 | — (524,288 B) | 1.75 µs | 100% |
+
+                Lower bound ≥ 1.75 µs (DMA-bound): a roofline bound, not a schedule
+
+                Not estimated: 4 executed (`Activation` 4)
+
+                SBUF per partition on trn2: 212,984 usable of 229,376 physical"#]],
         );
     }
 
@@ -944,7 +1002,18 @@ mod tests {
 
                 **SBUF** peak 16 of 212,984 bytes per partition (0.0%) at op #1 `ActivationOp`; largest live there: `%t` 16
 
-                **PSUM** peak 0 of 16,384 bytes per partition (0.0%)"#]],
+                **PSUM** peak 0 of 16,384 bytes per partition (0.0%)
+
+                **Cost on trn2** (NeuronCore-v3; PE 2,400 MHz, Activation 1,200 MHz, DVE 960 MHz, Pool 1,200 MHz; DMA 23 B/ns × 16 queues)
+
+                | engine | executed | busy cycles | busy | of bound |
+                |:--|--:|--:|--:|--:|
+                | Activation | 4 | 256 | 213 ns | 80% |
+                | DVE | 4 | 256 | 267 ns | 100% |
+
+                Lower bound ≥ 267 ns (DVE-bound): a roofline bound, not a schedule
+
+                SBUF per partition on trn2: 212,984 usable of 229,376 physical"#]],
         );
     }
 

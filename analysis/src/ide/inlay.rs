@@ -16,6 +16,10 @@ pub struct InlayHint {
     pub offset: TextSize,
     /// The label, e.g. `→ Matmult · PE`.
     pub label: String,
+    /// The cost suffix on the target (SPEC §10.2.9), e.g. ` · 512 cyc`, shown after the
+    /// label when the client's `inlayHints.cost` is on; `None` when nothing of the op is
+    /// estimated.
+    pub cost: Option<String>,
 }
 
 /// The hints of every op of a document that ends inside `range` (the document's; the whole
@@ -33,13 +37,16 @@ pub(crate) fn inlay_hints(db: &dyn Db, doc: &Document, range: Option<TextRange>)
 /// [`super::for_each_op_ending_in`]).
 fn chunk_hints(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<InlayHint> {
     let mut hints = Vec::new();
+    let target = db.settings().target(db);
     super::for_each_op_ending_in(db, file, range, &mut |_, op| {
+        let lowered = lowering(db, file, op);
         hints.push(InlayHint {
             offset: op.syntax.range.end(),
             label: label(
-                &lowering(db, file, op).instructions,
+                &lowered.instructions,
                 lower::lookup(&op.resolved.class).and_then(|s| s.instruction_type),
             ),
+            cost: super::inlay_suffix(&op.resolved, lowered, target),
         });
     });
     hints

@@ -4,6 +4,7 @@
 //! through a [`Site`], which knows what the chunk needs of the chunks around it.
 
 mod completion;
+mod cost;
 mod fixes;
 mod format;
 mod hover;
@@ -18,6 +19,7 @@ mod symbols;
 
 pub use completion::{CompletionItem, CompletionKind, SignatureHelp};
 pub(crate) use completion::{completions, signature_help};
+pub use cost::{inlay_suffix, kernel_markdown as cost_markdown, op_markdown as op_cost_markdown};
 pub use fixes::Fix;
 pub(crate) use fixes::fixes;
 pub use format::{format, format_range};

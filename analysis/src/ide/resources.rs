@@ -31,16 +31,20 @@ pub struct CodeLens {
 pub enum LensKind {
     /// Engine counts and SBUF/PSUM peaks ([`lens_title`], SPEC §10.1).
     Resources,
+    /// The kernel's cost on the target (SPEC §10.2.9; none for a kernel without
+    /// instructions).
+    Cost,
 }
 
 impl LensKind {
     /// Every kind, in the order the lenses of one kernel are listed.
-    pub const ALL: [LensKind; 1] = [LensKind::Resources];
+    pub const ALL: [LensKind; 2] = [LensKind::Resources, LensKind::Cost];
 
     /// The lens of this kind for the kernel `stats`, if it has one.
     pub fn title(self, stats: &KernelStats) -> Option<String> {
         match self {
             LensKind::Resources => Some(lens_title(stats)),
+            LensKind::Cost => stats.cost.lens(),
         }
     }
 }

@@ -22,6 +22,7 @@ use lower::diag::ValuePath;
 use lower::model::{ResolvedOp, Target, Tensor, TensorKind};
 use lower::types::Memory;
 
+use crate::cost::CostSums;
 use crate::db::{Db, Lowerings, SourceFile, file_items};
 use crate::kernel::SplitKernel;
 use crate::kernel::view::KernelSlot;
@@ -34,6 +35,8 @@ use crate::resources::{ENGINES, EngineCount, Occupancy, Resources};
 pub struct PartResources {
     /// The part's engine counts, every engine of [`ENGINES`] in that order.
     pub engines: Vec<EngineCount>,
+    /// Its instructions' cost estimates summed (SPEC §10.2), for every target.
+    pub cost: CostSums,
     /// What its tensors' live ranges are made of.
     pub live: PartLive,
 }
@@ -88,7 +91,7 @@ fn summarize(
     ops: &[(&ResolvedOp, &Lowered)],
     loops: &[(u32, u32)],
 ) -> PartResources {
-    let (engines, accesses) = counts_and_accesses(ops);
+    let (engines, cost, accesses) = counts_and_accesses(ops);
     let tree = LoopTree::new(loops, ops.len());
     let mut touches: Vec<Touch> = accesses
         .iter()
@@ -103,6 +106,7 @@ fn summarize(
     touches.sort_unstable();
     PartResources {
         engines,
+        cost,
         live: PartLive {
             ops: u32::try_from(ops.len()).unwrap_or(u32::MAX),
             tensors,
@@ -441,6 +445,77 @@ pub fn occupancy(
     }
 }
 
+/// The SBUF and PSUM occupancy (bytes per partition, SPEC §10.1) at each op of a part:
+/// the tensors named in it and live at the op (`sides` as [`sides`] gives them), plus
+/// `through`, the bytes live through the whole part ([`Spans::through`]). What the profile
+/// drawing plots; its maximum is [`part_peak`]'s plus `through`.
+pub fn part_series(live: &PartLive, sides: &[Option<Side>], through: [u64; 2]) -> [Vec<u64>; 2] {
+    let memories = [Memory::Sbuf, Memory::Psum];
+    let mut out: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+    for ((memory, series), through) in memories.into_iter().zip(&mut out).zip(through) {
+        let n = live.ops as usize;
+        let mut delta = vec![0i128; n + 1];
+        for (touch, side) in live.touches.iter().zip(sides) {
+            let Some(side) = side else {
+                continue;
+            };
+            if side.tensor.memory != memory || (side.before && side.after) {
+                continue;
+            }
+            let (lo, hi) = local_range(touch, side.before, side.after, live.ops);
+            let bytes = i128::from(side.tensor.partition_bytes());
+            if let Some(d) = delta.get_mut(lo as usize) {
+                *d += bytes;
+            }
+            if let Some(d) = delta.get_mut(hi as usize + 1) {
+                *d -= bytes;
+            }
+        }
+        let mut sum = i128::from(through);
+        *series = delta
+            .iter()
+            .take(n)
+            .map(|d| {
+                sum += d;
+                u64::try_from(sum).unwrap_or(0)
+            })
+            .collect();
+    }
+    out
+}
+
+/// The occupancy at each op of a kernel that is one part (see [`part_series`]).
+pub fn whole_series(part: &PartResources) -> [Vec<u64>; 2] {
+    let names = PartNames::of(&part.live);
+    let spans = spans(&[&names]);
+    let through = spans
+        .through
+        .each_ref()
+        .map(|t| t.first().copied().unwrap_or(0));
+    part_series(&part.live, &sides(&part.live, &spans, 0), through)
+}
+
+/// The occupancy at each op of a kernel cut into chunks: its parts' series in order.
+pub fn split_series<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> [Vec<u64>; 2] {
+    let spans = split_spans(db, kernel);
+    let mut out: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
+    for (p, live) in kernel.each(db, part_live).into_iter().enumerate() {
+        let through = spans
+            .through
+            .each_ref()
+            .map(|t| t.get(p).copied().unwrap_or(0));
+        let part = part_series(
+            live,
+            split_sides(db, PartKey::new(db, kernel, p as u32)),
+            through,
+        );
+        for (all, part) in out.iter_mut().zip(part) {
+            all.extend(part);
+        }
+    }
+    out
+}
+
 /// The engine counts of a kernel from its parts'.
 pub fn join_engines<'a>(parts: impl IntoIterator<Item = &'a [EngineCount]>) -> Vec<EngineCount> {
     let mut engines = zero_counts();
@@ -461,6 +536,7 @@ pub fn whole_resources(part: &PartResources) -> Resources {
     let [sbuf, psum] = peaks(&[part.live.ops], &spans.through, |_| own);
     Resources {
         engines: part.engines.clone(),
+        cost: part.cost.clone(),
         sbuf: occupancy(sbuf, &spans, Some(&part.live), Memory::Sbuf),
         psum: occupancy(psum, &spans, Some(&part.live), Memory::Psum),
     }
@@ -478,8 +554,13 @@ pub fn split_resources<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Resour
             .map(|p| p.engines.as_slice()),
     );
     let (sbuf, psum) = split_occupancy(db, kernel).clone();
+    let mut cost = CostSums::default();
+    for part in kernel.each(db, part_resources) {
+        cost.join(&part.cost);
+    }
     Resources {
         engines,
+        cost,
         sbuf,
         psum,
     }
@@ -577,12 +658,13 @@ pub fn split_sides<'db>(db: &'db dyn Db, key: PartKey<'db>) -> Vec<Option<Side>>
     sides(live, split_spans(db, kernel), p)
 }
 
-/// The engine counts of `ops`, and for each on-chip tensor they name, the indices of the
-/// ops that name it (ascending, each once).
+/// The engine counts of `ops`, their cost estimates summed, and for each on-chip tensor
+/// they name, the indices of the ops that name it (ascending, each once).
 fn counts_and_accesses<'o>(
     ops: &[(&'o ResolvedOp, &Lowered)],
-) -> (Vec<EngineCount>, HashMap<&'o str, Vec<u32>>) {
+) -> (Vec<EngineCount>, CostSums, HashMap<&'o str, Vec<u32>>) {
     let mut engines = zero_counts();
+    let mut cost = CostSums::default();
     let mut accesses: HashMap<&str, Vec<u32>> = HashMap::default();
     for (index, &(resolved, lowered)) in (0u32..).zip(ops) {
         let trips = resolved
@@ -595,6 +677,7 @@ fn counts_and_accesses<'o>(
                 count.executed = count.executed.saturating_add(trips);
             }
         }
+        cost.add_op(lowered, trips);
         let mut named = Vec::new();
         for (i, field) in resolved.fields.iter().enumerate() {
             field
@@ -612,7 +695,7 @@ fn counts_and_accesses<'o>(
             }
         }
     }
-    (engines, accesses)
+    (engines, cost, accesses)
 }
 
 /// A count of 0 for every engine of [`ENGINES`], in that order.

@@ -10,6 +10,7 @@ use crate::db::{Db, SourceFile, file_items};
 use crate::kernel::resources::{part_resources, whole_resources};
 use crate::kernel::summary::{PartIds, PartPlaces, part_ids, parts};
 use crate::resources::{KernelStats, LiveTensor, Occupancy, Peak, PeakOp, Resources};
+use lower::target::Target;
 use lower::types::Memory;
 
 /// A part of a kernel as its stats are placed: its places and op ids, and the offset its
@@ -24,17 +25,23 @@ pub struct PlacedPart<'a> {
     pub start: TextSize,
 }
 
-/// The stats of the kernel named `name` (without `@`) whose resources are `resources` and
-/// whose parts are `parts` (head first; at least one).
-pub fn stats(name: String, resources: &Resources, parts: &[PlacedPart<'_>]) -> KernelStats {
+/// The stats on `target` of the kernel named `name` (without `@`) whose resources are
+/// `resources` and whose parts are `parts` (head first; at least one).
+pub fn stats(
+    name: String,
+    resources: &Resources,
+    parts: &[PlacedPart<'_>],
+    target: Target,
+) -> KernelStats {
     let (Some(head), Some(tail)) = (parts.first(), parts.last()) else {
         return KernelStats {
             name,
             name_range: TextRange::default(),
             range: TextRange::default(),
             engines: resources.engines.clone(),
-            sbuf: peak(Memory::Sbuf, &resources.sbuf, parts),
-            psum: peak(Memory::Psum, &resources.psum, parts),
+            sbuf: peak(Memory::Sbuf, &resources.sbuf, parts, target),
+            psum: peak(Memory::Psum, &resources.psum, parts, target),
+            cost: resources.cost.on(target),
         };
     };
     let start = head.places.range.start() + head.start;
@@ -44,17 +51,18 @@ pub fn stats(name: String, resources: &Resources, parts: &[PlacedPart<'_>]) -> K
         name_range: head.places.name + head.start,
         range: TextRange::new(start, end),
         engines: resources.engines.clone(),
-        sbuf: peak(Memory::Sbuf, &resources.sbuf, parts),
-        psum: peak(Memory::Psum, &resources.psum, parts),
+        sbuf: peak(Memory::Sbuf, &resources.sbuf, parts, target),
+        psum: peak(Memory::Psum, &resources.psum, parts, target),
+        cost: resources.cost.on(target),
     }
 }
 
 /// The placed peak of `memory`.
-fn peak(memory: Memory, occupancy: &Occupancy, parts: &[PlacedPart<'_>]) -> Peak {
+fn peak(memory: Memory, occupancy: &Occupancy, parts: &[PlacedPart<'_>], target: Target) -> Peak {
     Peak {
         memory,
         bytes: occupancy.peak,
-        capacity: memory.partition_capacity().unwrap_or(u64::MAX),
+        capacity: target.capacity(memory).unwrap_or(u64::MAX),
         op: occupancy.op.and_then(|op| peak_op(op, parts)),
         largest: occupancy
             .largest
@@ -99,6 +107,7 @@ pub fn kernel_stats(db: &dyn Db, file: SourceFile) -> Vec<Option<KernelStats>> {
     let parts = parts(db, file);
     let ids = part_ids(db, file);
     let resources = part_resources(db, file);
+    let target = db.settings().target(db);
     items
         .kernels
         .iter()
@@ -117,6 +126,7 @@ pub fn kernel_stats(db: &dyn Db, file: SourceFile) -> Vec<Option<KernelStats>> {
                 kernel.name.clone(),
                 &whole_resources(resources),
                 &[placed],
+                target,
             ))
         })
         .collect()

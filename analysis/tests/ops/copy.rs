@@ -21,6 +21,7 @@ kernel @k(%x: hbm bf16[256, 512]) {
                 in src: symbolic_ap bfloat16 ap=[[512,128],[1,512]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":65536}],"c":0}] access_shape=[128,512] %x
                 out dst: physical_ap bfloat16 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
                 {"mode":"Copy"}
+            P421 warning:5:23 `%t`: small DMA: 1,024 bytes per partition (under 2 KiB), 2 times; the DMA guide recommends at least 2 KiB per partition and 4 KiB to saturate
         "#]],
     );
 }
@@ -202,6 +203,8 @@ kernel @k(%a: sbuf f32[128, 16]) -> (%b: sbuf f32[128, 16]) {
               6: TensorCopy DVE I-3-0 errors=["P306"]
                 in src: physical_ap float32 ap=[[16,16],[1,16]] offset=0 %a start_partition=0
                 out dst: symbolic_ap float32 ap=[[16,16],[1,16]] addrs=[{"kind":"AffExprKind","terms":[],"c":0},{"kind":"AffExprKind","terms":[{"axis":"i","coeff":16}],"c":0,"partition":true}] access_shape=[16,16] %b start_partition=0
+            P420 warning:4:59 `%a[%i*32 : %i*32 + 32, :]`: overhead-bound: TensorCopy on DVE reads 16 elements per partition (under 128), 4 times; each costs at least 64 cycles, nearly all of it fixed overhead
+            P420 warning:5:59 `%a[0:32, :]`: overhead-bound: Activation on Activation reads 16 elements per partition (under 128), 4 times; each costs at least 64 cycles, nearly all of it fixed overhead
             P306 error:6:26 `%b[%i*16 : %i*16 + 16, :]`: tensorcopy src start_partition(0) or dst start_partition(16) is not multiple of partitions_per_bank (32): starts that differ must each be a multiple of 32
                 related `%a[0:16, :]`: the src starts here when %i = 1
         "#]],

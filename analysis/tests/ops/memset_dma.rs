@@ -240,6 +240,7 @@ kernel @k(%a: hbm f32[128, 512], %b: sbuf f32[128, 512]) -> (%o: hbm f32[128, 51
               in srcs[1]: physical_ap float32 ap=[[512,128],[1,256]] offset=256 %b start_partition=0 access="ap"
               out dst: physical_ap float32 ap=[[512,128],[1,256]] offset=256 %o access="ap"
               {"mode":"CCE","constants":[1.0,1.0],"cce_op":"add"}
+            P421 warning:3:45 `%b`: small DMA: 1,024 bytes per partition (under 2 KiB), 2 times; the DMA guide recommends at least 2 KiB per partition and 4 KiB to saturate
         "#]],
     );
 }

@@ -94,6 +94,7 @@ kernel @k(%in: sbuf bf16[2, 3, 3, 2, 2]) -> (%out: sbuf bf16[2, 3, 3]) {
               in dst: physical_ap bfloat16 ap=[[9,2],[3,3],[1,3]] offset=0 %out start_partition=0
               out dst: physical_ap bfloat16 ap=[[9,2],[3,3],[1,3]] offset=0 %out start_partition=0
               {"op":"add","axis":"X","negate":false,"apply_transpose":false,"reduce_axes":[3,4],"is_first_reduce":false}
+            P420 warning:3:41 `%in`: overhead-bound: TensorReduce on DVE reads 36 elements per partition (under 128), 2 times; each costs at least 64 cycles, nearly all of it fixed overhead
         "#]],
     );
 }

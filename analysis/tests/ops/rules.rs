@@ -178,6 +178,7 @@ kernel @k(%x: hbm f32[128, 8]) {
             P414 error:4:16 `%x`: a loop bound must be an integer constant
             P414 error:7:23 `0`: a loop step must be positive; got 0
             P414 error:10:13 `-2`: loop bounds are natural numbers (BIR LoopAxis); got -2
+            P421 warning:14:23 `%t`: small DMA: 4 bytes per partition (under 2 KiB), 2 times; the DMA guide recommends at least 2 KiB per partition and 4 KiB to saturate
         "#]],
     );
 }
@@ -285,6 +286,7 @@ kernel @k(%x: hbm f32[128, 4]) {
             P307 error:6:44 `%t[16:48, :]`: Invalid access of 32 partitions starting at partition 16: an access starts at partition 0, 32, 64 or 96
             P307 error:8:24 `%u[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32: an access from partition 32 spans at most 32
             P307 error:8:44 `%t[32:96, :]`: Pattern accesses 64 (> 32) partitions starting at partition 32: an access from partition 32 spans at most 32
+            P420 warning:10:59 `%t[%q*32 : %q*32 + 32, :]`: overhead-bound: TensorCopy on DVE reads 4 elements per partition (under 128), 4 times; each costs at least 64 cycles, nearly all of it fixed overhead
             P307 error:11:26 `%u[%q*16 : %q*16 + 16, :]`: Invalid access of 16 partitions starting at partition 16 when %q = 1: an access starts at partition 0, 32, 64 or 96
             P307 error:11:59 `%t[%q*16 : %q*16 + 16, :]`: Invalid access of 16 partitions starting at partition 16 when %q = 1: an access starts at partition 0, 32, 64 or 96
         "#]],
@@ -594,8 +596,11 @@ kernel @k(%a: hbm f32[128, 64]) -> (%o: hbm f32[128, 64]) {
                 in src: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %t start_partition=0
                 out dst: physical_ap float32 ap=[[64,128],[1,64]] offset=0 %o
                 {"mode":"Copy"}
+            P421 warning:5:23 `%t`: small DMA: 256 bytes per partition (under 2 KiB), 2 times; the DMA guide recommends at least 2 KiB per partition and 4 KiB to saturate
             P201 error:8:12 `%t`: `%t` is already defined in this kernel
                 related `%t`: first defined here
+            P421 warning:9:23 `%t`: small DMA: 256 bytes per partition (under 2 KiB), 2 times; the DMA guide recommends at least 2 KiB per partition and 4 KiB to saturate
+            P421 warning:10:33 `%t`: small DMA: 256 bytes per partition (under 2 KiB), 2 times; the DMA guide recommends at least 2 KiB per partition and 4 KiB to saturate
         "#]],
     );
 }

@@ -6,13 +6,16 @@ use analysis::{LineIndex, RootDatabase, SourceFile, TextSize};
 use pir_gen::pir::count_ops;
 use pir_gen::{EditKind, Expect, Generated};
 
-/// Checks `text` from scratch; `(code, 0-based line, is error)` of each diagnostic.
+/// Checks `text` from scratch; `(code, 0-based line, is error)` of each diagnostic but the
+/// cost warnings P420 and P421 (SPEC §10.2.10), which the corpus kernels' small tiles in
+/// loops carry wherever they are copied: they are the file's, not the edits'.
 fn check(text: &str) -> Vec<(String, u32, bool)> {
     let db = RootDatabase::default();
     let file = SourceFile::new(&db, text.to_string());
     let index = LineIndex::new(text);
     analysis::diagnostics(&db, file)
         .iter()
+        .filter(|d| !matches!(d.code.as_str(), "P420" | "P421"))
         .map(|d| {
             let line = index.line_col(d.range.start()).line;
             (

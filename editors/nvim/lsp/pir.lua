@@ -21,6 +21,14 @@ return {
     markdownTables = false,
     lineEnds = 'lf',
   },
+  -- SPEC §10 [3] settings that change without a restart: Neovim sends them with
+  -- `workspace/didChangeConfiguration` after starting the server and answers its
+  -- `workspace/configuration` from them. `target`: 'trn1', 'trn2' (default) or 'trn3' (SBUF
+  -- capacity, BIR arch, the cost estimate); `inlayHints.cost`: the inlay hints' cost suffix.
+  -- Change the target later with `:PirTarget trn1` (no restart).
+  settings = {
+    pir = { target = 'trn2', inlayHints = { cost = true } },
+  },
   -- Diagnostics: Neovim pulls them (`textDocument/diagnostic`); `pir lsp` pushes only to
   -- clients that cannot pull, so each diagnostic is shown once. Both ways, each related
   -- location (`relatedInformation`) becomes a `↳ line:column note` line of the message,

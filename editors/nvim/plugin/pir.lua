@@ -23,6 +23,24 @@ end, {
   desc = 'Restart the pir language server (stop every pir client, start it again for the pir buffers)',
 })
 
+vim.api.nvim_create_user_command('PirProfile', function(args)
+  require('pir').profile(args.args)
+end, {
+  nargs = '?',
+  complete = 'file',
+  desc = 'Write the kernel profile (engines against the bound, SBUF/PSUM occupancy) to an SVG and open it',
+})
+
+vim.api.nvim_create_user_command('PirTarget', function(args)
+  require('pir').set_target(args.args)
+end, {
+  nargs = 1,
+  complete = function()
+    return { 'trn1', 'trn2', 'trn3' }
+  end,
+  desc = 'Set the target NeuronCore (trn1, trn2, trn3) of the pir language server',
+})
+
 vim.api.nvim_create_user_command('PirInstallParser', function()
   local path, err = require('pir.treesitter').install()
   if path then

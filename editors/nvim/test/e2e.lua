@@ -283,6 +283,51 @@ local checks = {
     end,
   },
   {
+    'the cost lens on the kernel line, and :PirTarget changes it (SPEC §10.2.9)',
+    function()
+      -- matmul_basic.pir by hand on trn2 (SPEC §10.2): PE max(min(64, 64), 512) = 512 cycles
+      -- = 213 ns; DVE 512 cycles = 533 ns; DMA 16,384 + 131,072 + 65,536 bytes, Σ (1,300,000 +
+      -- ⌈bytes × 1,000 / 23⌉) ps ÷ 16 = 823 ns, the bound. On trn1: PE 183 ns, DVE 457 ns,
+      -- DMA (÷ 17) 16,428,942 ps ÷ 16,000 = 1,027 ns.
+      local kernel_line = find(ctx.buf, 'kernel @matmul_basic')
+      local function cost_lens(want)
+        return wait_for('the cost lens ' .. want, function()
+          for _, l in ipairs(vim.lsp.codelens.get(ctx.buf)) do
+            if l.command and l.command.title == want and l.range.start.line == kernel_line then
+              return l
+            end
+          end
+          vim.lsp.codelens.refresh({ bufnr = ctx.buf })
+        end)
+      end
+      cost_lens('trn2 ≥ 823 ns · DMA-bound · PE 26% · DVE 65%')
+      vim.cmd('PirTarget trn1')
+      cost_lens('trn1 ≥ 1.03 µs · DMA-bound · PE 18% · DVE 44%')
+      vim.cmd('PirTarget trn2')
+      cost_lens('trn2 ≥ 823 ns · DMA-bound · PE 26% · DVE 65%')
+    end,
+  },
+  {
+    ':PirProfile writes the kernel profile as SVG',
+    function()
+      vim.g.pir_profile_open = false
+      local file = vim.fn.tempname() .. '.svg'
+      vim.cmd('PirProfile ' .. file)
+      local svg = wait_for('the profile at ' .. file, function()
+        local fd = io.open(file, 'r')
+        if fd then
+          local text = fd:read('*a')
+          fd:close()
+          if text:find('</svg>', 1, true) then
+            return text
+          end
+        end
+      end)
+      expect(svg:find('@matmul_basic — trn2 ≥ 823 ns, DMA-bound', 1, true) ~= nil,
+        'the profile names the kernel and its bound: %s', svg:sub(1, 400))
+    end,
+  },
+  {
     'code lens on the kernel line (SPEC §10.1)',
     function()
       -- matmul_basic.pir by hand: Matmult on PE, TensorCopy on DVE, 3 DMAs; SBUF peak

@@ -13,6 +13,8 @@ export const LANGUAGE_ID = 'penguin-ir';
 
 /** `pir/showBir` `{textDocument, position?}` → `{bir}` (SPEC §10). */
 export const SHOW_BIR_REQUEST = 'pir/showBir';
+/** `pir/profile` → `{svg}`: each kernel's profile drawing (engines against the bound, occupancy). */
+export const PROFILE_REQUEST = 'pir/profile';
 
 export interface ShowBirParams {
   textDocument: { uri: string };
@@ -54,6 +56,9 @@ export function createClient(
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ language: LANGUAGE_ID }],
     initializationOptions,
+    // `pir.target` and `pir.inlayHints.cost` change without a restart: the client sends
+    // `workspace/didChangeConfiguration` with the section `pir` (SPEC §10 [3]).
+    synchronize: { configurationSection: 'pir' },
     outputChannel,
   };
   // The id `pir` makes the client read the `pir.trace.server` setting.

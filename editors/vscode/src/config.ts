@@ -10,7 +10,8 @@ const SERVER_SETTINGS = ['pir.server.path', 'pir.tkgSeqlenThreshold', 'pir.inlay
 /** The initialization options of `pir lsp` (SPEC §10). */
 export interface InitializationOptions {
   tkgSeqlenThreshold?: number;
-  inlayHints: { enabled: boolean };
+  inlayHints: { enabled: boolean; cost: boolean };
+  target: string;
 }
 
 export interface Config {
@@ -27,7 +28,12 @@ export function readConfig(): Config {
     initializationOptions: {
       // 0 (the default) leaves the server's own default (96) in force.
       ...(threshold > 0 ? { tkgSeqlenThreshold: Math.floor(threshold) } : {}),
-      inlayHints: { enabled: c.get<boolean>('inlayHints.enabled', true) },
+      inlayHints: {
+        enabled: c.get<boolean>('inlayHints.enabled', true),
+        cost: c.get<boolean>('inlayHints.cost', true),
+      },
+      // Changed at run time too (`synchronize`, no restart): SPEC §4 [3].
+      target: c.get<string>('target', 'trn2'),
     },
   };
 }

@@ -3,7 +3,7 @@
 // TextMate grammar in syntaxes/, which works without the server.
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { LANGUAGE_ID, SHOW_BIR_REQUEST, type ShowBirParams, createClient } from './client';
+import { LANGUAGE_ID, PROFILE_REQUEST, SHOW_BIR_REQUEST, type ShowBirParams, createClient } from './client';
 import { affectsServer, readConfig, resolveServer } from './config';
 
 const SHOW_BIR_COMMAND = 'pir.showBir';
@@ -11,6 +11,7 @@ const RESTART_COMMAND = 'pir.restartServer';
 /** Reveals a position of a source document in the editor already showing it (the target
  *  of the Show BIR view's instruction links). */
 const GO_TO_OP_COMMAND = 'pir.goToOp';
+const PROFILE_COMMAND = 'pir.showProfile';
 /** Virtual read-only documents `pir-bir:/<file>.bir.json?<source uri>` holding the BIR JSON. */
 const BIR_SCHEME = 'pir-bir';
 
@@ -30,6 +31,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(GO_TO_OP_COMMAND, (uri: string, line: number, character: number) =>
       goToOp(uri, line, character),
     ),
+    vscode.commands.registerCommand(PROFILE_COMMAND, () => showProfile()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (affectsServer(e)) void restart();
     }),
@@ -82,6 +84,43 @@ async function stop(): Promise<void> {
   const c = client;
   client = undefined;
   if (c?.isRunning()) await c.stop();
+}
+
+/** The webview of "Penguin IR: Show Kernel Profile", reused while it is open. */
+let profilePanel: vscode.WebviewPanel | undefined;
+
+/**
+ * "Penguin IR: Show Kernel Profile": the active file's kernels drawn by the server
+ * (`pir/profile`, the SVG `pir stats --plot` writes) in a webview beside the editor.
+ */
+async function showProfile(): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (editor?.document.languageId !== LANGUAGE_ID) {
+    void vscode.window.showWarningMessage('Penguin IR: open a .pir file to show its kernel profile.');
+    return;
+  }
+  if (!client?.isRunning()) {
+    void vscode.window.showWarningMessage('Penguin IR: the language server is not running (see Output › Penguin IR).');
+    return;
+  }
+  const result = await client.sendRequest<{ svg: string }>(PROFILE_REQUEST, {
+    textDocument: { uri: editor.document.uri.toString() },
+  });
+  if (!profilePanel) {
+    profilePanel = vscode.window.createWebviewPanel(
+      'pirProfile',
+      'Kernel Profile',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: false },
+    );
+    profilePanel.onDidDispose(() => (profilePanel = undefined));
+  }
+  profilePanel.title = `Kernel Profile: ${editor.document.uri.path.split('/').pop() ?? ''}`;
+  // The SVG is the server's own drawing (text escaped there); no script runs.
+  profilePanel.webview.html =
+    '<!DOCTYPE html><html><head><meta charset="utf-8">' +
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';">` +
+    `</head><body style="background:white;margin:0">${result.svg}</body></html>`;
 }
 
 async function restart(): Promise<void> {

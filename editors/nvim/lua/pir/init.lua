@@ -184,6 +184,50 @@ local function attach_all()
   end
 end
 
+--- `:PirProfile [file.svg]`: asks the server for the current buffer's kernel profile
+--- (`pir/profile`: per kernel a bar per engine against the lower bound, and the SBUF/PSUM
+--- occupancy over its ops), writes it to `file.svg` (a temporary file by default) and opens
+--- it with the system's viewer (`vim.ui.open`). Returns nothing; says where it wrote.
+---@param path string|nil
+function M.profile(path)
+  local source = vim.api.nvim_get_current_buf()
+  local client = client_for(source)
+  if not client then
+    return
+  end
+  local params = { textDocument = vim.lsp.util.make_text_document_params(source) }
+  client:request('pir/profile', params, function(err, result)
+    if err or not (result and type(result.svg) == 'string') then
+      vim.notify('pir: no profile: ' .. tostring(err and err.message or 'no answer'), vim.log.levels.WARN)
+      return
+    end
+    local file = (path and path ~= '') and vim.fn.fnamemodify(path, ':p') or (vim.fn.tempname() .. '.svg')
+    local fd = io.open(file, 'w')
+    if not fd then
+      vim.notify('pir: cannot write ' .. file, vim.log.levels.ERROR)
+      return
+    end
+    fd:write(result.svg)
+    fd:close()
+    vim.g.pir_last_profile = file
+    vim.notify('pir: kernel profile written to ' .. file, vim.log.levels.INFO)
+    if vim.g.pir_profile_open ~= false and vim.ui.open then
+      pcall(vim.ui.open, file)
+    end
+  end, source)
+end
+
+--- `:PirTarget {trn1|trn2|trn3}`: sets the `target` setting of every `pir` client and
+--- sends it (`workspace/didChangeConfiguration`, SPEC §10 [3]): the server re-diagnoses and
+--- refreshes its lenses and hints, without a restart. The server warns about a bad name.
+---@param target string
+function M.set_target(target)
+  for _, c in ipairs(vim.lsp.get_clients({ name = 'pir' })) do
+    c.settings = vim.tbl_deep_extend('force', c.settings or {}, { pir = { target = target } })
+    c:notify('workspace/didChangeConfiguration', { settings = c.settings })
+  end
+end
+
 --- `:PirRestart`: stops every `pir` client (gracefully, forced after 5 s) and starts the
 --- server again for the pir buffers. Use it after changing `init_options`, or when the
 --- server stopped answering.
