@@ -351,8 +351,10 @@ async function problems(page) {
 const markerRows = (rows) => rows.filter((r) => /\[Ln \d+, Col \d+\]/.test(r));
 
 /** Opens the workspace file `name` with Quick Open (Ctrl+P) and waits for its editor;
- *  returns the editor's selector. */
-async function quickOpen(page, name) {
+ *  returns the editor's selector. `large`: the file is over the remote window's
+ *  `workbench.editorLargeFileConfirmation` (10 MB): its "Open Anyway" is clicked first, as
+ *  the user would, and the editor waited for longer. */
+async function quickOpen(page, name, large = false) {
   const input = await openQuickInput(page, 'Control+P');
   await input.fill(name);
   await waitFor(`Quick Open to offer ${name}`, async () => {
@@ -360,8 +362,13 @@ async function quickOpen(page, name) {
     return plain(label).trim() === name || notYet(label);
   });
   await page.keyboard.press('Enter');
+  if (large) {
+    const anyway = page.getByRole('button', { name: 'Open Anyway' });
+    await anyway.waitFor({ state: 'visible', timeout: STEP_MS });
+    await anyway.click();
+  }
   const editor = `.monaco-editor[data-uri$="/${name}"]`;
-  await page.locator(editor).first().waitFor({ state: 'visible', timeout: STEP_MS });
+  await page.locator(editor).first().waitFor({ state: 'visible', timeout: large ? SLOW_MS : STEP_MS });
   return editor;
 }
 
@@ -735,9 +742,8 @@ const CHECKS = [
         log('not checked: PIR_LARGE is not set');
         return;
       }
-      await quickOpen(page, LARGE_FILE);
+      const selector = await quickOpen(page, LARGE_FILE, true);
       await goTo(page, LARGE_LINE, 1);
-      const selector = `.monaco-editor[data-uri$="/${LARGE_FILE}"]`;
       const hints = await waitFor(
         `inlay hints around line ${LARGE_LINE}`,
         async () => {
