@@ -15,7 +15,8 @@
 //!   real server; tests/vscode-e2e/e2e.mjs checks language mode, TextMate colours, the
 //!   server's start, inlay hints, hover, the code lens above a kernel and the kernel-name
 //!   hover (SPEC §10.1), P203 in the Problems panel and undo, Show BIR
-//!   following an edit, a quick fix, and the error naming `pir.server.path` when the
+//!   following an edit, a quick fix, inlay hints in the middle of the 100,000-op
+//!   benchmark file (issue 24), and the error naming `pir.server.path` when the
 //!   binary is missing. A failure keeps its screenshots, the page's text
 //!   and the client's output channel in a folder whose path the test prints.
 //!
