@@ -15,8 +15,10 @@
 //!   VS Code 1.139.1, in Debian's headless Chromium driven by playwright-core) runs the
 //!   real server; tests/vscode-e2e/e2e.mjs checks language mode, TextMate colours, the
 //!   server's start, inlay hints, hover, the code lens above a kernel and the kernel-name
-//!   hover (SPEC §10.1), P203 in the Problems panel and undo, Show BIR, an
-//!   instruction name in it linking to its op, Show BIR following an edit, a quick fix, and the error naming `pir.server.path` when the
+//!   hover (SPEC §10.1), P203 in the Problems panel and undo, Show BIR, an instruction
+//!   name in it linking to its op, Show BIR following an edit, a quick fix, inlay hints in
+//!   the middle of the 100,000-op benchmark file (issue 24), and the error naming
+//!   `pir.server.path` when the
 //!   binary is missing. A failure keeps its screenshots, the page's text
 //!   and the client's output channel in a folder whose path the test prints.
 //!
@@ -193,6 +195,21 @@ fn neovim_end_to_end() {
     assert!(ok, "the Neovim end-to-end test failed (see above)");
 }
 
+/// The 100,000-op benchmark file written into `scratch` (`large.pir`), and the 1-based
+/// line of a field value in its middle (the one `pir_gen`'s value edit types into).
+fn large_file(scratch: &Scratch) -> (PathBuf, u32) {
+    let generated = pir_gen::pir::generate(100_000, pir_gen::pir::DEFAULT_KERNEL_OPS);
+    let value = generated
+        .edits
+        .iter()
+        .find(|e| e.kind == pir_gen::EditKind::TypeInValue)
+        .expect("a value edit");
+    let line = pir_gen::line_of(&generated.text, value.offset) + 1;
+    let file = scratch.0.join("large.pir");
+    fs::write(&file, &generated.text).expect("write the large file");
+    (file, line)
+}
+
 /// Issue 24: Neovim on the 100,000-op benchmark file (one the generator writes): the
 /// server's inlay hints on the lines shown in the middle of the file, and 80 keys typed
 /// there one every 60 ms; editors/nvim/test/large.lua prints the keystroke lag and
@@ -205,15 +222,7 @@ fn neovim_large_file() {
     };
     let repo = repo();
     let scratch = Scratch::new("nvim-large");
-    let generated = pir_gen::pir::generate(100_000, pir_gen::pir::DEFAULT_KERNEL_OPS);
-    let value = generated
-        .edits
-        .iter()
-        .find(|e| e.kind == pir_gen::EditKind::TypeInValue)
-        .expect("a value edit");
-    let line = pir_gen::line_of(&generated.text, value.offset) + 1;
-    let file = scratch.0.join("large.pir");
-    fs::write(&file, &generated.text).expect("write the large file");
+    let (file, line) = large_file(&scratch);
     let mut cmd = Command::new(&nvim);
     cmd.current_dir(&repo)
         .args(["--headless", "--clean", "-u"])
@@ -372,6 +381,8 @@ fn vscode_end_to_end() {
     let vsix = package_vsix(&extension, &scratch);
     let run_dir = scratch.0.join("run");
     fs::create_dir_all(&run_dir).expect("create the run directory");
+    // Issue 24: inlay hints in the middle of the 100,000-op benchmark file.
+    let (large, large_line) = large_file(&scratch);
     let path = std::env::var_os("PATH").unwrap_or_default();
     let path = std::env::join_paths(
         std::iter::once(e2e.node_bin.clone()).chain(std::env::split_paths(&path)),
@@ -385,9 +396,11 @@ fn vscode_end_to_end() {
         .env("PIR_VSIX", &vsix)
         .env("PIR_CORPUS", repo().join("tests/corpus"))
         .env("PIR_SCRATCH", &run_dir)
-        .env("PIR_CHROMIUM", &e2e.chromium);
-    // e2e.mjs ends itself (red) after 240 s; this limit is only a backstop.
-    let (ok, output) = run("vscode-e2e", cmd, &scratch, Duration::from_secs(330));
+        .env("PIR_CHROMIUM", &e2e.chromium)
+        .env("PIR_LARGE", &large)
+        .env("PIR_LARGE_LINE", large_line.to_string());
+    // e2e.mjs ends itself (red) after 480 s; this limit is only a backstop.
+    let (ok, output) = run("vscode-e2e", cmd, &scratch, Duration::from_secs(570));
     eprintln!("{output}");
     if !ok {
         scratch.keep();
