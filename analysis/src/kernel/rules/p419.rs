@@ -63,6 +63,7 @@ pub fn findings(parts: &[&PartWrites]) -> Vec<Finding> {
             at: Place::DeclaredName(output.clone()),
             message,
             related,
+            fix: None,
         });
     }
     out
