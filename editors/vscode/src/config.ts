@@ -5,12 +5,19 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 /** The settings that are fixed when the server starts: a change restarts it. */
-const SERVER_SETTINGS = ['pir.server.path', 'pir.tkgSeqlenThreshold', 'pir.inlayHints.enabled'];
+const SERVER_SETTINGS = [
+  'pir.server.path',
+  'pir.tkgSeqlenThreshold',
+  'pir.inlayHints.enabled',
+  'pir.workspaceDiagnostics',
+];
 
 /** The initialization options of `pir lsp` (SPEC §10). */
 export interface InitializationOptions {
   tkgSeqlenThreshold?: number;
   inlayHints: { enabled: boolean };
+  /** Whether the server announces `workspace/diagnostic` (every `*.pir` of the workspace). */
+  workspaceDiagnostics: boolean;
 }
 
 export interface Config {
@@ -28,6 +35,7 @@ export function readConfig(): Config {
       // 0 (the default) leaves the server's own default (96) in force.
       ...(threshold > 0 ? { tkgSeqlenThreshold: Math.floor(threshold) } : {}),
       inlayHints: { enabled: c.get<boolean>('inlayHints.enabled', true) },
+      workspaceDiagnostics: c.get<boolean>('workspaceDiagnostics', false),
     },
   };
 }
