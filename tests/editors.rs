@@ -5,7 +5,8 @@
 //!   code lens and kernel-name hover of SPEC §10.1, `:PirShowBir` and `gd` from an
 //!   instruction name in it to its op, an edit that
 //!   introduces P200 and its quick fix, semantic tokens following them as deltas, the
-//!   server killed and started again by the plugin, `:PirRestart`).
+//!   server killed and started again by the plugin, `:PirRestart`, the `$/progress` begin,
+//!   report and end of opening a 1.2 MB file).
 //! * `neovim_large_file`: the same Neovim on the 100,000-op benchmark file: inlay hints
 //!   on the lines shown, and the lag of keys typed in the middle of it and Neovim's memory,
 //!   printed and bounded (editors/nvim/test/large.lua, issue 24).
@@ -17,8 +18,9 @@
 //!   server's start, inlay hints, hover, the code lens above a kernel and the kernel-name
 //!   hover (SPEC §10.1), P203 in the Problems panel and undo, Show BIR, an instruction
 //!   name in it linking to its op, Show BIR following an edit, a quick fix, inlay hints in
-//!   the middle of the 100,000-op benchmark file (issue 24), and the error naming
-//!   `pir.server.path` when the
+//!   the middle of the 100,000-op benchmark file (issue 24), the progress of opening a
+//!   1.2 MB file in the status bar, `pir.workspaceDiagnostics` putting the problem of a file
+//!   never opened in the Problems panel, and the error naming `pir.server.path` when the
 //!   binary is missing. A failure keeps its screenshots, the page's text
 //!   and the client's output channel in a folder whose path the test prints.
 //!

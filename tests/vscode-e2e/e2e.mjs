@@ -61,6 +61,16 @@ const OVER_FILE = 'rule_P416_psum_peak.pir';
  *  reading the tensor the copy before it wrote, the writer of `%t1500` left out: P501 at
  *  its read, line 3004, column 38, chunks after the kernel's header. */
 const BIG_FILE = 'big_kernel.pir';
+/** 30 kernels of 500 copies (about 1.2 MB): opening it, `pir lsp` reports work-done
+ *  progress (from 1 MiB), which VS Code shows in the status bar. */
+const HUGE_FILE = 'huge.pir';
+/** A file of the workspace that no check opens, with a P200 at line 2, column 34: in the
+ *  Problems panel only with `pir.workspaceDiagnostics` on. */
+const UNOPENED_FILE = 'never_opened.pir';
+const UNOPENED_TEXT =
+  'kernel @never(%x: sbuf f32[128, 128]) -> (%y: sbuf f32[128, 128]) {\n' +
+  '  TensorCopyOp { dst = %y, src = %nope }\n' +
+  '}\n';
 
 function bigKernel() {
   const lines = ['kernel @big(%x: sbuf f32[128, 128]) -> (%y: sbuf f32[128, 128]) {'];
@@ -72,6 +82,20 @@ function bigKernel() {
   }
   lines.push(`  TensorCopyOp { dst = %y, src = ${previous} }`, '}', '');
   return lines.join('\n');
+}
+
+function hugeFile() {
+  const lines = [];
+  for (let k = 0; k < 30; k++) {
+    lines.push(`kernel @k${k}(%x: sbuf f32[128, 128]) -> (%y: sbuf f32[128, 128]) {`);
+    let previous = '%x';
+    for (let i = 0; i < 500; i++) {
+      lines.push(`  tensor %t${i} : sbuf f32[128, 128]`, `  TensorCopyOp { dst = %t${i}, src = ${previous} }`);
+      previous = `%t${i}`;
+    }
+    lines.push(`  TensorCopyOp { dst = %y, src = ${previous} }`, '}');
+  }
+  return lines.join('\n') + '\n';
 }
 
 const started = Date.now();
@@ -134,6 +158,8 @@ function prepare() {
   fs.writeFileSync(path.join(WORKSPACE, OVER_FILE), over);
   fs.writeFileSync(path.join(WORKSPACE, BIG_FILE), bigKernel());
   if (LARGE) fs.copyFileSync(LARGE, path.join(WORKSPACE, LARGE_FILE));
+  fs.writeFileSync(path.join(WORKSPACE, HUGE_FILE), hugeFile());
+  fs.writeFileSync(path.join(WORKSPACE, UNOPENED_FILE), UNOPENED_TEXT);
   // A remote window (code-server is one) reads the machine-overridable `pir.server.path`
   // from the Machine settings (or the workspace's), never from User settings.
   writeJson(path.join(DATA, 'Machine/settings.json'), { 'pir.server.path': PIR_BIN });
@@ -820,6 +846,55 @@ const CHECKS = [
         2 * SLOW_MS,
       );
       log(`inlay hints at line ${LARGE_LINE} of ${LARGE_FILE}:\n  ${hints.slice(0, 5).map((l) => l.trim()).join('\n  ')}`);
+    },
+  ],
+  [
+    'opening a file over 1 MiB shows its progress in the status bar',
+    async (page) => {
+      // The window progress item (`status.progress`) shows after 150 ms for at least 150 ms:
+      // an observer records every text it takes, so a short one is not missed by polling.
+      await page.evaluate(() => {
+        window.pirProgress = [];
+        const record = () => {
+          const item = document.getElementById('status.progress');
+          const text = item && (item.innerText || item.textContent || '').replace(/\s+/g, ' ').trim();
+          if (text && window.pirProgress.at(-1) !== text) window.pirProgress.push(text);
+        };
+        new MutationObserver(record).observe(document.body, { subtree: true, childList: true, characterData: true });
+      });
+      const size = fs.statSync(path.join(WORKSPACE, HUGE_FILE)).size;
+      if (size <= 1 << 20) throw new Error(`${HUGE_FILE} is ${size} bytes, not over 1 MiB`);
+      await quickOpen(page, HUGE_FILE);
+      const seen = await waitFor('"Opening huge.pir" in the status bar', async () => {
+        const texts = await page.evaluate(() => window.pirProgress);
+        return texts.some((t) => t.includes(`Opening ${HUGE_FILE}`)) ? texts : notYet(texts);
+      }, SLOW_MS);
+      // And it goes when the server ends it.
+      await waitFor('the progress to leave the status bar', async () => {
+        const item = page.locator('[id="status.progress"]');
+        return (await item.count()) === 0 || !(await item.first().isVisible()) || notYet(await item.first().innerText());
+      }, SLOW_MS);
+      log(`status bar progress of a ${(size / 1e6).toFixed(1)} MB file: ${show(seen)}`);
+    },
+  ],
+  [
+    'pir.workspaceDiagnostics puts the problems of a file never opened in the Problems panel',
+    async (page) => {
+      const rowOf = (rows) => markerRows(rows).find((r) => r.includes('P200') && r.includes('%nope'));
+      const before = await problems(page);
+      if (rowOf(before)) throw new Error(`a problem of ${UNOPENED_FILE} before the setting: ${show(before)}`);
+      // The setting restarts the server with the initialization option on.
+      writeJson(path.join(DATA, 'Machine/settings.json'), {
+        'pir.server.path': PIR_BIN,
+        'pir.workspaceDiagnostics': true,
+      });
+      const row = await waitFor(`the P200 of ${UNOPENED_FILE}`, async () => {
+        const rows = await problems(page);
+        return (rows.some((r) => r.includes(UNOPENED_FILE)) && rowOf(rows)) || notYet(rows);
+      }, SLOW_MS);
+      if (!row.includes('[Ln 2, Col 34]')) throw new Error(`the P200 is not at Ln 2, Col 34: ${row}`);
+      log(`workspace problem: ${row}`);
+      log(`status bar progress since: ${show(await page.evaluate(() => window.pirProgress))}`);
     },
   ],
   [

@@ -9,7 +9,8 @@
 -- `\r` (diagnostics on the lines Neovim shows), P416 and its lens, :PirShowBir (op and
 -- file), an edit that introduces a P200 error and its quick fix, semantic tokens following
 -- them (as deltas), related locations in a message, `gq` formatting with the server, a
--- big kernel cut into chunks (P501 across them, hover in a later chunk),
+-- big kernel cut into chunks (P501 across them, hover in a later chunk), the progress of
+-- opening a file over 1 MiB,
 -- indentation, completion options, a crashed server started again and `:PirRestart`, the
 -- tree-sitter grammar (the syntax file without it, :PirInstallParser, captures, folds and
 -- indent with it) and the warning about a missing binary. Prints one line per check and
@@ -692,6 +693,67 @@ local checks = {
       wait_for('the P501 to go with the undo', function()
         return #vim.diagnostic.get(buf) == 0 and (published[uri] or 0) > 1
       end)
+    end,
+  },
+  {
+    'opening a file over 1 MiB shows its progress (begin, report, end)',
+    function()
+      -- 30 kernels of 500 copies (about 1.2 MB): `pir lsp` reports work-done progress
+      -- for a didOpen of 1 MiB or more (a token it creates), which Neovim turns into
+      -- LspProgress events (and `vim.lsp.status()`).
+      local lines = {}
+      for k = 0, 29 do
+        lines[#lines + 1] = ('kernel @k%d(%%x: sbuf f32[128, 128]) -> (%%y: sbuf f32[128, 128]) {'):format(k)
+        local previous = '%x'
+        for i = 0, 499 do
+          lines[#lines + 1] = ('  tensor %%t%d : sbuf f32[128, 128]'):format(i)
+          lines[#lines + 1] = ('  TensorCopyOp { dst = %%t%d, src = %s }'):format(i, previous)
+          previous = '%t' .. i
+        end
+        lines[#lines + 1] = ('  TensorCopyOp { dst = %%y, src = %s }'):format(previous)
+        lines[#lines + 1] = '}'
+      end
+      local path = ctx.dir .. '/huge.pir'
+      vim.fn.writefile(lines, path)
+      local size = vim.uv.fs_stat(path).size
+      expect(size > 1024 * 1024, 'the file is %d bytes, not over 1 MiB', size)
+      local seen = {}
+      local id = vim.api.nvim_create_autocmd('LspProgress', {
+        callback = function(ev)
+          local value = ev.data and ev.data.params and ev.data.params.value or {}
+          local token = ev.data and ev.data.params and ev.data.params.token
+          seen[#seen + 1] = { kind = value.kind, token = token, title = value.title,
+            percentage = value.percentage }
+        end,
+      })
+      vim.cmd.edit(vim.fn.fnameescape(path))
+      local buf = vim.api.nvim_get_current_buf()
+      pir_client(buf)
+      local ok, err = pcall(wait_for, 'the end of the progress of opening huge.pir', function()
+        for _, e in ipairs(seen) do
+          if e.kind == 'end' then
+            return true
+          end
+        end
+      end, 60000)
+      vim.api.nvim_del_autocmd(id)
+      expect(ok, '%s; seen: %s', tostring(err), vim.inspect(seen))
+      local begin, report, finish = seen[1], nil, seen[#seen]
+      for _, e in ipairs(seen) do
+        if e.kind == 'report' then
+          report = report or e
+        end
+      end
+      expect(begin.kind == 'begin' and begin.title:find('huge.pir', 1, true),
+        'the first progress is not a begin naming huge.pir: %s', vim.inspect(seen))
+      expect(report and type(report.percentage) == 'number' and report.token == begin.token,
+        'no report with a percentage on the begin\'s token: %s', vim.inspect(seen))
+      expect(finish.kind == 'end' and finish.token == begin.token, 'the progress did not end on its token: %s',
+        vim.inspect(seen))
+      out(('   progress of a %.1f MB didOpen: %s'):format(size / 1e6, table.concat(vim.tbl_map(function(e)
+        return e.kind .. (e.percentage and (' ' .. e.percentage .. '%') or '')
+      end, seen), ', ')))
+      vim.cmd('bwipeout! ' .. buf)
     end,
   },
   {

@@ -5,13 +5,20 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 
 /** The settings that are fixed when the server starts: a change restarts it. */
-const SERVER_SETTINGS = ['pir.server.path', 'pir.tkgSeqlenThreshold', 'pir.inlayHints.enabled'];
+const SERVER_SETTINGS = [
+  'pir.server.path',
+  'pir.tkgSeqlenThreshold',
+  'pir.inlayHints.enabled',
+  'pir.workspaceDiagnostics',
+];
 
 /** The initialization options of `pir lsp` (SPEC §10). */
 export interface InitializationOptions {
   tkgSeqlenThreshold?: number;
   inlayHints: { enabled: boolean; cost: boolean };
   target: string;
+  /** Whether the server announces `workspace/diagnostic` (every `*.pir` of the workspace). */
+  workspaceDiagnostics: boolean;
 }
 
 export interface Config {
@@ -34,6 +41,7 @@ export function readConfig(): Config {
       },
       // Changed at run time too (`synchronize`, no restart): SPEC §4 [3].
       target: c.get<string>('target', 'trn2'),
+      workspaceDiagnostics: c.get<boolean>('workspaceDiagnostics', false),
     },
   };
 }
