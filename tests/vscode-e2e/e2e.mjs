@@ -565,7 +565,7 @@ const CHECKS = [
     },
   ],
   [
-    'a code lens above the kernel shows its engines and SBUF/PSUM peaks; the kernel-name hover their table',
+    'code lenses above the kernel show its engines and SBUF/PSUM peaks and its cost on the target; the kernel-name hover their table',
     async (page) => {
       await focusEditor(page);
       await goTo(page, KERNEL_LINE, 9); // on @matmul_basic
@@ -591,7 +591,12 @@ const CHECKS = [
             },
             { selector: SOURCE, kernel: 'kernel @matmul_basic' },
           );
-          const lens = seen?.lenses.find((l) => l.text === want);
+          // VS Code puts a line's lenses in one decoration, joined by ` | `: the resources
+          // (SPEC §10.1), then the cost on the target (§10.2.9, issue 21).
+          const lens = seen?.lenses.find((l) => {
+            const [resources, cost] = l.text.split(' | ');
+            return resources === want && /^trn2 ≥ [0-9.]+ (ns|µs|ms|s) · [A-Za-z]+-bound/.test(cost ?? '');
+          });
           // Right above: its box ends where the kernel's line starts (the workbench may
           // place it before its view zone is laid out: wait for the final layout).
           const above = lens && seen.lineTop !== undefined && lens.bottom <= seen.lineTop + 1 && lens.top >= seen.lineTop - 40;
@@ -808,7 +813,8 @@ const CHECKS = [
             ),
           editor,
         );
-        return lenses.includes(want) || notYet(lenses);
+        // A line's lenses are one decoration joined by ` | ` (resources, then cost).
+        return lenses.some((l) => l.split(' | ')[0] === want) || notYet(lenses);
       });
     },
   ],

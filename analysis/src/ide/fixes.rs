@@ -58,6 +58,15 @@ pub(crate) fn fixes(db: &dyn Db, doc: &Document, range: TextRange) -> Vec<Fix> {
             out.extend(site.to_document(fixes));
         }
     }
+    // In the order of their diagnostics, as one chunk lists them (a stable sort keeps each
+    // diagnostic's fixes in order).
+    out.sort_by_key(|f| {
+        (
+            f.diagnostic.range.start(),
+            f.diagnostic.range.end(),
+            f.diagnostic.code,
+        )
+    });
     out
 }
 
