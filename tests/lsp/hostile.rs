@@ -387,3 +387,34 @@ fn huge_outputs_are_capped_and_say_what_they_left_out() {
     );
     assert!(server.shutdown_and_exit().success());
 }
+
+/// A kernel copied 150 times, each copy with one small DMA in a loop (P421, SPEC §10.2.10)
+/// and one error: the editor gets every error, the first 100 cost warnings and one note
+/// saying how many more there are; `pir check` lists them all.
+#[test]
+fn cost_warnings_are_capped_per_document_and_errors_are_not() {
+    let kernel = |k: usize| {
+        format!(
+            "kernel @k{k}(%x: hbm f32[128, 8]) {{\n  tensor %t : sbuf f32[128, 8]\n  \
+             for %i in 0..4 {{\n    DmaCopyOp {{ dst = %t, src = %x }}\n  }}\n  \
+             TensorCopyOp {{ dst = %t, src = %nope }}\n}}\n"
+        )
+    };
+    let text: String = (0..150).map(kernel).collect();
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let u = uri("copies.pir");
+    server.open(&u, &text);
+    let diagnostics = server.diagnostics(&u, 1);
+    let count = |code: &str| diagnostics.iter().filter(|d| d["code"] == code).count();
+    assert_eq!(count("P421"), 100, "{diagnostics:?}");
+    assert_eq!(count("P200"), 150);
+    let notes: Vec<&Value> = diagnostics.iter().filter(|d| d["severity"] == 3).collect();
+    assert_eq!(notes.len(), 1, "{notes:?}");
+    assert!(
+        notes[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("50 more cost warnings (P420, P421)")),
+        "{}",
+        notes[0]
+    );
+}
