@@ -178,37 +178,6 @@ fn position(text: &str, offset: usize, encoding: Encoding) -> Value {
     json!({"line": pir_gen::line_of(text, offset), "character": character})
 }
 
-/// Whether `diagnostics` are what `expect` says, but for the cost warnings P420 and P421
-/// (SPEC §10.2.10) that the corpus kernels' small tiles in loops carry wherever the
-/// generator copies them.
-fn verify(expect: &Expect, diagnostics: &[Value]) -> bool {
-    let diagnostics: Vec<Value> = diagnostics
-        .iter()
-        .filter(|d| d["code"] != "P420" && d["code"] != "P421")
-        .cloned()
-        .collect();
-    let diagnostics = diagnostics.as_slice();
-    let line = |d: &Value| d["range"]["start"]["line"].as_u64().unwrap_or(u64::MAX);
-    match expect {
-        Expect::Clean => diagnostics.is_empty(),
-        Expect::One {
-            line: at,
-            code_or_message,
-        } => {
-            diagnostics.len() == 1
-                && diagnostics[0]["severity"] == 1
-                && line(&diagnostics[0]) == u64::from(*at)
-                && diagnostics[0]["code"] == *code_or_message
-        }
-        Expect::Near { first, last } => {
-            diagnostics.iter().any(|d| d["severity"] == 1)
-                && diagnostics
-                    .iter()
-                    .all(|d| (u64::from(*first)..=u64::from(*last)).contains(&line(d)))
-        }
-    }
-}
-
 /// `pir lsp` with one document open, as an editor that pulls diagnostics and asks for
 /// semantic-token deltas.
 struct Session {
@@ -335,7 +304,7 @@ impl Session {
                         result["items"].as_array().cloned().unwrap_or_default(),
                     );
                 }
-                verify(expect, &self.pulled.1)
+                support::verify(expect, &self.pulled.1).is_ok()
             }
             1 => result.as_array().is_some_and(|h| !h.is_empty()),
             2 => {

@@ -236,51 +236,6 @@ fn change(text: &str, edit: &Edit, encoding: Encoding) -> Value {
     })
 }
 
-/// Whether `diagnostics` are what `expect` says, but for the cost warnings P420 and P421
-/// (SPEC §10.2.10) that the corpus kernels' small tiles in loops carry wherever the
-/// generator copies them; `Err` describes the difference.
-fn verify(expect: &Expect, diagnostics: &[Value]) -> Result<(), String> {
-    let diagnostics: Vec<Value> = diagnostics
-        .iter()
-        .filter(|d| d["code"] != "P420" && d["code"] != "P421")
-        .cloned()
-        .collect();
-    let diagnostics = diagnostics.as_slice();
-    let line = |d: &Value| d["range"]["start"]["line"].as_u64().unwrap_or(u64::MAX);
-    let is_error = |d: &Value| d["severity"] == 1;
-    let ok = match expect {
-        Expect::Clean => diagnostics.is_empty(),
-        Expect::One {
-            line: at,
-            code_or_message,
-        } => {
-            diagnostics.len() == 1 && {
-                let d = &diagnostics[0];
-                is_error(d)
-                    && line(d) == u64::from(*at)
-                    && (d["code"] == *code_or_message
-                        || d["message"]
-                            .as_str()
-                            .is_some_and(|m| m.contains(code_or_message)))
-            }
-        }
-        Expect::Near { first, last } => {
-            diagnostics.iter().any(is_error)
-                && diagnostics
-                    .iter()
-                    .all(|d| (u64::from(*first)..=u64::from(*last)).contains(&line(d)))
-        }
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "expected {expect:?}, got {}",
-            serde_json::to_string_pretty(diagnostics).unwrap_or_default()
-        ))
-    }
-}
-
 /// A server under measurement, with one document open.
 struct Session {
     which: Which,
@@ -341,7 +296,7 @@ impl Session {
         );
         let diagnostics = self.server.diagnostics(&self.uri, 1);
         let took = began.elapsed();
-        if let Err(e) = verify(&Expect::Clean, &diagnostics) {
+        if let Err(e) = support::verify(&Expect::Clean, &diagnostics) {
             fail(&format!("{} on opening {name}: {e}", self.which.name()));
         }
         took
@@ -386,7 +341,7 @@ impl Session {
         let diagnostics = self.server.diagnostics(&self.uri, self.version);
         let took = began.elapsed();
         let cpu = self.cpu().saturating_sub(cpu);
-        if let Err(e) = verify(&edit.expect, &diagnostics) {
+        if let Err(e) = support::verify(&edit.expect, &diagnostics) {
             fail(&format!(
                 "{} answered {} (version {}) wrongly: {e}",
                 self.which.name(),
