@@ -268,3 +268,29 @@ pub fn from_lowering(op: &OpItem, diag: &lower::Diag, continues: bool) -> Findin
         fix: diag.fix.clone(),
     }
 }
+
+/// The most cost warnings ([`Code::is_cost_advice`]: P420, P421, SPEC §10.2.10) an editor is
+/// given for one document: 100. A kernel copied or unrolled many times repeats the same
+/// advice on every copy (16,390 on the 100,000-op benchmark file: 3 MB of JSON after every
+/// change, which made each keystroke in Neovim wait 4 s, and gathering them was a third of
+/// a keystroke); `pir check` lists them all.
+pub const MAX_COST_WARNINGS: usize = 100;
+
+/// A document's diagnostics with its cost warnings capped ([`crate::Analysis::capped_diagnostics`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CappedDiagnostics {
+    /// The diagnostics, sorted by range (then code): every one but the cost warnings after
+    /// the first [`MAX_COST_WARNINGS`] in that order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The cost warnings left out, if any.
+    pub cost_left_out: Option<LeftOut>,
+}
+
+/// Diagnostics left out of an answer: where the first is, and how many.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeftOut {
+    /// The primary range of the first left out (document offsets, UTF-8 bytes).
+    pub first: TextRange,
+    /// How many (at least 1).
+    pub count: usize,
+}

@@ -384,6 +384,14 @@ impl Analysis {
         self.with_db(|db| doc.diagnostics(db))
     }
 
+    /// [`Analysis::diagnostics`] as an editor is given them: at most
+    /// [`crate::MAX_COST_WARNINGS`] cost warnings, and how many more there are (see
+    /// [`Document::capped_diagnostics`]: the chunks past them are not read).
+    pub fn capped_diagnostics(&self, file: FileId) -> Cancellable<crate::CappedDiagnostics> {
+        let doc = self.doc(file);
+        self.with_db(|db| doc.capped_diagnostics(db))
+    }
+
     /// The BIR document of `file` (SPEC §8).
     pub fn file_bir(&self, file: FileId) -> Cancellable<Json> {
         let doc = self.doc(file);

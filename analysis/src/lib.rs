@@ -32,7 +32,7 @@ pub fn diagnostics(db: &dyn Db, file: SourceFile) -> Vec<Diagnostic> {
 }
 pub use check::for_each_op;
 pub use db::{Db, RootDatabase, Settings, SourceFile, file_items, line_index, op_lowering, parse};
-pub use diagnostic::Diagnostic;
+pub use diagnostic::{CappedDiagnostics, Diagnostic, LeftOut, MAX_COST_WARNINGS};
 pub use document::CHUNK_TARGET;
 pub use host::{Analysis, AnalysisHost, Cancellable, Cancelled, FileId};
 pub use resources::KernelStats;

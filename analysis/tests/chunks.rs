@@ -16,9 +16,10 @@ fn host(target: usize) -> AnalysisHost {
 /// answers that cover the whole document, then the answers at every `step`-th offset.
 fn answers(analysis: &Analysis, file: FileId, text: &str, step: usize) -> String {
     let mut out = format!(
-        "diagnostics {:#?}\nbir {}\nsymbols {:?}\nworkspace symbols {:?}\nfolds {:?}\n\
+        "diagnostics {:#?}\ncapped {:?}\nbir {}\nsymbols {:?}\nworkspace symbols {:?}\nfolds {:?}\n\
          tokens {:?}\ninlay {:?}\nlenses {:?}\nstats {:?}\n",
         analysis.diagnostics(file).unwrap(),
+        analysis.capped_diagnostics(file).unwrap(),
         analysis.bir_text(file).unwrap(),
         analysis.document_symbols(file).unwrap(),
         analysis.workspace_symbols(&[file], "").unwrap(),
@@ -56,6 +57,69 @@ fn answers(analysis: &Analysis, file: FileId, text: &str, step: usize) -> String
         ));
     }
     out
+}
+
+/// The diagnostics an editor is given are every diagnostic but the cost warnings after the
+/// first [`analysis::MAX_COST_WARNINGS`], and the count of those, whether the document is one
+/// chunk or cut into single kernels (whose later chunks are only counted, not read), and
+/// after an edit that adds an error past the cap.
+#[test]
+fn an_editor_is_given_the_first_cost_warnings_and_their_count() {
+    // Each kernel: one P420 (a 1-element op in a loop) and an unused tensor (P500).
+    let kernel = |k: usize| {
+        format!(
+            "kernel @k{k}(%a: sbuf f32[128, 1], %b: sbuf f32[128, 1]) {{\n  %u = sbuf f32[128, 1]\n  \
+             for %i in 0..4 {{\n    TensorScalarPtrOp {{ dst = %b, src = %a, op0 = multiply, \
+             operand0 = 2.0 }}\n  }}\n}}\n"
+        )
+    };
+    let text: String = (0..250).map(kernel).collect();
+    let expected = |all: Vec<analysis::Diagnostic>| {
+        let limit = analysis::MAX_COST_WARNINGS;
+        let costs: Vec<_> = all.iter().filter(|d| d.code.is_cost_advice()).collect();
+        let left_out = (costs.len() > limit).then(|| analysis::LeftOut {
+            first: costs[limit].range,
+            count: costs.len() - limit,
+        });
+        let mut seen = 0;
+        let diagnostics = all
+            .iter()
+            .filter(|d| {
+                seen += usize::from(d.code.is_cost_advice());
+                !d.code.is_cost_advice() || seen <= limit
+            })
+            .cloned()
+            .collect();
+        analysis::CappedDiagnostics {
+            diagnostics,
+            cost_left_out: left_out,
+        }
+    };
+    for target in [1, usize::MAX] {
+        let mut host = host(target);
+        let file = host.add_file(&text);
+        let capped = host.snapshot().capped_diagnostics(file).unwrap();
+        let all = host.snapshot().diagnostics(file).unwrap();
+        assert_eq!(all.iter().filter(|d| d.code.is_cost_advice()).count(), 250);
+        assert_eq!(capped.cost_left_out.map(|l| l.count), Some(150));
+        assert_eq!(capped, expected(all), "chunk target {target}");
+        // An error in the last kernel, past the cap: still given.
+        let at = text.rfind("%a,").unwrap();
+        host.edit_file(
+            file,
+            TextRange::at(TextSize::from(at as u32), TextSize::from(2)),
+            "%q",
+        );
+        let capped = host.snapshot().capped_diagnostics(file).unwrap();
+        let all = host.snapshot().diagnostics(file).unwrap();
+        assert!(
+            capped
+                .diagnostics
+                .iter()
+                .any(|d| d.code == lower::Code::P200)
+        );
+        assert_eq!(capped, expected(all), "chunk target {target}, edited");
+    }
 }
 
 /// The answers on `text` cut into single kernels, and in one chunk.

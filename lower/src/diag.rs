@@ -103,6 +103,15 @@ codes! {
     P501 Warning "op reads a tensor that nothing wrote before",
 }
 
+impl Code {
+    /// Whether the code is cost advice (P420, P421: SPEC §10.2.10, a warning on an op's
+    /// size, not on its meaning), which an editor is sent only the first of
+    /// (`analysis::MAX_COST_WARNINGS`).
+    pub fn is_cost_advice(self) -> bool {
+        matches!(self, Code::P420 | Code::P421)
+    }
+}
+
 impl fmt::Display for Code {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

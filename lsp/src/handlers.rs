@@ -292,14 +292,14 @@ pub(crate) const MAX_DIAGNOSTICS: usize = 10_000;
 pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
     let doc = doc(snap, uri)?;
     let view = view(snap, doc);
-    let all = cancellable(snap.analysis.diagnostics(doc.file))?;
+    let all = cancellable(snap.analysis.capped_diagnostics(doc.file))?;
     Ok(to_lsp_diagnostics(&all, uri, &view))
 }
 
 /// `all`, diagnostics of the text of `rope`, as LSP diagnostics of `uri` (capped at
 /// [`MAX_DIAGNOSTICS`]): for files read from disk.
 pub(crate) fn lsp_diagnostics(
-    all: &[Diagnostic],
+    all: &analysis::CappedDiagnostics,
     uri: &Uri,
     rope: &Rope,
     encoding: convert::Encoding,
@@ -315,61 +315,43 @@ pub(crate) fn lsp_diagnostics(
     )
 }
 
-/// The most cost warnings (P420, P421: SPEC §10.2.10, advice on an op's size) sent for one
-/// document: 100. A kernel copied or unrolled many times repeats the same advice on every
-/// copy (16,390 on the 100,000-op benchmark file, 3 MB of JSON after every change, which
-/// made each keystroke in Neovim wait 4 s); beyond them a last diagnostic (Information, at
-/// the first one left out) says how many more there are, and `pir check` lists them all.
-pub(crate) const MAX_COST_WARNINGS: usize = 100;
-
-/// `all` as LSP diagnostics of `uri`, capped at [`MAX_DIAGNOSTICS`] (and the cost warnings at
-/// [`MAX_COST_WARNINGS`]).
-fn to_lsp_diagnostics(all: &[Diagnostic], uri: &Uri, view: &View<'_>) -> Vec<lsp::Diagnostic> {
-    let is_cost = |d: &Diagnostic| matches!(d.code, lower::Code::P420 | lower::Code::P421);
-    let mut cost_seen = 0usize;
-    let mut cost_left_out: Option<&Diagnostic> = None;
-    let mut cost_more = 0usize;
-    let kept: Vec<&Diagnostic> = all
-        .iter()
-        .filter(|d| {
-            if !is_cost(d) {
-                return true;
-            }
-            cost_seen += 1;
-            if cost_seen <= MAX_COST_WARNINGS {
-                return true;
-            }
-            cost_left_out.get_or_insert(d);
-            cost_more += 1;
-            false
-        })
-        .collect();
+/// `all` as LSP diagnostics of `uri`, capped at [`MAX_DIAGNOSTICS`], with a last
+/// diagnostic (Information, at the first one left out) for the cost warnings the analysis
+/// left out ([`analysis::MAX_COST_WARNINGS`]) and one for those past [`MAX_DIAGNOSTICS`].
+fn to_lsp_diagnostics(
+    all: &analysis::CappedDiagnostics,
+    uri: &Uri,
+    view: &View<'_>,
+) -> Vec<lsp::Diagnostic> {
+    let kept = &all.diagnostics;
     let mut out: Vec<lsp::Diagnostic> = kept
         .iter()
         .take(MAX_DIAGNOSTICS)
         .map(|d| view.diagnostic(d, uri))
         .collect();
     // What was left out, said at the first diagnostic left out (Information).
-    let note = |first: &Diagnostic, message: String| lsp::Diagnostic {
-        range: view.range(first.range),
+    let note = |first: TextRange, message: String| lsp::Diagnostic {
+        range: view.range(first),
         severity: Some(lsp::DiagnosticSeverity::INFORMATION),
         source: Some("pir".to_string()),
         message,
         ..lsp::Diagnostic::default()
     };
-    if let Some(first) = cost_left_out {
+    if let Some(left_out) = all.cost_left_out {
         out.push(note(
-            first,
+            left_out.first,
             format!(
-                "{cost_more} more cost warnings (P420, P421) from here on are not shown (pir \
-                 sends at most {MAX_COST_WARNINGS} per file); `pir check` lists them all"
+                "{} more cost warnings (P420, P421) from here on are not shown (pir sends at \
+                 most {} per file); `pir check` lists them all",
+                left_out.count,
+                analysis::MAX_COST_WARNINGS
             ),
         ));
     }
     if let Some(first) = kept.get(MAX_DIAGNOSTICS) {
         let more = kept.len() - MAX_DIAGNOSTICS;
         out.push(note(
-            first,
+            first.range,
             format!(
                 "{more} more diagnostics from here on are not shown (pir sends at most \
                  {MAX_DIAGNOSTICS} per file); `pir check` lists them all"

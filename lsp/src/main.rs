@@ -19,7 +19,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[command(
     name = "pir",
     version,
-    about = "Check, lower and serve the Penguin text IR (pir-spec/2)"
+    about = "Check, lower and serve the Penguin text IR (pir-spec/3)"
 )]
 struct Args {
     #[command(subcommand)]

@@ -317,11 +317,12 @@ impl Workspace {
         let (text, decoding) = self.read(path)?;
         let mut disk = self.disk.lock().unwrap_or_else(PoisonError::into_inner);
         let all = disk.with(&text, context.threshold, true, |analysis, file| {
-            analysis.diagnostics(file)
+            analysis.capped_diagnostics(file)
         });
         drop(disk);
         // Never cancelled: nothing writes to this database while the lock is held.
-        let all = files::with_decoding(all.unwrap_or_default(), &decoding);
+        let mut all = all.unwrap_or_default();
+        all.diagnostics = files::with_decoding(std::mem::take(&mut all.diagnostics), &decoding);
         let rope = Rope::from_str(&text);
         let items = Arc::new(handlers::lsp_diagnostics(
             &all,

@@ -34,7 +34,9 @@ use lower::diag::Code;
 
 use super::{Document, Shift};
 use crate::db::{Db, SourceFile};
-use crate::diagnostic::{Diagnostic, Finding, Message, RelatedAt};
+use crate::diagnostic::{
+    CappedDiagnostics, Diagnostic, Finding, LeftOut, MAX_COST_WARNINGS, Message, RelatedAt,
+};
 use crate::kernel::rules::{self, p208, p416};
 use crate::kernel::view::KernelView;
 use crate::kernel::{SplitKernel, summary};
@@ -54,8 +56,12 @@ use crate::{TextRange, TextSize};
 /// [`Document::forget_digests`] to every chunk when the settings change.
 #[derive(Clone, Debug)]
 pub(super) struct Digest {
-    /// The chunk has diagnostics, or syntax errors past the parser's cap.
+    /// The chunk has diagnostics other than cost warnings, or syntax errors past the
+    /// parser's cap.
     reports: bool,
+    /// How many cost warnings ([`Code::is_cost_advice`]) the chunk has: counted, not read,
+    /// once an editor has been given [`MAX_COST_WARNINGS`].
+    cost_warnings: u32,
     /// The hashes of its kernel names ([`ChunkSummary::kernels`]), in order.
     kernels: KernelHashes,
 }
@@ -80,7 +86,9 @@ impl Digest {
     /// The digest of `source`, from its memoized diagnostics and [`ChunkSummary`].
     fn of(db: &dyn Db, source: SourceFile) -> Digest {
         let summary = chunk_summary(db, source);
-        let reports = summary.left_out > 0 || !crate::check::findings(db, source).is_empty();
+        let findings = crate::check::findings(db, source);
+        let cost_warnings = findings.iter().filter(|f| f.code.is_cost_advice()).count();
+        let reports = summary.left_out > 0 || findings.len() > cost_warnings;
         let hashes: Vec<u64> = summary
             .kernels
             .iter()
@@ -90,7 +98,11 @@ impl Digest {
             [hash] => KernelHashes::One(hash),
             _ => KernelHashes::Other(hashes.into()),
         };
-        Digest { reports, kernels }
+        Digest {
+            reports,
+            cost_warnings: u32::try_from(cost_warnings).unwrap_or(u32::MAX),
+            kernels,
+        }
     }
 }
 
@@ -105,7 +117,28 @@ impl Document {
     /// report are read from the database, and kernel names only when two chunks' hashes
     /// meet (a name defined twice, or a collision).
     pub fn diagnostics(&self, db: &dyn Db) -> Vec<Diagnostic> {
+        self.gather(db, usize::MAX).diagnostics
+    }
+
+    /// [`Document::diagnostics`] with at most [`MAX_COST_WARNINGS`] cost warnings (the
+    /// first, in that order), as an editor is given them: the chunks past the first
+    /// [`MAX_COST_WARNINGS`] + 1 cost warnings are not read for theirs, only counted by
+    /// their digests, so that a keystroke does not place thousands of warnings the editor
+    /// never shows.
+    pub fn capped_diagnostics(&self, db: &dyn Db) -> CappedDiagnostics {
+        self.gather(db, MAX_COST_WARNINGS)
+    }
+
+    /// The document's diagnostics with at most `cost_limit` cost warnings, and those left
+    /// out. Cost warnings are chunk findings, never kernel-wide ones, so in document order
+    /// they come chunk by chunk: once more than `cost_limit` have been read, the later
+    /// chunks' are counted from their digests.
+    fn gather(&self, db: &dyn Db, cost_limit: usize) -> CappedDiagnostics {
         let mut out = Vec::new();
+        // Cost warnings read (placed in `out`) and those only counted.
+        let mut cost_read = 0usize;
+        let mut cost_counted = 0usize;
+        let enough = cost_limit.saturating_add(1);
         let mut syntax_errors = 0;
         let mut left_out: Option<(TextRange, usize)> = None;
         // Lone carriage returns: one P103 for the document, at the first, counting all
@@ -133,8 +166,15 @@ impl Document {
             for &hash in digest.kernels.as_slice() {
                 names_meet |= !hashes.insert(hash);
             }
-            if digest.reports {
-                reporting.push(index);
+            let costs = digest.cost_warnings as usize;
+            let read_costs = costs > 0 && cost_read < enough;
+            if read_costs {
+                cost_read += costs;
+            } else {
+                cost_counted += costs;
+            }
+            if digest.reports || read_costs {
+                reporting.push((index, read_costs));
             }
         }
         let mut placing = Placing::default();
@@ -148,11 +188,14 @@ impl Document {
                 .map(|(name, range)| (name.to_string(), range))
                 .collect();
         }
-        for index in reporting {
+        for (index, read_costs) in reporting {
             let source = self.chunk(index).source;
             let summary = chunk_summary(db, source);
             let crs = lone_carriage_returns(db, source);
             for f in crate::check::findings(db, source) {
+                if f.code.is_cost_advice() && !read_costs {
+                    continue;
+                }
                 if let Some((first, count)) = crs
                     && f.code == Code::P103
                     && f.range == first
@@ -205,7 +248,32 @@ impl Document {
             (a.range.start(), a.range.end(), a.code).cmp(&(b.range.start(), b.range.end(), b.code))
         });
         out.dedup();
-        out
+        // The cost warnings past the limit, in document order, left out.
+        let mut cost_left_out: Option<LeftOut> = None;
+        let mut shown = 0usize;
+        out.retain(|d| {
+            if !d.code.is_cost_advice() {
+                return true;
+            }
+            shown += 1;
+            if shown <= cost_limit {
+                return true;
+            }
+            cost_left_out
+                .get_or_insert(LeftOut {
+                    first: d.range,
+                    count: 0,
+                })
+                .count += 1;
+            false
+        });
+        if let Some(left_out) = &mut cost_left_out {
+            left_out.count += cost_counted;
+        }
+        CappedDiagnostics {
+            diagnostics: out,
+            cost_left_out,
+        }
     }
 
     /// The diagnostics of chunk `index` as the document reports them, in the document's

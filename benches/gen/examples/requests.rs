@@ -63,7 +63,9 @@ fn main() {
                 samples[k].push(started.elapsed());
             };
             time(0, &mut || {
-                snap.diagnostics(file).map(|d| d.len()).unwrap_or(0)
+                snap.capped_diagnostics(file)
+                    .map(|d| d.diagnostics.len())
+                    .unwrap_or(0)
             });
             time(1, &mut || {
                 snap.code_lenses(file).map(|d| d.len()).unwrap_or(0)
