@@ -268,6 +268,68 @@ fn p420_fires_on_a_repeated_small_instruction_once() {
     );
 }
 
+/// The P420 and P421 messages of `text`.
+fn cost_warnings(text: &str) -> Vec<(String, String)> {
+    diagnostics(text)
+        .into_iter()
+        .filter(|(c, _)| c == "P420" || c == "P421")
+        .collect()
+}
+
+#[test]
+fn p420_judges_the_moving_of_a_matmul_and_exempts_the_transpose() {
+    // A moving of 32 elements per partition, twice: P420 on the moving; the rule's fixed
+    // part is MM_INIT = 64. A transpose of [32, 32] (cost bound by P, not N): none.
+    let text = "kernel @k(%a: sbuf bf16[128, 64], %c: sbuf bf16[128, 32], %p: psum f32[64, 32], %s: sbuf bf16[32, 32], %t: psum bf16[32, 32]) {
+  for %i in 0..2 {
+    MatMulOp { dst = %p, stationary = %a, moving = %c }
+    TransposeOp { dst = %t, src = %s }
+  }
+}
+";
+    assert_eq!(
+        cost_warnings(text),
+        [(
+            "P420".to_string(),
+            "overhead-bound: Matmult on PE reads 32 elements per partition (under 128), 2 times; \
+             each costs at least 64 cycles, nearly all of it fixed overhead"
+                .to_string()
+        )]
+    );
+}
+
+#[test]
+fn p421_measures_the_on_chip_side_only() {
+    // 256 f32 = 1,024 bytes per partition into SBUF, 4 times: P421 (SPEC §10.2.10's
+    // message). The same transfer HBM to HBM has no on-chip operand: none.
+    let text = "kernel @k(%a: hbm f32[512, 256]) -> (%o: hbm f32[512, 256]) {
+  tensor %t : sbuf f32[128, 256]
+  for %i in 0..4 {
+    DmaCopyOp { dst = %t, src = %a[%i*128 : %i*128 + 128, :] }
+    DmaCopyOp { dst = %o[%i*128 : %i*128 + 128, :], src = %a[%i*128 : %i*128 + 128, :] }
+  }
+}
+";
+    assert_eq!(
+        cost_warnings(text),
+        [(
+            "P421".to_string(),
+            "small DMA: 1,024 bytes per partition (under 2 KiB), 4 times; the DMA guide \
+             recommends at least 2 KiB per partition and 4 KiB to saturate"
+                .to_string()
+        )]
+    );
+    // 512 f32 = 2,048 bytes per partition: at the threshold, none.
+    let text = "kernel @k(%a: hbm f32[512, 512]) {
+  tensor %t : sbuf f32[128, 512]
+  for %i in 0..4 {
+    DmaCopyOp { dst = %t, src = %a[%i*128 : %i*128 + 128, :] }
+  }
+}
+";
+    assert_eq!(cost_warnings(text), []);
+}
+
 #[test]
 fn p421_is_silent_on_the_tiled_tutorial_and_fires_on_the_others() {
     let count = |file: &str| {
