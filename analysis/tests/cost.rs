@@ -230,6 +230,24 @@ fn the_cost_lens_names_the_bound() {
     );
 }
 
+#[test]
+fn a_tie_goes_to_the_first_engine_and_the_lens_uses_short_names() {
+    // On trn2: Activation of 1,200 elements, max(64, 1,200) = 1,200 cycles × 1,000 / 1,200
+    // MHz = 1,000 ns; a DVE copy of 960 f32, 960 cycles × 1,000 / 960 MHz = 1,000 ns. A
+    // tie: the bottleneck is the first in the order PE, Activation, DVE, Pool, DMA.
+    let text = "kernel @k(%a: sbuf f32[128, 1200], %b: sbuf f32[128, 1200], %c: sbuf f32[128, 960], %d: sbuf f32[128, 960]) {
+  ActivationOp { dst = %b, src = %a, func = exp }
+  TensorCopyOp { dst = %d, src = %c }
+}
+";
+    let c = cost(text, Target::Trn2);
+    assert_eq!((c.bottleneck, c.lower_bound_ns), (Some(Engine::Act), 1_000));
+    assert_eq!(
+        c.lens().as_deref(),
+        Some("trn2 ≥ 1.00 µs · Act-bound · DVE 100%")
+    );
+}
+
 // ----- P420, P421, not estimated ------------------------------------------------------------
 
 fn diagnostics(text: &str) -> Vec<(String, String)> {
