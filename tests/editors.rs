@@ -20,8 +20,9 @@
 //!   name in it linking to its op, Show BIR following an edit, a quick fix, inlay hints in
 //!   the middle of the 100,000-op benchmark file (issue 24), the progress of opening a
 //!   1.2 MB file in the status bar, `pir.workspaceDiagnostics` putting the problem of a file
-//!   never opened in the Problems panel, and the error naming `pir.server.path` when the
-//!   binary is missing. A failure keeps its screenshots, the page's text
+//!   never opened in the Problems panel, "Show Kernel Profile" drawing one bar per engine in
+//!   a webview (screenshots kept in target/tmp/vscode-e2e/), and the error naming
+//!   `pir.server.path` when the binary is missing. A failure keeps its screenshots, the page's text
 //!   and the client's output channel in a folder whose path the test prints.
 //!
 //! * `emacs_end_to_end`: batch Emacs ≥ 28 with eglot (Debian's `emacs-nox` and
@@ -413,6 +414,25 @@ fn vscode_end_to_end() {
          the output channel are in {}",
         run_dir.join("artifacts").display()
     );
+    keep_profile_pictures(&run_dir.join("artifacts"));
+}
+
+/// Keeps the pictures of the "Show Kernel Profile" webview (issue 21) that e2e.mjs took
+/// (and checked pixel by pixel: the bars are in them) under target/tmp/vscode-e2e/, past
+/// the scratch directory: the window with the profile beside the source, and the drawing.
+fn keep_profile_pictures(artifacts: &Path) {
+    let keep = Path::new(env!("CARGO_TARGET_TMPDIR")).join("vscode-e2e");
+    fs::create_dir_all(&keep).expect("create target/tmp/vscode-e2e");
+    for name in ["vscode-profile.png", "vscode-profile-svg.png"] {
+        let bytes = fs::read(artifacts.join(name)).unwrap_or_default();
+        assert!(
+            bytes.starts_with(b"\x89PNG\r\n\x1a\n") && bytes.len() > 10_000,
+            "{name}: not a picture of the profile ({} bytes)",
+            bytes.len()
+        );
+        fs::write(keep.join(name), &bytes).expect("keep the picture");
+        eprintln!("kept {}", keep.join(name).display());
+    }
 }
 
 /// `emacs` ≥ 28 with eglot loadable in batch mode (Debian's `elpa-eglot`, put on

@@ -1,5 +1,5 @@
 //! The cost estimate (SPEC §10.2 [3]): each opcode rule against a figure computed by hand
-//! from §10.2's formulas (in each case's comment), the NKI matmul tutorial's four kernels
+//! from §10.2's formulas (`cost/rules.rs`, the arithmetic in each case's comment), the NKI matmul tutorial's four kernels
 //! ported (`tests/cost/tut*.pir`, SPEC §10.2.0 [T]) on trn1 and trn2, their published
 //! order and the bound's ratio to the measured time, P420 and P421, and the target's
 //! capacities (P304, P416).
@@ -8,6 +8,10 @@ use analysis::cost::{EngineCost, KernelCost};
 use analysis::{AnalysisHost, KernelStats};
 use lower::catalog::Engine;
 use lower::target::Target;
+
+/// Every opcode rule of SPEC §10.2.4–§10.2.7, each against a figure computed by hand.
+#[path = "cost/rules.rs"]
+mod rules;
 
 /// The stats of each kernel of `text` on `target`.
 fn stats(text: &str, target: Target) -> Vec<KernelStats> {
@@ -31,16 +35,22 @@ fn engine(cost: &KernelCost, engine: Engine) -> &EngineCost {
         .unwrap_or_else(|| panic!("no {engine:?} in {cost:?}"))
 }
 
-/// The cycles of the one op `op` (executed once) on `target`, in a kernel declaring
-/// `decls`.
-fn cycles(decls: &str, op: &str, target: Target) -> u64 {
+/// The engine and cycles of the one op `op` (executed once) on `target`, in a kernel
+/// declaring `decls`.
+fn engine_cycles(decls: &str, op: &str, target: Target) -> (Engine, u64) {
     let text = format!("kernel @k({decls}) {{\n  {op}\n}}\n");
     let c = cost(&text, target);
     assert_eq!(c.not_estimated, 0, "{text}: {:?}", diagnostics(&text));
     let [e] = c.engines.as_slice() else {
         panic!("{text}: one engine, got {c:?}");
     };
-    e.cycles.expect("a compute engine")
+    (e.engine, e.cycles.expect("a compute engine"))
+}
+
+/// The cycles of the one op `op` (executed once) on `target`, in a kernel declaring
+/// `decls`.
+fn cycles(decls: &str, op: &str, target: Target) -> u64 {
+    engine_cycles(decls, op, target).1
 }
 
 fn fixture(name: &str) -> String {
@@ -48,119 +58,6 @@ fn fixture(name: &str) -> String {
         .join("tests/cost")
         .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-// ----- PE (§10.2.4) ------------------------------------------------------------------------
-
-#[test]
-fn nc_matmul() {
-    let decls = "%a: sbuf bf16[128, 64], %b: sbuf bf16[128, 512], %c: sbuf bf16[128, 32], %o: psum f32[64, 512], %p: psum f32[64, 32]";
-    // max(min(64, 64), 512) × 1 = 512, on every target.
-    let op = "MatMulOp { dst = %o, stationary = %a, moving = %b }";
-    for t in Target::ALL {
-        assert_eq!(cycles(decls, op, t), 512);
-    }
-    // A moving of 32: max(min(64, 64), 32) = 64, the stationary load.
-    let op = "MatMulOp { dst = %p, stationary = %a, moving = %c }";
-    assert_eq!(cycles(decls, op, Target::Trn2), 64);
-}
-
-#[test]
-fn nc_transpose() {
-    let decls = "%s: sbuf bf16[32, 128], %t: psum bf16[128, 32], %f: sbuf f32[128, 128], %g: psum f32[128, 128]";
-    // bf16: max(P = 32, min(64, N = 128)) × 1 = 64.
-    assert_eq!(
-        cycles(decls, "TransposeOp { dst = %t, src = %s }", Target::Trn1),
-        64
-    );
-    // f32: max(128, min(64, 128)) × 4 on trn1 = 512, × 2 on trn2 = 256.
-    let op = "TransposeOp { dst = %g, src = %f }";
-    assert_eq!(cycles(decls, op, Target::Trn1), 512);
-    assert_eq!(cycles(decls, op, Target::Trn2), 256);
-}
-
-// ----- Activation, DVE, Pool (§10.2.5) ----------------------------------------------------
-
-#[test]
-fn activation() {
-    let decls = "%a: sbuf f32[128, 512], %b: sbuf f32[128, 512], %c: sbuf f32[128, 32]";
-    // max(64, ⌈512 × 1 / 1⌉) = 512.
-    let op = "ActivationOp { dst = %b, src = %a, func = exp }";
-    assert_eq!(cycles(decls, op, Target::Trn1), 512);
-    // 32 elements: the floor, max(64, 32) = 64.
-    let decls = "%a: sbuf f32[128, 32], %c: sbuf f32[128, 32]";
-    let op = "ActivationOp { dst = %c, src = %a, func = exp }";
-    assert_eq!(cycles(decls, op, Target::Trn2), 64);
-}
-
-#[test]
-fn tensor_scalar_and_its_perf_mode() {
-    let decls = "%a: sbuf bf16[128, 1024], %b: sbuf bf16[128, 1024]";
-    let op = "TensorScalarPtrOp { dst = %b, src = %a, op0 = multiply, operand0 = 2.0 }";
-    // trn1: max(64, ⌈1024 × 1 / 1⌉) = 1024; trn2, bf16 SBUF to SBUF, contiguous:
-    // d = 4, ⌈1024 / 4⌉ = 256.
-    assert_eq!(cycles(decls, op, Target::Trn1), 1024);
-    assert_eq!(cycles(decls, op, Target::Trn2), 256);
-}
-
-#[test]
-fn tensor_tensor() {
-    // f32, both in SBUF: 2N = 2 × 512 = 1024 (no perf mode for f32).
-    let decls = "%a: sbuf f32[128, 512], %b: sbuf f32[128, 512], %c: sbuf f32[128, 512]";
-    let op = "TensorTensorOp { dst = %c, src0 = %a, src1 = %b, op = add }";
-    assert_eq!(cycles(decls, op, Target::Trn1), 1024);
-    assert_eq!(cycles(decls, op, Target::Trn2), 1024);
-    // bf16 add, both in SBUF, contiguous: N = 512 on trn1; trn2's perf mode d = 2: 256.
-    let decls = "%a: sbuf bf16[128, 512], %b: sbuf bf16[128, 512], %c: sbuf bf16[128, 512]";
-    assert_eq!(cycles(decls, op, Target::Trn1), 512);
-    assert_eq!(cycles(decls, op, Target::Trn2), 256);
-    // One source in PSUM: N = 512.
-    let decls = "%a: sbuf f32[128, 512], %b: psum f32[128, 512], %c: sbuf f32[128, 512]";
-    assert_eq!(cycles(decls, op, Target::Trn2), 512);
-}
-
-#[test]
-fn tensor_copy_and_the_stride_factor() {
-    // A step of 2 f32 (8 bytes ≤ 16): s = 1, N = 512.
-    let decls = "%a: sbuf f32[128, 4096], %b: sbuf f32[128, 512]";
-    let op = "TensorCopyOp { dst = %b, src = %a[:, 0:1024:2] }";
-    assert_eq!(cycles(decls, op, Target::Trn1), 512);
-    // A step of 8 f32 (32 bytes > 16): s = 2, ⌈512 × 2⌉ = 1024.
-    let op = "TensorCopyOp { dst = %b, src = %a[:, 0:4096:8] }";
-    assert_eq!(cycles(decls, op, Target::Trn1), 1024);
-}
-
-#[test]
-fn memset_on_dve_and_pool() {
-    let decls = "%a: sbuf bf16[128, 1024]";
-    // DVE, bf16 zero: max(64, ⌈1024 / 2⌉) = 512.
-    let op = "MemsetOp { dst = %a, value = 0, engine = dve }";
-    assert_eq!(cycles(decls, op, Target::Trn1), 512);
-    // Pool: 150 + 1024 = 1174.
-    let op = "MemsetOp { dst = %a, value = 0 }";
-    assert_eq!(cycles(decls, op, Target::Trn1), 1174);
-    // DVE, bf16 one: N = 1024.
-    let op = "MemsetOp { dst = %a, value = 1.0, engine = dve }";
-    assert_eq!(cycles(decls, op, Target::Trn1), 1024);
-}
-
-#[test]
-fn tensor_reduce_chain() {
-    // reduce_axes [1, 2] of [128, 4, 256] f32, innermost first: N_0 = 1024 → 1024; then
-    // N_1 = 1024 / 256 = 4 → max(64, 4) = 64: 1,088 in all (SPEC §10.2.9's inlay example).
-    let decls = "%a: sbuf f32[128, 4, 256], %b: sbuf f32[128, 1]";
-    let op = "NeuronReduceMacro { dst = %b, src = %a, op = add, reduce_axes = [1, 2] }";
-    assert_eq!(cycles(decls, op, Target::Trn1), 1088);
-}
-
-#[test]
-fn max8() {
-    let decls = "%a: sbuf f32[128, 256], %b: sbuf f32[128, 8]";
-    // max(64, 256) = 256.
-    assert_eq!(
-        cycles(decls, "SundaMax8 { dst = %b, src = %a }", Target::Trn2),
-        256
-    );
 }
 
 // ----- the tutorial (§10.2.0 [T]) ---------------------------------------------------------
@@ -333,6 +230,24 @@ fn the_cost_lens_names_the_bound() {
     );
 }
 
+#[test]
+fn a_tie_goes_to_the_first_engine_and_the_lens_uses_short_names() {
+    // On trn2: Activation of 1,200 elements, max(64, 1,200) = 1,200 cycles × 1,000 / 1,200
+    // MHz = 1,000 ns; a DVE copy of 960 f32, 960 cycles × 1,000 / 960 MHz = 1,000 ns. A
+    // tie: the bottleneck is the first in the order PE, Activation, DVE, Pool, DMA.
+    let text = "kernel @k(%a: sbuf f32[128, 1200], %b: sbuf f32[128, 1200], %c: sbuf f32[128, 960], %d: sbuf f32[128, 960]) {
+  ActivationOp { dst = %b, src = %a, func = exp }
+  TensorCopyOp { dst = %d, src = %c }
+}
+";
+    let c = cost(text, Target::Trn2);
+    assert_eq!((c.bottleneck, c.lower_bound_ns), (Some(Engine::Act), 1_000));
+    assert_eq!(
+        c.lens().as_deref(),
+        Some("trn2 ≥ 1.00 µs · Act-bound · DVE 100%")
+    );
+}
+
 // ----- P420, P421, not estimated ------------------------------------------------------------
 
 fn diagnostics(text: &str) -> Vec<(String, String)> {
@@ -369,6 +284,68 @@ fn p420_fires_on_a_repeated_small_instruction_once() {
         )],
         "the op outside the loop runs once: no P420"
     );
+}
+
+/// The P420 and P421 messages of `text`.
+fn cost_warnings(text: &str) -> Vec<(String, String)> {
+    diagnostics(text)
+        .into_iter()
+        .filter(|(c, _)| c == "P420" || c == "P421")
+        .collect()
+}
+
+#[test]
+fn p420_judges_the_moving_of_a_matmul_and_exempts_the_transpose() {
+    // A moving of 32 elements per partition, twice: P420 on the moving; the rule's fixed
+    // part is MM_INIT = 64. A transpose of [32, 32] (cost bound by P, not N): none.
+    let text = "kernel @k(%a: sbuf bf16[128, 64], %c: sbuf bf16[128, 32], %p: psum f32[64, 32], %s: sbuf bf16[32, 32], %t: psum bf16[32, 32]) {
+  for %i in 0..2 {
+    MatMulOp { dst = %p, stationary = %a, moving = %c }
+    TransposeOp { dst = %t, src = %s }
+  }
+}
+";
+    assert_eq!(
+        cost_warnings(text),
+        [(
+            "P420".to_string(),
+            "overhead-bound: Matmult on PE reads 32 elements per partition (under 128), 2 times; \
+             each costs at least 64 cycles, nearly all of it fixed overhead"
+                .to_string()
+        )]
+    );
+}
+
+#[test]
+fn p421_measures_the_on_chip_side_only() {
+    // 256 f32 = 1,024 bytes per partition into SBUF, 4 times: P421 (SPEC §10.2.10's
+    // message). The same transfer HBM to HBM has no on-chip operand: none.
+    let text = "kernel @k(%a: hbm f32[512, 256]) -> (%o: hbm f32[512, 256]) {
+  tensor %t : sbuf f32[128, 256]
+  for %i in 0..4 {
+    DmaCopyOp { dst = %t, src = %a[%i*128 : %i*128 + 128, :] }
+    DmaCopyOp { dst = %o[%i*128 : %i*128 + 128, :], src = %a[%i*128 : %i*128 + 128, :] }
+  }
+}
+";
+    assert_eq!(
+        cost_warnings(text),
+        [(
+            "P421".to_string(),
+            "small DMA: 1,024 bytes per partition (under 2 KiB), 4 times; the DMA guide \
+             recommends at least 2 KiB per partition and 4 KiB to saturate"
+                .to_string()
+        )]
+    );
+    // 512 f32 = 2,048 bytes per partition: at the threshold, none.
+    let text = "kernel @k(%a: hbm f32[512, 512]) {
+  tensor %t : sbuf f32[128, 512]
+  for %i in 0..4 {
+    DmaCopyOp { dst = %t, src = %a[%i*128 : %i*128 + 128, :] }
+  }
+}
+";
+    assert_eq!(cost_warnings(text), []);
 }
 
 #[test]
@@ -538,94 +515,4 @@ fn the_drawn_occupancy_peaks_where_the_peak_is_and_cut_kernels_join() {
         let (cut, _) = series_of(&mut AnalysisHost::new().with_chunk_target(300));
         assert_eq!(cut, whole, "{file}");
     }
-}
-
-// ----- more opcode rules (§10.2.5), each by hand --------------------------------------------
-
-#[test]
-fn activation_reduce_adds_min_ii() {
-    // With `reduce_op`: max(64, 512) + 64 = 576.
-    let decls = "%a: sbuf f32[128, 512], %b: sbuf f32[128, 512], %r: sbuf f32[128, 1]";
-    let op = "ActivationOp { dst = %b, src = %a, func = exp, reduce_op = add, reduce_dst = %r }";
-    assert_eq!(cycles(decls, op, Target::Trn2), 576);
-}
-
-#[test]
-fn iota_dropout_and_stream_shuffle() {
-    // Iota on Pool: 150 + N = 150 + 512.
-    let decls = "%a: sbuf i32[128, 512]";
-    assert_eq!(
-        cycles(
-            decls,
-            "IndexValueInst { dst = %a, channel_multiplier = 1 }",
-            Target::Trn2
-        ),
-        662
-    );
-    // Dropout on DVE: max(64, 512) = 512.
-    let decls = "%a: sbuf f32[128, 512], %o: sbuf f32[128, 512]";
-    let op = "DropoutMaskInst { dst = %o, src = %a, keep_rate = 0.9 }";
-    assert_eq!(cycles(decls, op, Target::Trn2), 512);
-    // Stream shuffle of 32 partitions × 256: max(64, 256) = 256.
-    let decls = "%s: sbuf f32[32, 256], %d: sbuf f32[32, 256]";
-    let mask: Vec<String> = (0..32).map(|i| i.to_string()).collect();
-    let op = format!(
-        "StreamShuffleInst {{ dst = %d, src = %s, shuffle_mask = [{}] }}",
-        mask.join(", ")
-    );
-    assert_eq!(cycles(decls, &op, Target::Trn2), 256);
-}
-
-#[test]
-fn predicated_copy_and_select() {
-    // Both in SBUF: 2N = 1024; a predicate in PSUM: N = 512.
-    let decls = "%x: sbuf f32[128, 512], %y: sbuf f32[128, 512], %m: sbuf f32[128, 512], %p: psum f32[128, 512]";
-    let op = "TensorCopyPredicated { dst = %y, src = %x, predicate = %m }";
-    assert_eq!(cycles(decls, op, Target::Trn2), 1024);
-    let op = "TensorCopyPredicated { dst = %y, src = %x, predicate = %p }";
-    assert_eq!(cycles(decls, op, Target::Trn2), 512);
-    // Select, both in SBUF: 2N = 1024.
-    let op = "TensorSelect { dst = %y, predicate = %m, on_true = %x, on_false = 0.0 }";
-    assert_eq!(cycles(decls, op, Target::Trn2), 1024);
-}
-
-#[test]
-fn tensor_scalar_variants() {
-    let decls = "%x: sbuf f32[128, 512], %y: sbuf f32[128, 512], %s: sbuf f32[128, 1]";
-    // The cumulative form is tensor_tensor_scan: 2N = 1024.
-    let op =
-        "TensorScalarCacheCumulative { dst = %y, src = %x, op0 = add, operand0 = 0, op1 = add }";
-    assert_eq!(cycles(decls, op, Target::Trn2), 1024);
-    // affine_select on Pool (its default engine): 150 + 512.
-    let op = "AffSelTensorScalarOp { dst = %y, src = %x, predicates = [$0 - $1 >= 0], fill_value = -inf }";
-    assert_eq!(cycles(decls, op, Target::Trn2), 662);
-    // range_select: max(64, 512).
-    let op = "RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = %s }";
-    assert_eq!(cycles(decls, op, Target::Trn2), 512);
-}
-
-#[test]
-fn dma_cce_is_half_speed() {
-    // OffloadedFMA (mode CCE): two srcs of 128 × 512 f32 = 2 × 262,144 bytes read; q =
-    // 1,300,000 + ⌈524,288 × 2 × 1,000 / 23⌉ = 1,300,000 + 45,590,261 = 46,890,261 ps; once
-    // executed: ÷ 16,000 = 2,931 ns.
-    let text =
-        "kernel @k(%a: hbm f32[128, 512], %b: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
-  OffloadedFMA { dst = %o, srcs = [%a, %b], scales = [1.0, 1.0] }
-}
-";
-    let c = cost(text, Target::Trn2);
-    assert_eq!(c.not_estimated, 0, "{:?}", diagnostics(text));
-    let dma = engine(&c, Engine::Dma);
-    assert_eq!((dma.bytes, dma.ns), (Some(524_288), 2_931));
-}
-
-#[test]
-fn scalar_engine_copy_mode_on_trn3() {
-    // TensorCopyOp on `act` is an `Activation` with `func: "Copy"`: bf16 to bf16 halves on
-    // trn3 ([A3 L218]): max(64, ⌈512 / 2⌉) = 256; trn2: 512.
-    let decls = "%a: sbuf bf16[128, 512], %b: sbuf bf16[128, 512]";
-    let op = "TensorCopyOp { dst = %b, src = %a, engine = act }";
-    assert_eq!(cycles(decls, op, Target::Trn3), 256);
-    assert_eq!(cycles(decls, op, Target::Trn2), 512);
 }

@@ -9,6 +9,8 @@
 #                                     misspelt field's P203, inlay hints, a hover
 #   vscode-codelens-hover.png         the same run: the code lens above the kernel and the
 #                                     hover on its name (SPEC §10.1)
+#   vscode-profile.png                the same run: "Penguin IR: Show Kernel Profile" beside
+#                                     the source, the cost lens above it (SPEC §10.2.9)
 # Needs: a built pir ($PIR_BIN, default target/debug/pir), nvim >= 0.11, tmux, python3 with
 # Pillow, editors/vscode/node_modules and the installs of tests/vscode-e2e/README.md.
 set -euo pipefail
@@ -53,3 +55,5 @@ cp "$tmp/vscode-e2e/artifacts/vscode-e2e.png" "$here/vscode-diagnostics-hover.pn
 echo "wrote $here/vscode-diagnostics-hover.png"
 cp "$tmp/vscode-e2e/artifacts/vscode-codelens.png" "$here/vscode-codelens-hover.png"
 echo "wrote $here/vscode-codelens-hover.png"
+cp "$tmp/vscode-e2e/artifacts/vscode-profile.png" "$here/vscode-profile.png"
+echo "wrote $here/vscode-profile.png"

@@ -631,24 +631,23 @@ fn pe(inst: &Inst, target: Target) -> Option<Applied> {
             free_size(a)
         }
     };
+    // Matmult's f, which MatmultSparse shares ("as for Matmult", §10.2.4).
+    let matmul_f = if flag(inst, Field::IsTranspose) {
+        transpose_f
+    } else if is_f32(dtype(Some(mov))) {
+        4
+    } else {
+        1
+    };
     let (rule, f, ratio, source) = match inst.opcode {
         Opcode::MatmultMx => ("fallback", 1, 1, Some(isa("L896"))),
         Opcode::MatmultSparse => (
             "fallback",
-            if is_f32(dtype(Some(mov))) { 4 } else { 1 },
+            matmul_f,
             nat(inst.get(Field::CompressRatio)).unwrap_or(1).max(1),
             Some(isa("L896")),
         ),
-        _ => {
-            let f = if flag(inst, Field::IsTranspose) {
-                transpose_f
-            } else if is_f32(dtype(Some(mov))) {
-                4
-            } else {
-                1
-            };
-            ("nc_matmul", f, 1, Some(isa("L896")))
-        }
+        _ => ("nc_matmul", matmul_f, 1, Some(isa("L896"))),
     };
     Some(Applied {
         rule,

@@ -633,6 +633,82 @@ const CHECKS = [
     },
   ],
   [
+    'Penguin IR: Show Kernel Profile draws one bar per engine in a webview; its screenshot shows them',
+    async (page) => {
+      // The engines the estimate has for the kernel, as `pir stats` gives them (SPEC §10.2.9).
+      const stats = JSON.parse(
+        execFileSync(PIR_BIN, ['stats', '--format', 'json', path.join(WORKSPACE, FILE)], { encoding: 'utf8' }),
+      );
+      const cost = stats.files[0].kernels[0].cost;
+      const engines = Object.keys(cost.engines);
+      if (engines.length < 2) throw new Error(`expected several engines: ${JSON.stringify(cost)}`);
+      // Room for the drawing beside the source: a wider window, the side bar closed.
+      await page.setViewportSize({ width: 1920, height: 1080 });
+      await focusEditor(page);
+      await runCommand(page, 'View: Close Primary Side Bar');
+      await focusEditor(page);
+      await runCommand(page, 'Penguin IR: Show Kernel Profile');
+      const tab = page.locator('.tabs-container .tab', { hasText: `Kernel Profile: ${FILE}` }).first();
+      await tab.waitFor({ state: 'visible', timeout: STEP_MS });
+      // The webview's document is a frame (nested in the workbench's); find the one drawing
+      // the kernel.
+      const found = await waitFor('the profile SVG in a webview frame', async () => {
+        for (const frame of page.frames()) {
+          const seen = await frame
+            .evaluate(() => {
+              const svg = [...document.querySelectorAll('svg')].find((s) => s.textContent.includes('@matmul_basic'));
+              if (!svg) return null;
+              const bars = [...svg.querySelectorAll('rect.bar, rect.bound')].map((r) => ({
+                engine: r.previousElementSibling?.textContent ?? '',
+                bound: r.classList.contains('bound'),
+                width: r.getBoundingClientRect().width,
+                height: r.getBoundingClientRect().height,
+              }));
+              return { title: svg.querySelector('text.t')?.textContent ?? '', bars, width: svg.getBoundingClientRect().width };
+            })
+            .catch(() => null);
+          if (seen) return { frame, seen };
+        }
+        return notYet(page.frames().map((f) => f.url().slice(0, 80)));
+      });
+      const { frame, seen } = found;
+      log(`profile webview: ${seen.title}; bars ${JSON.stringify(seen.bars)}; drawn ${seen.width.toFixed(0)} px wide`);
+      const want = `@${stats.files[0].kernels[0].name} — trn2 ≥ `;
+      if (!seen.title.startsWith(want) || !seen.title.endsWith(`, ${cost.bottleneck}-bound`)) {
+        throw new Error(`the profile's title "${seen.title}" is not "${want}…, ${cost.bottleneck}-bound"`);
+      }
+      const drawn = seen.bars.map((b) => b.engine);
+      if (JSON.stringify(drawn) !== JSON.stringify(engines)) {
+        throw new Error(`bars for ${JSON.stringify(drawn)}, the estimate has ${JSON.stringify(engines)}`);
+      }
+      const bound = seen.bars.filter((b) => b.bound).map((b) => b.engine);
+      if (JSON.stringify(bound) !== JSON.stringify([cost.bottleneck])) {
+        throw new Error(`the bound is marked on ${JSON.stringify(bound)}, not ${cost.bottleneck}`);
+      }
+      if (seen.bars.some((b) => b.width < 1 || b.height < 5)) throw new Error(`a bar is not drawn: ${JSON.stringify(seen.bars)}`);
+      await page.mouse.move(400, 1000); // off the tabs and their tooltips (below the text)
+      await sleep(1000);
+      // The pictures: the window (source, lenses and profile beside), and the drawing alone,
+      // whose pixels must show the bars (SPEC §10.2.9's colours: bound #e45756, others
+      // #4c78a8), as the browser rendered them.
+      await page.screenshot({ path: path.join(ARTIFACTS, 'vscode-profile.png') });
+      const drawing = await frame.locator('svg').first().screenshot({ path: path.join(ARTIFACTS, 'vscode-profile-svg.png') });
+      const pixels = await countColours(page, drawing, { bound: [228, 87, 86], bar: [76, 120, 168] });
+      log(`profile screenshot: ${drawing.length} bytes, ${pixels.width}×${pixels.height}, bound-red ${pixels.bound} px, bar-blue ${pixels.bar} px`);
+      // The bound's bar spans the plot (700 of 960 units, 14 units high) at whatever scale.
+      const scale = pixels.width / 960;
+      if (pixels.bound < 700 * 14 * scale * scale * 0.8) throw new Error(`the bound's bar is not in the picture: ${JSON.stringify(pixels)}`);
+      if (pixels.bar === 0) throw new Error(`no other engine's bar in the picture: ${JSON.stringify(pixels)}`);
+      // Close the webview, give the side bar back.
+      await tab.hover();
+      await tab.locator('.tab-actions .action-label[aria-label^="Close"]').first().click({ timeout: STEP_MS });
+      await tab.waitFor({ state: 'detached', timeout: STEP_MS });
+      await runCommand(page, 'View: Toggle Primary Side Bar Visibility');
+      await page.setViewportSize({ width: 1280, height: 960 });
+      await focusEditor(page);
+    },
+  ],
+  [
     'a misspelt field gives a squiggle and one P203 at its line and column; undo clears it',
     async (page) => {
       await typeMisspeltField(page);
@@ -947,6 +1023,39 @@ async function typeMisspeltField(page) {
 }
 
 // ---------------------------------------------------------------------------------------
+
+/** Counts the pixels of a PNG (a screenshot) within 8 of each RGB colour of `colours`
+ *  (name → [r, g, b]), decoded by the browser in a blank page of its own; also its size. */
+async function countColours(page, png, colours) {
+  const blank = await page.context().browser().newPage();
+  try {
+    return await blank.evaluate(
+      async ({ data, colours }) => {
+        const image = new Image();
+        image.src = `data:image/png;base64,${data}`;
+        await image.decode();
+        const canvas = document.createElement('canvas');
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const cx = canvas.getContext('2d');
+        cx.drawImage(image, 0, 0);
+        const px = cx.getImageData(0, 0, image.width, image.height).data;
+        const counts = { width: image.width, height: image.height };
+        for (const [name, [r, g, b]] of Object.entries(colours)) {
+          let n = 0;
+          for (let i = 0; i < px.length; i += 4) {
+            if (Math.abs(px[i] - r) <= 8 && Math.abs(px[i + 1] - g) <= 8 && Math.abs(px[i + 2] - b) <= 8) n++;
+          }
+          counts[name] = n;
+        }
+        return counts;
+      },
+      { data: png.toString('base64'), colours },
+    );
+  } finally {
+    await blank.close();
+  }
+}
 
 async function saveArtifacts(page, name) {
   try {

@@ -120,6 +120,8 @@ async function showProfile(): Promise<void> {
   profilePanel.webview.html =
     '<!DOCTYPE html><html><head><meta charset="utf-8">' +
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline';">` +
+    // The drawing is 960 units wide: scaled down to the panel, never up.
+    '<style>svg{max-width:100%;height:auto}</style>' +
     `</head><body style="background:white;margin:0">${result.svg}</body></html>`;
 }
 
