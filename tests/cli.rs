@@ -1095,3 +1095,34 @@ fn stats_plot_draws_each_kernel() {
     // A blank 960 × 900 page compresses to a few kB; the drawing is tens of kB.
     assert!(bytes.len() > 20_000, "{} bytes: blank?", bytes.len());
 }
+
+/// The JSON documents of `check`, `stats` and `check --explain`, written file by file, are
+/// what `serde_json::to_string_pretty` prints of the whole document (and a line break):
+/// with unreadable paths first and among the files, and with one file.
+#[test]
+fn json_documents_written_file_by_file_are_pretty_printed_whole() {
+    let missing = temp("json_streamed_dir", b"").with_file_name("json_streamed_missing.pir");
+    let one = temp("json_streamed_one.pir", b"kernel @k(%x: hbm f32[128, 8]) {\n}\n");
+    let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+    let missing = missing.to_str().unwrap();
+    let one = one.to_str().unwrap();
+    for args in [
+        vec!["check", "--format", "json", examples, missing, one],
+        vec!["check", "--format", "json", missing],
+        vec!["check", "--format", "json", one],
+        vec!["stats", "--format", "json", missing, examples],
+        vec!["stats", "--format", "json", one],
+        vec!["check", "--explain", "I-3", "--format", "json", examples, one],
+    ] {
+        let out = pir().args(&args).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let value: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}):\n{text}"));
+        assert!(value["files"].is_array(), "{args:?}");
+        assert_eq!(
+            text,
+            format!("{}\n", serde_json::to_string_pretty(&value).unwrap()),
+            "{args:?}"
+        );
+    }
+}

@@ -38,8 +38,9 @@ pub use host::{Analysis, AnalysisHost, Cancellable, Cancelled, FileId};
 pub use resources::KernelStats;
 
 /// A 1-based line and a 1-based column counted in Unicode scalar values, as `pir check
-/// --format json` and `debuginfo` report them (SPEC §8, §9).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// --format json` and `debuginfo` report them (SPEC §8, §9); serialized as `{"line",
+/// "column"}`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize)]
 pub struct LineCol {
     /// 1-based line.
     pub line: u32,

@@ -15,6 +15,9 @@ use serde_json::json;
 
 use crate::{Format, Settings};
 
+mod json;
+use json::{JsonCheckReport, JsonDiagnostic, JsonFiles, JsonRange};
+
 /// A file read from disk and loaded into the database.
 struct Loaded {
     path: PathBuf,
@@ -211,11 +214,12 @@ pub fn check(paths: &[PathBuf], format: Format, settings: &Settings) -> u8 {
         eprintln!("pir: no .pir files to check");
     }
     let mut host = analysis(settings);
-    let mut reports: Vec<serde_json::Value> = files
-        .errors
-        .iter()
-        .map(|(path, e)| unreadable_report(path, e, "diagnostics"))
-        .collect();
+    let mut json = (format == Format::Json).then(|| JsonFiles::start(Some(settings.target.name())));
+    if let Some(json) = &mut json {
+        for (path, e) in &files.errors {
+            json.push(&unreadable_report(path, e, "diagnostics"));
+        }
+    }
     let (mut errors, mut warnings) = (0usize, 0usize);
     let (mut checked, mut unreadable) = (0usize, files.errors.len());
     for path in &files.paths {
@@ -224,7 +228,9 @@ pub fn check(paths: &[PathBuf], format: Format, settings: &Settings) -> u8 {
             Err(e) => {
                 // Reported by name, never counted as checked (SPEC §9 [2]).
                 eprintln!("pir: {}: {e}", display(path));
-                reports.push(unreadable_report(path, &e.to_string(), "diagnostics"));
+                if let Some(json) = &mut json {
+                    json.push(&unreadable_report(path, &e.to_string(), "diagnostics"));
+                }
                 unreadable += 1;
                 status = 2;
                 continue;
@@ -244,19 +250,16 @@ pub fn check(paths: &[PathBuf], format: Format, settings: &Settings) -> u8 {
         if file_errors > 0 && status == 0 {
             status = 1;
         }
-        match format {
-            Format::Human => print_human(&analysis, &loaded, &diagnostics),
-            Format::Json => reports.push(json_report(&analysis, &loaded, &diagnostics)),
+        match &mut json {
+            None => print_human(&analysis, &loaded, &diagnostics),
+            Some(json) => json.push(&json_report(&analysis, &loaded, &diagnostics)),
         }
     }
-    match format {
-        Format::Json => {
-            let doc = json!({ "target": settings.target.name(), "files": reports });
-            let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-            text.push('\n');
-            print_stdout(&text);
+    match json {
+        Some(json) => {
+            json.finish();
         }
-        Format::Human if checked + unreadable > 0 => {
+        None if checked + unreadable > 0 => {
             let plural =
                 |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
             let unread = if unreadable > 0 {
@@ -271,7 +274,7 @@ pub fn check(paths: &[PathBuf], format: Format, settings: &Settings) -> u8 {
                 plural(warnings, "warning")
             );
         }
-        Format::Human => {}
+        None => {}
     }
     exit_without_freeing(host);
     status
@@ -347,11 +350,6 @@ fn write_bir(host: &mut AnalysisHost, loaded: &Loaded, mut out: impl Write) -> s
     out.flush()
 }
 
-fn position(analysis: &Analysis, file: FileId, offset: analysis::TextSize) -> serde_json::Value {
-    let LineCol { line, column } = settled(analysis.line_col(file, offset));
-    json!({ "line": line, "column": column })
-}
-
 /// `pir check --explain NAME PATH…`: the op of each instruction named `NAME` (`I-33` or
 /// `I-21-0`) in the files — its kernel, 1-based line and column, its text and its BIR (the
 /// instructions `NAME` names). Human output on stdout; JSON `{"files": [{"path",
@@ -365,7 +363,8 @@ pub fn explain(paths: &[PathBuf], name: &str, format: Format, settings: &Setting
     let files = collect(paths);
     let mut status = files.report_errors();
     let mut host = analysis(settings);
-    let (mut found_any, mut reports, mut human) = (false, Vec::new(), String::new());
+    let (mut found_any, mut human) = (false, String::new());
+    let mut json = (format == Format::Json).then(|| JsonFiles::start(None));
     for path in &files.paths {
         let loaded = match load(&mut host, path) {
             Ok(l) => l,
@@ -426,18 +425,17 @@ pub fn explain(paths: &[PathBuf], name: &str, format: Format, settings: &Setting
                 "bir": bir,
             }));
         }
-        reports.push(
-            json!({ "path": loaded.path.display().to_string(), "instructions": instructions }),
-        );
-    }
-    match format {
-        Format::Json => {
-            let mut text =
-                serde_json::to_string_pretty(&json!({ "files": reports })).unwrap_or_default();
-            text.push('\n');
-            print_stdout(&text);
+        if let Some(json) = &mut json {
+            json.push(
+                &json!({ "path": loaded.path.display().to_string(), "instructions": instructions }),
+            );
         }
-        Format::Human => {
+    }
+    match json {
+        Some(json) => {
+            json.finish();
+        }
+        None => {
             print_stdout(&human);
         }
     }
@@ -452,26 +450,27 @@ pub fn explain(paths: &[PathBuf], name: &str, format: Format, settings: &Setting
 
 /// One file of `pir check --format json` (SPEC §9): 1-based lines, 1-based columns in
 /// Unicode scalar values.
-fn json_report(
+fn json_report<'a>(
     analysis: &Analysis,
     loaded: &Loaded,
-    diagnostics: &[Diagnostic],
-) -> serde_json::Value {
-    let diagnostics: Vec<serde_json::Value> = diagnostics
-        .iter()
-        .map(|d| {
-            json!({
-                "code": d.code.as_str(),
-                "severity": d.severity.as_str(),
-                "message": d.message,
-                "range": {
-                    "start": position(analysis, loaded.file, d.range.start()),
-                    "end": position(analysis, loaded.file, d.range.end()),
+    diagnostics: &'a [Diagnostic],
+) -> JsonCheckReport<'a> {
+    let position = |offset| settled(analysis.line_col(loaded.file, offset));
+    JsonCheckReport {
+        path: loaded.path.display().to_string(),
+        diagnostics: diagnostics
+            .iter()
+            .map(|d| JsonDiagnostic {
+                code: d.code.as_str(),
+                severity: d.severity.as_str(),
+                message: &d.message,
+                range: JsonRange {
+                    start: position(d.range.start()),
+                    end: position(d.range.end()),
                 },
             })
-        })
-        .collect();
-    json!({ "path": loaded.path.display().to_string(), "diagnostics": diagnostics })
+            .collect(),
+    }
 }
 
 /// The longest source line drawn under a diagnostic (bytes); a longer one is named by its
@@ -719,18 +718,21 @@ pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings, plot: Optio
     let mut drawn: Vec<Drawn> = Vec::new();
     let mut status = files.report_errors();
     let mut host = analysis(settings);
-    let mut reports: Vec<serde_json::Value> = files
-        .errors
-        .iter()
-        .map(|(path, e)| unreadable_report(path, e, "kernels"))
-        .collect();
+    let mut json = (format == Format::Json).then(|| JsonFiles::start(Some(settings.target.name())));
+    if let Some(json) = &mut json {
+        for (path, e) in &files.errors {
+            json.push(&unreadable_report(path, e, "kernels"));
+        }
+    }
     let mut human = String::new();
     for path in &files.paths {
         let loaded = match load(&mut host, path) {
             Ok(l) => l,
             Err(e) => {
                 eprintln!("pir: {}: {e}", display(path));
-                reports.push(unreadable_report(path, &e.to_string(), "kernels"));
+                if let Some(json) = &mut json {
+                    json.push(&unreadable_report(path, &e.to_string(), "kernels"));
+                }
                 status = 2;
                 continue;
             }
@@ -761,13 +763,13 @@ pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings, plot: Optio
                 drawn.push((display(path), k.clone(), occupancy, lines));
             }
         }
-        match format {
-            Format::Json => {
+        match &mut json {
+            Some(json) => {
                 let kernels: Vec<serde_json::Value> =
                     kernels.iter().map(|k| stats_json(k, &line_of)).collect();
-                reports.push(json!({ "path": path.display().to_string(), "kernels": kernels }));
+                json.push(&json!({ "path": path.display().to_string(), "kernels": kernels }));
             }
-            Format::Human => stats_human(&display(path), &kernels, &line_of, &mut human),
+            None => stats_human(&display(path), &kernels, &line_of, &mut human),
         }
     }
     if let Some(plot) = plot {
@@ -787,20 +789,12 @@ pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings, plot: Optio
             status = 2;
         }
     }
-    match format {
-        Format::Json => {
-            let doc = json!({ "target": settings.target.name(), "files": reports });
-            let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-            text.push('\n');
-            if !print_stdout(&text) {
-                status = 2;
-            }
-        }
-        Format::Human => {
-            if !print_stdout(&human) {
-                status = 2;
-            }
-        }
+    let written = match json {
+        Some(json) => json.finish(),
+        None => print_stdout(&human),
+    };
+    if !written {
+        status = 2;
     }
     exit_without_freeing(host);
     status
