@@ -1102,7 +1102,10 @@ fn stats_plot_draws_each_kernel() {
 #[test]
 fn json_documents_written_file_by_file_are_pretty_printed_whole() {
     let missing = temp("json_streamed_dir", b"").with_file_name("json_streamed_missing.pir");
-    let one = temp("json_streamed_one.pir", b"kernel @k(%x: hbm f32[128, 8]) {\n}\n");
+    let one = temp(
+        "json_streamed_one.pir",
+        b"kernel @k(%x: hbm f32[128, 8]) {\n}\n",
+    );
     let examples = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
     let missing = missing.to_str().unwrap();
     let one = one.to_str().unwrap();
@@ -1112,7 +1115,15 @@ fn json_documents_written_file_by_file_are_pretty_printed_whole() {
         vec!["check", "--format", "json", one],
         vec!["stats", "--format", "json", missing, examples],
         vec!["stats", "--format", "json", one],
-        vec!["check", "--explain", "I-3", "--format", "json", examples, one],
+        vec![
+            "check",
+            "--explain",
+            "I-3",
+            "--format",
+            "json",
+            examples,
+            one,
+        ],
     ] {
         let out = pir().args(&args).output().unwrap();
         let text = String::from_utf8(out.stdout).unwrap();

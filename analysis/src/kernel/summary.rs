@@ -226,6 +226,8 @@ fn part(
     }
     // Reads and writes, op by op, in source order.
     let mut names: HashMap<&str, usize> = HashMap::default();
+    // The names written (each once: most ops write a name an earlier op wrote).
+    let mut written: HashSet<&str> = HashSet::default();
     crate::check::for_each_op(&kernel.body, &mut |op| {
         if let Some((id, _)) = op.syntax.id {
             ids.written.push(WrittenId { op: ids.ops, id });
@@ -286,7 +288,9 @@ fn part(
             .any(|l| l.bounds.is_some() && l.trip_count() == 0);
         for &name in &op_writes {
             if runs {
-                writes.written.push(name.to_string());
+                if written.insert(name) {
+                    writes.written.push(name.to_string());
+                }
             } else {
                 writes
                     .written_in_empty_loops
@@ -309,7 +313,13 @@ fn part(
 
     let decls = declarations(items, used, kernel, syntax, &mut places);
     writes.written.sort_unstable();
-    writes.written.dedup();
+    // Kept for the life of the part's memo: no room left over from pushing.
+    writes.written.shrink_to_fit();
+    reads.names.shrink_to_fit();
+    ids.written.shrink_to_fit();
+    places.ids.shrink_to_fit();
+    places.classes.shrink_to_fit();
+    places.first_reads.shrink_to_fit();
     // The first op of each name (a stable sort keeps source order among equal names).
     writes.written_in_empty_loops.sort_by(|a, b| a.0.cmp(&b.0));
     writes.written_in_empty_loops.dedup_by(|b, a| a.0 == b.0);
