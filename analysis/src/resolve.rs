@@ -8,10 +8,6 @@
 //! the op's text and the declarations it reads are unchanged, which is what lets salsa
 //! skip the op's lowering.
 
-// FIXME(issue 19): indexing still to be made `get` here (its sites are proved in range
-// by the search before each); the rest of the crate is clean of it.
-#![allow(clippy::indexing_slicing)]
-
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
@@ -57,8 +53,11 @@ pub fn resolve(
                 scope: kernel.range,
                 prelude: false,
             });
-            if let Some(&first) = kernel_names.get(name.text.as_str()) {
-                let first_range = out.definitions[first].range;
+            if let Some(first) = kernel_names
+                .get(name.text.as_str())
+                .and_then(|&first| out.definitions.get(first))
+            {
+                let first_range = first.range;
                 out.diagnostics
                     .push(p201::kernel(&name.text, name.range, first_range));
             } else {
@@ -241,8 +240,7 @@ impl<'a> KernelResolver<'a> {
                 .copied()
                 .or_else(|| self.lookup(&name.text).map(|(_, d)| d))
         };
-        if let Some(first) = clash {
-            let first = &self.out.definitions[first];
+        if let Some(first) = clash.and_then(|first| self.out.definitions.get(first)) {
             let at = if first.prelude {
                 RelatedAt::EarlierDefinition(first.name.clone())
             } else {

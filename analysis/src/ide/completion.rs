@@ -4,10 +4,6 @@
 //! dtypes in types. Context comes from the tokens before the cursor (robust in half-typed
 //! text) and from the tree for the enclosing op and scopes.
 
-// FIXME(issue 19): indexing still to be made `get` here (its sites are proved in range
-// by the search before each); the rest of the crate is clean of it.
-#![allow(clippy::indexing_slicing)]
-
 use lower::catalog::{self, Kind, Mems};
 use lower::types::{Dtype, Memory};
 use syntax::Token;
@@ -199,7 +195,13 @@ fn open_bodies(file: &syntax::ast::SourceFile, at: TextSize) -> usize {
         inside(k.body_range) || (k.continues && k.body_range.is_some_and(|b| b.start() == at))
     };
     let touching = super::kernels_touching(&file.kernels, TextRange::empty(at));
-    let Some(kernel) = file.kernels[touching].iter().find(|k| inside_kernel(k)) else {
+    let Some(kernel) = file
+        .kernels
+        .get(touching)
+        .unwrap_or_default()
+        .iter()
+        .find(|k| inside_kernel(k))
+    else {
         return 0;
     };
     let mut depth = 1;
@@ -598,7 +600,7 @@ pub(crate) fn names_in_scope(
     let items = file_items(db, file);
     let kernels = &parse(db, file).file.kernels;
     let kernel = kernels.iter().position(|k| k.range.contains(offset));
-    let earlier = if kernel.is_some_and(|k| kernels[k].continues) {
+    let earlier = if kernel.is_some_and(|k| kernels.get(k).is_some_and(|k| k.continues)) {
         earlier.names()
     } else {
         &[]
@@ -683,8 +685,10 @@ fn context<'t>(before: &[(Token, TextRange)], slice: impl Fn(TextRange) -> &'t s
     let last = significant.last().map(|(t, _)| *t);
     // Types: `%x :` → memory; `%x : sbuf` → dtype; `reg %r :` → dtype.
     if let [.., (Token::Local, _), (Token::Colon, _)] = significant.as_slice() {
-        let reg = significant.len() >= 3
-            && matches!(significant[significant.len() - 3], (Token::Ident, r) if slice(r) == "reg");
+        let reg = matches!(
+            significant.len().checked_sub(3).and_then(|i| significant.get(i)),
+            Some(&(Token::Ident, r)) if slice(r) == "reg"
+        );
         return if reg { Context::Dtype } else { Context::Memory };
     }
     if let [.., (Token::Local, _), (Token::Colon, _), (Token::Ident, m)] = significant.as_slice()
@@ -708,11 +712,11 @@ fn context<'t>(before: &[(Token, TextRange)], slice: impl Fn(TextRange) -> &'t s
             _ => {}
         }
     }
-    let Some(open) = open else {
+    let at = |i: usize| significant.get(i).copied();
+    let Some((open, (open_token, open_range))) = open.and_then(|o| Some((o, at(o)?))) else {
         return Context::TopLevel;
     };
-    let (open_token, _) = significant[open];
-    let prev = open.checked_sub(1).map(|i| significant[i]);
+    let prev = open.checked_sub(1).and_then(at);
     match open_token {
         Token::LBracket => {
             // `%t[` … an access; `= [` … a list value.
@@ -723,7 +727,7 @@ fn context<'t>(before: &[(Token, TextRange)], slice: impl Fn(TextRange) -> &'t s
         }
         Token::LBrace => {
             // An op body: `Class {` or `Class #N {`.
-            let class = match (prev, open.checked_sub(2).map(|i| significant[i])) {
+            let class = match (prev, open.checked_sub(2).and_then(at)) {
                 (Some((Token::Ident, r)), _) => Some(slice(r).to_string()),
                 (Some((Token::OpId, _)), Some((Token::Ident, r))) => Some(slice(r).to_string()),
                 _ => None,
@@ -734,20 +738,26 @@ fn context<'t>(before: &[(Token, TextRange)], slice: impl Fn(TextRange) -> &'t s
                         || !matches!(prev, Some((Token::Eq, _))) =>
                 {
                     // Is there an `=` after the last separator?
-                    let after_open = &before[before
-                        .iter()
-                        .position(|(_, r)| *r == significant[open].1)
-                        .map_or(0, |p| p + 1)..];
+                    let after_open = before
+                        .get(
+                            before
+                                .iter()
+                                .position(|(_, r)| *r == open_range)
+                                .map_or(0, |p| p + 1)..,
+                        )
+                        .unwrap_or_default();
                     let since_sep = after_open
                         .iter()
                         .rposition(|(t, _)| matches!(t, Token::Comma | Token::Newline))
-                        .map_or(after_open, |p| &after_open[p + 1..]);
+                        .map_or(after_open, |p| after_open.get(p + 1..).unwrap_or_default());
                     let nested = since_sep
                         .iter()
                         .any(|(t, _)| matches!(t, Token::LBracket | Token::LParen | Token::LBrace));
                     match since_sep.iter().position(|(t, _)| *t == Token::Eq) {
                         Some(eq) if eq >= 1 && !nested => {
-                            let (t, r) = since_sep[eq - 1];
+                            let Some(&(t, r)) = since_sep.get(eq - 1) else {
+                                return Context::None;
+                            };
                             if eq + 1 < since_sep.len() || t == Token::Comma {
                                 return Context::None;
                             }
@@ -797,9 +807,10 @@ fn field_value_context<'t>(
     open: usize,
     slice: &impl Fn(TextRange) -> &'t str,
 ) -> Context {
+    let at = |i: usize| significant.get(i).copied();
     let mut depth = 0i32;
-    for i in (0..open).rev() {
-        match significant[i].0 {
+    for (i, &(token, _)) in significant.iter().enumerate().take(open).rev() {
+        match token {
             Token::RBrace | Token::RBracket | Token::RParen => depth += 1,
             Token::LBracket | Token::LParen if depth > 0 => {
                 depth -= 1;
@@ -811,21 +822,20 @@ fn field_value_context<'t>(
                 depth -= 1;
             }
             Token::Eq if depth == 0 => {
-                let Some((Token::Ident | Token::Step, field)) =
-                    i.checked_sub(1).map(|j| significant[j])
+                let Some((Token::Ident | Token::Step, field)) = i.checked_sub(1).and_then(at)
                 else {
                     return Context::None;
                 };
                 // The op class: the name before the `{` that opens the body.
                 let mut d = 0i32;
-                for j in (0..i).rev() {
-                    match significant[j].0 {
+                for (j, &(token, _)) in significant.iter().enumerate().take(i).rev() {
+                    match token {
                         Token::RBrace | Token::RBracket | Token::RParen => d += 1,
                         Token::LBracket | Token::LParen => d -= 1,
                         Token::LBrace if d == 0 => {
                             let class = match (
-                                j.checked_sub(1).map(|k| significant[k]),
-                                j.checked_sub(2).map(|k| significant[k]),
+                                j.checked_sub(1).and_then(at),
+                                j.checked_sub(2).and_then(at),
                             ) {
                                 (Some((Token::Ident, r)), _)
                                 | (Some((Token::OpId, _)), Some((Token::Ident, r))) => {

@@ -8,10 +8,6 @@
 //! signature, keep their indentation, so hand-aligned parameters stay aligned. A file with
 //! syntax errors is not formatted. See `docs/decisions.md` for the style.
 
-// FIXME(issue 19): indexing still to be made `get` here (its sites are proved in range
-// by the search before each); the rest of the crate is clean of it.
-#![allow(clippy::indexing_slicing)]
-
 use syntax::{TextRange, Token};
 
 /// The formatted text, or `None` when the text has syntax errors (formatting a broken file
@@ -124,14 +120,15 @@ fn space(
         }
         (T::Local, T::Colon) => {
             // `%x: type` in a signature, `tensor %x : type` in a declaration.
-            let declaration = i >= 2 && matches!(line[i - 2].0, T::Tensor)
-                || (i >= 2
-                    && line[i - 2].0 == T::Ident
-                    && &text[usize::from(line[i - 2].1.start())..usize::from(line[i - 2].1.end())]
-                        == "reg");
+            let before = i.checked_sub(2).and_then(|j| line.get(j));
+            let declaration = match before {
+                Some((T::Tensor, _)) => true,
+                Some((T::Ident, range)) => text.get(std::ops::Range::from(*range)) == Some("reg"),
+                _ => false,
+            };
             if declaration { " " } else { "" }
         }
-        (T::Minus, _) if is_unary(line, i - 1) => "",
+        (T::Minus, _) if i.checked_sub(1).is_some_and(|j| is_unary(line, j)) => "",
         _ => " ",
     }
 }
@@ -139,7 +136,7 @@ fn space(
 /// Whether the `-` at `line[i]` is a sign (no operand before it).
 fn is_unary(line: &[(Token, TextRange)], i: usize) -> bool {
     !matches!(
-        i.checked_sub(1).map(|j| line[j].0),
+        i.checked_sub(1).and_then(|j| line.get(j)).map(|t| t.0),
         Some(
             Token::Int
                 | Token::Float
@@ -155,17 +152,23 @@ fn is_unary(line: &[(Token, TextRange)], i: usize) -> bool {
 /// Whether the slice around the `:` next to `line[i]` has a `+` or `-` between operands
 /// (then its colons are spaced: `%i*128 : %i*128 + 128`; else tight: `0:32`).
 fn slice_is_complex(line: &[(Token, TextRange)], i: usize) -> bool {
-    let bound = |j: usize| matches!(line[j].0, Token::Comma | Token::LBracket | Token::RBracket);
+    let token = |j: usize| line.get(j).map(|t| t.0);
+    let bound = |j: usize| {
+        matches!(
+            token(j),
+            Some(Token::Comma | Token::LBracket | Token::RBracket)
+        )
+    };
     let mut start = i;
     let mut depth = 0i32;
     while start > 0 {
-        let t = line[start - 1].0;
+        let t = token(start - 1);
         if depth == 0 && bound(start - 1) {
             break;
         }
         match t {
-            Token::RParen => depth += 1,
-            Token::LParen => depth -= 1,
+            Some(Token::RParen) => depth += 1,
+            Some(Token::LParen) => depth -= 1,
             _ => {}
         }
         start -= 1;
@@ -173,15 +176,17 @@ fn slice_is_complex(line: &[(Token, TextRange)], i: usize) -> bool {
     let mut end = i;
     depth = 0;
     while end < line.len() && !(depth == 0 && bound(end)) {
-        match line[end].0 {
-            Token::LParen => depth += 1,
-            Token::RParen => depth -= 1,
+        match token(end) {
+            Some(Token::LParen) => depth += 1,
+            Some(Token::RParen) => depth -= 1,
             _ => {}
         }
         end += 1;
     }
-    (start..end).any(|j| {
-        matches!(line[j].0, Token::Plus) || (line[j].0 == Token::Minus && !is_unary(line, j))
+    (start..end).any(|j| match token(j) {
+        Some(Token::Plus) => true,
+        Some(Token::Minus) => !is_unary(line, j),
+        _ => false,
     })
 }
 
@@ -196,20 +201,20 @@ fn align_tensor_colons(lines: &mut [String]) {
     };
     let mut i = 0;
     while i < lines.len() {
-        let Some((indent, _)) = key(&lines[i]) else {
+        let Some((indent, _)) = lines.get(i).and_then(|l| key(l)) else {
             i += 1;
             continue;
         };
         let mut j = i;
         let mut width = 0;
-        while j < lines.len() {
-            match key(&lines[j]) {
+        while let Some(line) = lines.get(j) {
+            match key(line) {
                 Some((ind, len)) if ind == indent => width = width.max(len),
                 _ => break,
             }
             j += 1;
         }
-        for line in &mut lines[i..j] {
+        for line in lines.iter_mut().take(j).skip(i) {
             if let Some((_, len)) = key(line) {
                 let at = indent + "tensor ".len() + len;
                 line.insert_str(at, &" ".repeat(width - len));

@@ -2,10 +2,6 @@
 //! registers, loop variables and kernels (SPEC §10). All are lookups in the def/use table
 //! name resolution builds ([`FileItems::definitions`], [`FileItems::references`]).
 
-// FIXME(issue 19): indexing still to be made `get` here (its sites are proved in range
-// by the search before each); the rest of the crate is clean of it.
-#![allow(clippy::indexing_slicing)]
-
 use syntax::ast::{TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, file_items};
@@ -167,7 +163,10 @@ fn rename_references(
     let items = file_items(db, file);
     let def_index = def_at(items, offset)
         .ok_or("there is no tensor, register, loop variable or kernel here")?;
-    let def = &items.definitions[def_index];
+    let def = items
+        .definitions
+        .get(def_index)
+        .ok_or("there is no tensor, register, loop variable or kernel here")?;
     let sigil = if def.kind == DefKind::Kernel {
         '@'
     } else {
