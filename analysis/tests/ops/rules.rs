@@ -441,8 +441,41 @@ kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
               in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
               {"mode":"Copy"}
-            P419 warning:2:38 `%o`: output `%o` is never written
-            P100 error:5:3 `}`: this `}` closes the kernel, but `DmaCopyOp` after it stands outside every kernel: one `}` too many?
+            6: DMACopy DMA I-2-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o
+              {"mode":"Copy"}
+            P100 error:5:3 `}`: one `}` too many: this `}` closes its block early (it is indented deeper than the block's first line, and the file has one `}` more than `{`)
+        "#]],
+    );
+}
+
+#[test]
+fn an_extra_closing_brace_in_a_loop_is_one_error_and_later_ops_resolve() {
+    // The extra `}` after the first op closes the loop early; each `}` after it closes a
+    // block one level out. One P100 on it, and the ops after it still see `%t` and `%i`.
+    check(
+        r#"
+kernel @k(%a: hbm f32[256, 512]) -> (%o: hbm f32[256, 512]) {
+  for %i in 0..2 {
+    tensor %t : sbuf f32[128, 512]
+    DmaCopyOp { dst = %t, src = %a[%i*128 : %i*128 + 128, :] }
+    }
+    DmaCopyOp { dst = %o[%i*128 : %i*128 + 128, :], src = %t }
+  }
+}
+"#,
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":2,"stride":1}
+              5: DMACopy DMA I-1-0
+                in src: symbolic_ap float32 ap=[[512,128],[1,512]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":65536}],"c":0}] access_shape=[128,512] %a
+                out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                {"mode":"Copy"}
+              7: DMACopy DMA I-2-0
+                in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                out dst: symbolic_ap float32 ap=[[512,128],[1,512]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":65536}],"c":0}] access_shape=[128,512] %o
+                {"mode":"Copy"}
+            P100 error:6:5 `}`: one `}` too many: this `}` closes its block early (it is indented deeper than the block's first line, and the file has one `}` more than `{`)
         "#]],
     );
 }
