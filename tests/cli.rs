@@ -599,6 +599,32 @@ fn human_output_counts_lines_as_json_does_and_shows_nul() {
     assert!(stderr.contains("unknown character `\\0`"), "{stderr}");
 }
 
+/// A UTF-16 file is one diagnostic saying so, not a hundred about its NULs.
+#[test]
+fn a_utf16_file_is_one_diagnostic_naming_the_encoding() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/tensor_add.pir"
+    ))
+    .expect("example");
+    let bytes: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let path = temp("utf16.pir", &bytes);
+    let (code, json) = check_json(&path);
+    assert_eq!(code, 1);
+    let diagnostics = json["files"][0]["diagnostics"]
+        .as_array()
+        .expect("diagnostics");
+    assert_eq!(diagnostics.len(), 1, "{json}");
+    let message = diagnostics[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the file looks like UTF-16"),
+        "{message}"
+    );
+}
+
 /// A note on the diagnostic's own range is its label: the span is drawn once, with the
 /// specific note, not twice (once with the code's generic summary).
 #[test]
