@@ -559,6 +559,72 @@ fn control_characters_of_the_file_are_not_printed_raw() {
     );
 }
 
+/// Human output counts lines as the JSON output does (at `\n` only, as the language does):
+/// a lone `\r`, a form feed or U+2028 is shown in its line (as `␍`, `␌`, `␤`), not as a
+/// line end, and a NUL is shown as `␀` (docs/decisions.md).
+#[test]
+fn human_output_counts_lines_as_json_does_and_shows_nul() {
+    let path = temp(
+        "line_ends.pir",
+        "kernel @k() {\r  Op \u{c}{ a = 1 }\u{2028}\n  NoOp { \0b = 2 }\n}\n".as_bytes(),
+    );
+    let out = pir().arg("check").arg(&path).output().expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (_, json) = check_json(&path);
+    let name = path.display().to_string();
+    let headers: Vec<String> = stderr
+        .lines()
+        .filter_map(|l| {
+            l.split_once(&format!("{name}:"))
+                .map(|(_, at)| at.trim_end_matches(" ]").to_string())
+        })
+        .collect();
+    let positions: Vec<String> = json["files"][0]["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            format!(
+                "{}:{}",
+                d["range"]["start"]["line"], d["range"]["start"]["column"]
+            )
+        })
+        .collect();
+    assert_eq!(headers, positions, "{stderr}");
+    assert!(
+        stderr.contains("kernel @k() {␍  Op ␌{ a = 1 }␤"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("NoOp { ␀b = 2 }"), "{stderr}");
+    assert!(stderr.contains("unknown character `\\0`"), "{stderr}");
+}
+
+/// A UTF-16 file is one diagnostic saying so, not a hundred about its NULs.
+#[test]
+fn a_utf16_file_is_one_diagnostic_naming_the_encoding() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/tensor_add.pir"
+    ))
+    .expect("example");
+    let bytes: Vec<u8> = [0xFF, 0xFE]
+        .into_iter()
+        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+        .collect();
+    let path = temp("utf16.pir", &bytes);
+    let (code, json) = check_json(&path);
+    assert_eq!(code, 1);
+    let diagnostics = json["files"][0]["diagnostics"]
+        .as_array()
+        .expect("diagnostics");
+    assert_eq!(diagnostics.len(), 1, "{json}");
+    let message = diagnostics[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the file looks like UTF-16"),
+        "{message}"
+    );
+}
+
 /// A note on the diagnostic's own range is its label: the span is drawn once, with the
 /// specific note, not twice (once with the code's generic summary).
 #[test]

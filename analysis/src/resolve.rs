@@ -52,6 +52,7 @@ pub fn resolve(
                 range: name.range,
                 scope: kernel.range,
                 prelude: false,
+                flawed: false,
             });
             if let Some(first) = kernel_names
                 .get(name.text.as_str())
@@ -197,6 +198,7 @@ impl<'a> KernelResolver<'a> {
                 range: TextRange::empty(scope.start()),
                 scope,
                 prelude: true,
+                flawed: false,
             });
             self.kernel_names.insert(def.name.clone(), index);
             if def.visible {
@@ -229,6 +231,7 @@ impl<'a> KernelResolver<'a> {
             range: name.range,
             scope,
             prelude: false,
+            flawed: matches!(binding, Binding::Tensor(None) | Binding::Register(None)),
         });
         let clash = if kind == DefKind::LoopVar {
             // A loop variable may not shadow a tensor, register or enclosing loop variable;

@@ -167,7 +167,11 @@ fn unused_declarations(items: &FileItems, out: &mut Found) {
         if !declared || !kernel_scope.is_some_and(|scope| scope.contains_range(def.range)) {
             continue;
         }
-        if seen.insert(def.name.as_str()) && def.kind != DefKind::Param && !used.contains(&index) {
+        if seen.insert(def.name.as_str())
+            && def.kind != DefKind::Param
+            && !def.flawed
+            && !used.contains(&index)
+        {
             out.insert(found(Code::P500, def.range));
         }
     }

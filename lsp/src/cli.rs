@@ -600,19 +600,34 @@ impl<'a> CharIndex<'a> {
     }
 }
 
-/// `text` with every control character but tab and line ends replaced by U+FFFD (one
-/// character for one, so character offsets still hold): a file's bytes (ESC, say) must not
-/// reach a terminal raw.
+/// `text` as the terminal is shown it, one character for one (so character offsets still
+/// hold): a file's bytes (ESC, say) must not reach a terminal raw, and a line ends at `\n`
+/// only, as `pir check` counts lines everywhere (the JSON positions, the header of a line
+/// too long to draw), while ariadne would also end one at every other line break. So a
+/// control character but tab, `\n` and the `\r` of a CRLF is shown as its Unicode control
+/// picture (NUL as `␀`, a lone `\r` as `␍`, DEL as `␡`), a C1 control as U+FFFD, and U+2028
+/// and U+2029 as `␤` (docs/decisions.md).
 fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    let shown = |c: char| !c.is_control() || matches!(c, '\t' | '\n' | '\r');
-    if text.chars().all(shown) {
-        std::borrow::Cow::Borrowed(text)
-    } else {
-        text.chars()
-            .map(|c| if shown(c) { c } else { '\u{FFFD}' })
-            .collect::<String>()
-            .into()
+    let plain = |c: char| {
+        (!c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+            && !matches!(c, '\u{2028}' | '\u{2029}')
+    };
+    let lone_cr = |i: usize| text.as_bytes().get(i + 1) != Some(&b'\n');
+    if text.chars().all(plain) && !text.char_indices().any(|(i, c)| c == '\r' && lone_cr(i)) {
+        return std::borrow::Cow::Borrowed(text);
     }
+    text.char_indices()
+        .map(|(i, c)| match c {
+            '\r' if !lone_cr(i) => c,
+            '\t' | '\n' => c,
+            '\u{7F}' => '\u{2421}',
+            '\u{2028}' | '\u{2029}' => '\u{2424}',
+            c if u32::from(c) < 0x20 => char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{FFFD}'),
+            c if c.is_control() => '\u{FFFD}',
+            c => c,
+        })
+        .collect::<String>()
+        .into()
 }
 
 /// A file as an ariadne source: its name, and whether it stands for the related notes.

@@ -304,14 +304,56 @@ pub fn stamp(path: &Path) -> Option<Stamp> {
 }
 
 /// The text of a file's bytes (invalid UTF-8 replaced, `syntax::decode`) and a P103 for
-/// each run of invalid bytes.
+/// each run of invalid bytes. A file that looks like UTF-16 ([`utf16`]) is one P103 saying
+/// so, and an empty text: read as UTF-8 it would be a NUL or an invalid byte every other
+/// character, a hundred errors and no word of why.
 pub fn decode(bytes: &[u8]) -> (String, Vec<analysis::Diagnostic>) {
+    if let Some(which) = utf16(bytes) {
+        let message = format!(
+            "the file looks like {which}: Penguin IR files are UTF-8 (convert it, for \
+             instance with `iconv -f UTF-16 -t UTF-8`)"
+        );
+        let at = analysis::TextRange::empty(0.into());
+        return (
+            String::new(),
+            vec![analysis::Diagnostic::new(lower::Code::P103, at, message)],
+        );
+    }
     let (text, bad) = syntax::decode(bytes);
     let decoding = bad
         .into_iter()
         .map(|range| analysis::Diagnostic::new(lower::Code::P103, range, "invalid UTF-8"))
         .collect();
     (text, decoding)
+}
+
+/// Which UTF-16 `bytes` look like, if any: a byte order mark (`FF FE`, `FE FF`), or, in
+/// their first 4 KiB (at least 8 bytes), a NUL as at least 3 in 4 of the odd (UTF-16LE)
+/// or of the even (UTF-16BE) bytes, as ASCII text in UTF-16 has and a UTF-8 file never
+/// does (a NUL is no character of the language).
+fn utf16(bytes: &[u8]) -> Option<&'static str> {
+    match bytes {
+        [0xFF, 0xFE, ..] => return Some("UTF-16 (little-endian, with a byte order mark)"),
+        [0xFE, 0xFF, ..] => return Some("UTF-16 (big-endian, with a byte order mark)"),
+        _ => {}
+    }
+    let head = bytes.get(..bytes.len().min(4096))?;
+    let pairs = head.len() / 2;
+    if pairs < 4 {
+        return None;
+    }
+    let nuls = |parity: usize| {
+        head.chunks_exact(2)
+            .filter(|pair| pair.get(parity) == Some(&0))
+            .count()
+    };
+    if nuls(1) * 4 >= pairs * 3 {
+        Some("UTF-16 (little-endian)")
+    } else if nuls(0) * 4 >= pairs * 3 {
+        Some("UTF-16 (big-endian)")
+    } else {
+        None
+    }
 }
 
 /// At most this many invalid-UTF-8 diagnostics per file beyond the lexer's own (the rest
@@ -359,6 +401,45 @@ pub fn with_decoding(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// UTF-16 (with either byte order mark, or without one) is one P103 naming it, what
+    /// `pir check` and the server's workspace diagnostics report; UTF-8 with a NUL or two
+    /// is not UTF-16.
+    #[test]
+    fn utf16_is_one_diagnostic_naming_it() {
+        let text = "kernel @k() {\n  NoOp {}\n}\n";
+        let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        let with_bom = |bom: [u8; 2], body: &[u8]| [&bom[..], body].concat();
+        for (bytes, which) in [
+            (
+                with_bom([0xFF, 0xFE], &le),
+                "UTF-16 (little-endian, with a byte order mark)",
+            ),
+            (
+                with_bom([0xFE, 0xFF], &be),
+                "UTF-16 (big-endian, with a byte order mark)",
+            ),
+            (le.clone(), "UTF-16 (little-endian)"),
+            (be.clone(), "UTF-16 (big-endian)"),
+        ] {
+            let (decoded, diagnostics) = decode(&bytes);
+            assert_eq!(decoded, "");
+            let [only] = diagnostics.as_slice() else {
+                panic!("{diagnostics:?}");
+            };
+            assert_eq!(only.code, lower::Code::P103);
+            assert!(
+                only.message
+                    .starts_with(&format!("the file looks like {which}:")),
+                "{}",
+                only.message
+            );
+        }
+        let (decoded, diagnostics) = decode(b"kernel @k() {\n  \0NoOp {}\0\n}\n");
+        assert!(decoded.starts_with("kernel"));
+        assert!(diagnostics.is_empty(), "{diagnostics:?}");
+    }
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("pir-files-{name}-{}", std::process::id()));

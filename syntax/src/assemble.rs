@@ -50,6 +50,7 @@ pub(crate) fn assemble(
     end: PieceEnd<'_>,
     inside: bool,
 ) -> SourceFile {
+    let statements = drop_extra_closes(text, statements, errors, inside);
     let mut file = SourceFile::default();
     let mut open: Vec<Open> = Vec::new();
     // Where the current stretch outside every kernel began, and the first stray statement
@@ -165,6 +166,159 @@ pub(crate) fn assemble(
     }
     report_stray(text, &stray, errors);
     file
+}
+
+/// How a flat statement nests, all [`extra_closes`] reads of it.
+#[derive(Clone, Copy, Debug)]
+pub enum Shape {
+    /// A kernel header.
+    Kernel {
+        /// Where it starts (UTF-8 bytes).
+        start: TextSize,
+        /// Whether it opens a body.
+        opens: bool,
+    },
+    /// A loop header.
+    Loop {
+        /// Where it starts (UTF-8 bytes).
+        start: TextSize,
+        /// Whether it opens a body.
+        opens: bool,
+    },
+    /// A `}` (its range).
+    Close(TextRange),
+    /// Any other statement.
+    Stmt,
+}
+
+impl Shape {
+    /// The shape of `statement`.
+    pub fn of(statement: &FlatStmt) -> Shape {
+        match statement {
+            FlatStmt::Kernel(k) => Shape::Kernel {
+                start: k.range.start(),
+                opens: k.open.is_some(),
+            },
+            FlatStmt::Loop(l) => Shape::Loop {
+                start: l.range.start(),
+                opens: l.open.is_some(),
+            },
+            FlatStmt::Close(r) => Shape::Close(*r),
+            FlatStmt::Stmt(_) => Shape::Stmt,
+        }
+    }
+}
+
+/// The indices (ascending) of the `}`s among `shapes` (flat statements of `text`, in
+/// order; `inside`: the text starts inside a kernel's body) that are one too many, which
+/// the parser drops (one P100 each) so that what follows stays in its block: no cascade
+/// of P200s for the names declared before it, no "expected `kernel`". The document's cuts
+/// read the same, so as to nest as the parser does.
+///
+/// A `}` is one too many when the kernel it ends up closing is followed by a `}` or by a
+/// statement of a body (an op, a declaration, a loop) before the next `kernel`. Which `}`
+/// is told by indentation: the first `}` of that kernel that stands first on its line,
+/// indented more than the line of the header it closes (an extra `}` after an op is
+/// indented like the op's own `}`, and closes the block around it early; every `}` after
+/// it then closes a block one level out). With no such `}` nothing is dropped, and the
+/// stray statements are reported as [`report_stray`] says.
+pub fn extra_closes(
+    text: &str,
+    shapes: impl IntoIterator<Item = Shape>,
+    inside: bool,
+) -> Vec<usize> {
+    // The indentation of each open header's line.
+    let mut open: Vec<usize> = Vec::new();
+    if inside {
+        open.push(0);
+    }
+    // The first over-indented `}` of the current kernel (its index), not yet dropped, and
+    // a kernel just closed (the indentation of its header) with that `}`.
+    let mut candidate: Option<usize> = None;
+    let mut closed: Option<(usize, usize)> = None;
+    let mut extra: Vec<usize> = Vec::new();
+    for (i, shape) in shapes.into_iter().enumerate() {
+        if let Some((header, dropped)) = closed.take()
+            && matches!(shape, Shape::Stmt | Shape::Loop { .. })
+        {
+            // Every `}` from the extra one on closed a block one level out: without it
+            // the kernel is still open here.
+            extra.push(dropped);
+            open.push(header);
+            candidate = None;
+        }
+        match shape {
+            Shape::Kernel { start, opens } => {
+                open.clear();
+                candidate = None;
+                if opens {
+                    open.push(indent(text, start));
+                }
+            }
+            Shape::Loop { start, opens } => {
+                if opens && !open.is_empty() {
+                    open.push(indent(text, start));
+                }
+            }
+            Shape::Close(close) => match open.pop() {
+                Some(header) => {
+                    if candidate.is_none()
+                        && first_on_line(text, close.start())
+                        && indent(text, close.start()) > header
+                    {
+                        candidate = Some(i);
+                    }
+                    if open.is_empty()
+                        && let Some(dropped) = candidate
+                    {
+                        closed = Some((header, dropped));
+                    }
+                }
+                None => {
+                    if let Some(dropped) = candidate.take() {
+                        // Without the extra `}`, this one closes the kernel.
+                        extra.push(dropped);
+                    }
+                }
+            },
+            Shape::Stmt => {}
+        }
+    }
+    extra
+}
+
+/// Drops the `}`s that are one too many ([`extra_closes`]) from `statements`, each one
+/// P100 in `errors`.
+fn drop_extra_closes(
+    text: &str,
+    statements: Vec<FlatStmt>,
+    errors: &mut Vec<SyntaxError>,
+    inside: bool,
+) -> Vec<FlatStmt> {
+    let extra = extra_closes(text, statements.iter().map(Shape::of), inside);
+    if extra.is_empty() {
+        return statements;
+    }
+    statements
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, statement)| {
+            if extra.binary_search(&i).is_ok()
+                && let FlatStmt::Close(close) = statement
+            {
+                errors.push(SyntaxError {
+                    code: SyntaxErrorCode::P100,
+                    range: close,
+                    message: "one `}` too many: this `}` closes its block early (it is indented \
+                              deeper than the block's first line, and the file has one `}` \
+                              more than `{`)"
+                        .to_string(),
+                });
+                return None;
+            }
+            Some(statement)
+        })
+        .collect()
 }
 
 /// A stretch of text outside every kernel (from the start of the text or a kernel's `}` to

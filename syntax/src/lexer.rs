@@ -9,7 +9,9 @@
 //! * P103 — a run of unknown characters, one error per run (characters separated only by
 //!   spaces or tabs count as one run). U+FFFD, which [`decode`](crate::decode) puts in place
 //!   of invalid UTF-8, is reported as "invalid UTF-8" when it appears outside a comment or
-//!   string. A lone sigil (`%`, `@`, `#`, `$` with no name or number after it) is a P103 too.
+//!   string. A lone sigil (`%`, `@`, `#`, `$` with no name or number after it) is a P103 too,
+//!   and so is a block comment `/* … */` (to its `*/` on the same line, else to the end of
+//!   the line), which is then skipped as a comment.
 //! * P102 — a malformed number (`12ab`, `0x`, an `i64` overflow, an op id or dim var that
 //!   does not fit `u32`), and a malformed bytes literal (a non-hex character, or an odd
 //!   number of hex digits): one error per literal.
@@ -205,6 +207,11 @@ pub(crate) const SKIPPED: [char; 5] = [' ', '\t', '\r', '\u{c}', '\u{FEFF}'];
 enum Raw {
     #[regex(r"//[^\n]*", allow_greedy = true)]
     Comment,
+    /// `/* … */` (closed on its line) or `/*` to the end of its line: not in the language
+    /// (SPEC §2 has `//` comments only), one P103, then skipped as a comment is.
+    #[regex(r"/\*([^*\r\n]|\*+[^*/\r\n])*\*+/")]
+    #[regex(r"/\*([^*\r\n]|\*+[^*/\r\n])*\**", allow_greedy = true)]
+    BlockComment,
     #[token("\n")]
     Newline,
     #[token("kernel")]
@@ -452,6 +459,16 @@ fn classify(raw: Raw, slice: &str) -> (Token, Option<TokenError>) {
     let simple = |t| (t, None);
     match raw {
         Raw::Comment => simple(Token::Comment),
+        Raw::BlockComment => (
+            Token::Comment,
+            Some((
+                P103,
+                "`/* */` is not a comment in Penguin IR: comments are `//` to the end of the \
+                 line"
+                    .to_string(),
+                None,
+            )),
+        ),
         Raw::Newline => simple(Token::Newline),
         Raw::Kernel => simple(Token::Kernel),
         Raw::Tensor => simple(Token::Tensor),
@@ -573,7 +590,7 @@ fn unknown_error(run: &str, range: TextRange) -> SyntaxError {
         };
         format!("unknown character `{run}`: expected {what} right after it")
     } else if run.chars().count() == 1 {
-        format!("unknown character `{run}`")
+        format!("unknown character `{}`", shorten(run))
     } else {
         format!("unknown characters `{}`", shorten(run))
     };

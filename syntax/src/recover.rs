@@ -72,6 +72,16 @@ pub(crate) fn peek2<'a>(inp: &mut Inp<'a, '_>) -> (Option<Token>, Span, Option<T
     (first, span, second)
 }
 
+/// The token after the next two (see [`peek2`]).
+fn peek_third(inp: &mut Inp<'_, '_>) -> Option<Token> {
+    let save = inp.save();
+    inp.next();
+    inp.next();
+    let third = inp.next();
+    inp.rewind(save);
+    third
+}
+
 /// Builds "expected …, found `next`" at the next token (or at the end of the file).
 pub(crate) fn expected_error<'a>(inp: &mut Inp<'a, '_>, expected: &[Exp]) -> PError<'a> {
     let (found, span, _) = peek2(inp);
@@ -339,6 +349,14 @@ pub(crate) fn field_block<'a>(
                 Some(t) if starts_statement(text, t, range(span), next) => {
                     emit_unclosed(inp, brace, false);
                     break;
+                }
+                // Junk already reported (a NUL, an unknown character) right before a field:
+                // the field after it is still written (no P204 for it).
+                Some(Token::Error)
+                    if next.is_some_and(is_name) && peek_third(inp) == Some(Token::Eq) =>
+                {
+                    inp.skip();
+                    continue;
                 }
                 Some(Token::Error) => {
                     skip_junk(inp, text, Stop::Field, true);

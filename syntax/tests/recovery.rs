@@ -412,3 +412,34 @@ fn found_newline_at_a_crlf_line_end_points_at_the_end_of_the_line() {
         "#]],
     );
 }
+
+#[test]
+fn a_block_comment_is_one_error_and_the_field_after_it_is_read() {
+    // SPEC §2 has `//` comments only; `/* … */` is one P103 and reads as a comment. An
+    // unclosed `/*` runs to the end of its line.
+    check(
+        "kernel @k() {\n  Op { dst = %t, /* c */ src = %a }\n  Op {\n    /* c */ dst = %o\n    src = %t /* note\n  }\n}",
+        expect![[r#"
+            kernel @k () -> () 0..104
+              Op {dst = %t, src = %a} 16..49
+              Op {dst = %o, src = %t} 52..102
+            P103 31..38 `/* */` is not a comment in Penguin IR: comments are `//` to the end of the line
+            P103 61..68 `/* */` is not a comment in Penguin IR: comments are `//` to the end of the line
+            P103 91..98 `/* */` is not a comment in Penguin IR: comments are `//` to the end of the line
+        "#]],
+    );
+}
+
+#[test]
+fn a_nul_before_a_field_is_one_error_and_the_field_is_read() {
+    check(
+        "kernel @k() {\n  Op { dst = %t, \0src = %a }\n  Op {\n    \0 dst = %o\n  }\n}",
+        expect![[r#"
+            kernel @k () -> () 0..70
+              Op {dst = %t, src = %a} 16..42
+              Op {dst = %o} 45..68
+            P103 31..32 unknown character `\0`
+            P103 54..55 unknown character `\0`
+        "#]],
+    );
+}

@@ -137,7 +137,11 @@ fn cut_in_kernels(
     split: usize,
     marks: &[Mark],
 ) -> Cuts {
-    let mut statements = marks.iter().peekable();
+    // The `}`s the parser drops as one too many: a kernel holding one is not cut inside,
+    // so that its one part nests as the whole file does.
+    let extra = syntax::extra_closes(text, marks.iter().map(Mark::shape), context.inside);
+    let mut statements = marks.iter().enumerate().peekable();
+    let mut uncut = false;
     let mut parts = vec![(0, context.inside)];
     // The open bodies: true for a kernel. A kernel's start, its candidate cuts, and
     // whether it is the one the text starts inside.
@@ -162,7 +166,7 @@ fn cut_in_kernels(
     let mut lines = statement_lines(&text[..end]).into_iter().peekable();
     loop {
         let next_line = lines.peek().copied();
-        let next_statement = statements.peek().map(|s| s.start());
+        let next_statement = statements.peek().map(|(_, s)| s.start());
         match (next_line, next_statement) {
             (None, None) => break,
             (Some(line), statement) if statement.is_none_or(|s| s >= line) => {
@@ -174,16 +178,23 @@ fn cut_in_kernels(
                     if line >= parts.last().map_or(0, |p| p.0) + target {
                         parts.push((line, false));
                     }
-                } else if open == [true] && line >= last_cut(&parts, &candidates) + target {
+                } else if open == [true] && !uncut && line >= last_cut(&parts, &candidates) + target
+                {
                     candidates.push(line);
                 }
             }
             _ => {
-                let Some(statement) = statements.next() else {
+                let Some((i, statement)) = statements.next() else {
                     break;
                 };
+                if extra.binary_search(&i).is_ok() {
+                    candidates.clear();
+                    uncut = true;
+                    continue;
+                }
                 match *statement {
                     Mark::Kernel { start, opens } => {
+                        uncut = false;
                         if !open.is_empty() {
                             // Cut short: left unclosed.
                             kernel_ends.push(start);
@@ -259,6 +270,25 @@ enum Mark {
 }
 
 impl Mark {
+    /// How it nests, as [`syntax::extra_closes`] reads it.
+    fn shape(&self) -> syntax::Shape {
+        let at = |b: usize| crate::TextSize::try_from(b).unwrap_or(u32::MAX.into());
+        match *self {
+            Mark::Kernel { start, opens } => syntax::Shape::Kernel {
+                start: at(start),
+                opens,
+            },
+            Mark::Loop { start, opens } => syntax::Shape::Loop {
+                start: at(start),
+                opens,
+            },
+            Mark::Close { start, end } => {
+                syntax::Shape::Close(crate::TextRange::new(at(start), at(end)))
+            }
+            Mark::Stmt { .. } => syntax::Shape::Stmt,
+        }
+    }
+
     /// The mark of `statement`.
     fn of(statement: &syntax::FlatStmt) -> Mark {
         use syntax::FlatStmt;

@@ -381,7 +381,9 @@ fn declarations(
                 .copied()
                 .unwrap_or(def.range),
         });
+        // A declaration with an error (its type) is that one mistake: no P500 as well.
         if def.kind != DefKind::Param
+            && !def.flawed
             && !used.contains(&index)
             && !prelude.contains(def.name.as_str())
         {

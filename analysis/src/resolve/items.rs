@@ -141,6 +141,9 @@ pub struct Definition {
     /// Defined in an earlier chunk of a split kernel ([`Entry::prelude`]): `range` is
     /// empty at the chunk's start; the document knows where.
     pub prelude: bool,
+    /// A tensor or register whose declared type has an error, reported there (an unknown
+    /// memory space or dtype, P302, a dim of 0, a missing type): no P500 on it as well.
+    pub flawed: bool,
 }
 
 /// The kinds of names.

@@ -132,15 +132,12 @@ kernel @k(%a: hmb f32[4], %b: hbm bf61[4], %c: reg f32[1]) {
             P207 error:2:15 `hmb`: unknown memory space `hmb`; did you mean `hbm`?
             P207 error:2:35 `bf61`: unknown dtype `bf61`; did you mean `bf16`?
             P207 error:2:48 `reg`: a tensor cannot live in `reg`; declare a register with `reg %name : i32`
-            P500 warning:3:10 `%wide`: tensor `%wide` is declared but no op uses it
             P302 error:3:18 `sbuf f32[129, 4]`: `%wide` declares 129 partitions (dim 0); sbuf has 128: declare a tile of at most 128 and loop over the tiles
             P500 warning:4:10 `%big`: tensor `%big` is declared but no op uses it
             P304 error:4:17 `sbuf f32[128, 60000]`: Allocated memory out of bound: `%big` needs 240000 bytes per partition; sbuf has 212984
             P500 warning:5:10 `%bank`: tensor `%bank` is declared but no op uses it
             P304 error:5:18 `psum f32[128, 4097]`: Allocated memory out of bound: `%bank` needs 16388 bytes per partition; psum has 16384
-            P500 warning:6:10 `%empty`: tensor `%empty` is declared but no op uses it
             P414 error:6:19 `sbuf f32[128, 0]`: a dim of size 0 holds no element
-            P500 warning:7:7 `%r`: register `%r` is declared but no op uses it
             P207 error:7:12 `i23`: unknown dtype `i23`; did you mean `i32`?
         "#]],
     );
@@ -441,8 +438,41 @@ kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
               in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
               {"mode":"Copy"}
-            P419 warning:2:38 `%o`: output `%o` is never written
-            P100 error:5:3 `}`: this `}` closes the kernel, but `DmaCopyOp` after it stands outside every kernel: one `}` too many?
+            6: DMACopy DMA I-2-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o
+              {"mode":"Copy"}
+            P100 error:5:3 `}`: one `}` too many: this `}` closes its block early (it is indented deeper than the block's first line, and the file has one `}` more than `{`)
+        "#]],
+    );
+}
+
+#[test]
+fn an_extra_closing_brace_in_a_loop_is_one_error_and_later_ops_resolve() {
+    // The extra `}` after the first op closes the loop early; each `}` after it closes a
+    // block one level out. One P100 on it, and the ops after it still see `%t` and `%i`.
+    check(
+        r#"
+kernel @k(%a: hbm f32[256, 512]) -> (%o: hbm f32[256, 512]) {
+  for %i in 0..2 {
+    tensor %t : sbuf f32[128, 512]
+    DmaCopyOp { dst = %t, src = %a[%i*128 : %i*128 + 128, :] }
+    }
+    DmaCopyOp { dst = %o[%i*128 : %i*128 + 128, :], src = %t }
+  }
+}
+"#,
+        expect![[r#"
+            L-i {"name":"i","lb":0,"ub":2,"stride":1}
+              5: DMACopy DMA I-1-0
+                in src: symbolic_ap float32 ap=[[512,128],[1,512]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":65536}],"c":0}] access_shape=[128,512] %a
+                out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                {"mode":"Copy"}
+              7: DMACopy DMA I-2-0
+                in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+                out dst: symbolic_ap float32 ap=[[512,128],[1,512]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":65536}],"c":0}] access_shape=[128,512] %o
+                {"mode":"Copy"}
+            P100 error:6:5 `}`: one `}` too many: this `}` closes its block early (it is indented deeper than the block's first line, and the file has one `}` more than `{`)
         "#]],
     );
 }
@@ -483,7 +513,6 @@ kernel @k(%a: hbm f32[256, 512]) -> (%o: hbm f32[256, 512]) {
                 in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
                 out dst: symbolic_ap float32 ap=[[512,128],[1,512]] addrs=[{"kind":"AffExprKind","terms":[{"axis":"i","coeff":65536}],"c":0}] access_shape=[128,512] %o
                 {"mode":"Copy"}
-            P500 warning:3:10 `%u`: tensor `%u` is declared but no op uses it
             P207 error:3:15 `sram`: unknown memory space `sram`; did you mean `sbuf`?
             P200 error:6:36 `%j`: No existing axis j found: `%j` is not defined here; did you mean `%i`?
             P200 error:6:45 `%j`: No existing axis j found: `%j` is not defined here; did you mean `%i`?
