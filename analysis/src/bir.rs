@@ -650,7 +650,9 @@ fn op_line_col(db: &dyn Db, at: At, op: &OpItem) -> LineCol {
 
 /// The instructions of one op with `debuginfo.line`/`column` (1-based, where the class
 /// name starts; `file` starts on line `first_line` of its document, 0-based) and `errors`
-/// (every error diagnostic inside the op, sorted, unique).
+/// (every error diagnostic inside the op, sorted, unique), each list in them (`ins`, `outs`,
+/// a list field, a list in a record) cut to its first `keep` elements: a view of an op with
+/// 1,000,000 operands makes and writes `keep` of them, not the million.
 ///
 /// `op_base`: the ops of the kernel's earlier chunks when `file` continues a kernel cut into
 /// chunks (added to an implicit op id; 0 otherwise).
@@ -662,7 +664,8 @@ pub fn op_instructions(
     first_line: u32,
     (op_base, extra): (u32, &[(TextRange, lower::Code)]),
     op: &OpItem,
-) -> Vec<Json> {
+    keep: usize,
+) -> OpInstructions {
     let lowered = lowering(db, file, op);
     let errors = op_error_codes(db, file, op, extra);
     let op_id = if op.op_id_written {
@@ -671,12 +674,83 @@ pub fn op_instructions(
         op.op_id + op_base
     };
     let stamp = op_stamp(db, file, first_line, op_id, op, &errors);
-    lowered
+    let mut left_out = 0;
+    let instructions = lowered
         .instructions
         .iter()
         .enumerate()
-        .map(|(k, inst)| lower::stamp_instruction(inst, k, &op.resolved, &stamp))
-        .collect()
+        .map(|(k, inst)| {
+            let (inst, cut) = within(inst, keep);
+            left_out += cut;
+            lower::stamp_instruction(&inst, k, &op.resolved, &stamp)
+        })
+        .collect();
+    OpInstructions {
+        instructions,
+        left_out,
+    }
+}
+
+/// An op's instructions as JSON ([`op_instructions`]) and how many list elements were left
+/// out of them (0 when every list was shown whole).
+pub struct OpInstructions {
+    /// The stamped instructions (SPEC §8), their lists cut.
+    pub instructions: Vec<Json>,
+    /// Elements of lists left out (arguments, list values), over all instructions.
+    pub left_out: usize,
+}
+
+/// `inst` with each list in it cut to its first `keep` elements (borrowed when none is
+/// longer), and the number of elements left out.
+fn within(inst: &lower::bir::Inst, keep: usize) -> (std::borrow::Cow<'_, lower::bir::Inst>, usize) {
+    use lower::bir::Value;
+    fn long(v: &Value, keep: usize) -> bool {
+        match v {
+            Value::List(items) => items.len() > keep || items.iter().any(|i| long(i, keep)),
+            Value::Record(entries) => entries.iter().any(|(_, v)| long(v, keep)),
+            _ => false,
+        }
+    }
+    fn cut(v: &Value, keep: usize, left_out: &mut usize) -> Value {
+        match v {
+            Value::List(items) => {
+                *left_out += items.len().saturating_sub(keep);
+                Value::List(
+                    items
+                        .iter()
+                        .take(keep)
+                        .map(|i| cut(i, keep, left_out))
+                        .collect(),
+                )
+            }
+            Value::Record(entries) => Value::Record(
+                entries
+                    .iter()
+                    .map(|(k, v)| (k.clone(), cut(v, keep, left_out)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    if inst.ins.len() <= keep
+        && inst.outs.len() <= keep
+        && !inst.fields.iter().any(|(_, v)| long(v, keep))
+    {
+        return (std::borrow::Cow::Borrowed(inst), 0);
+    }
+    let mut left_out = inst.ins.len().saturating_sub(keep) + inst.outs.len().saturating_sub(keep);
+    let shown = lower::bir::Inst {
+        opcode: inst.opcode,
+        engine: inst.engine,
+        ins: inst.ins.iter().take(keep).cloned().collect(),
+        outs: inst.outs.iter().take(keep).cloned().collect(),
+        fields: inst
+            .fields
+            .iter()
+            .map(|(f, v)| (*f, cut(v, keep, &mut left_out)))
+            .collect(),
+    };
+    (std::borrow::Cow::Owned(shown), left_out)
 }
 
 /// The codes of the error diagnostics of `file` whose primary range lies within `op` (but

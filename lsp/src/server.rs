@@ -24,7 +24,9 @@ use crate::state::{
     Changed, Config, Event, Msg, ProgressStep, Snapshot, document_key, panic_message, spawn_owner,
 };
 use crate::tokens::SentTokens;
-use crate::transport::{self, LOST_CHANGE, LostChange, STASHED_OPEN, Stash, StashedOpen};
+use crate::transport::{
+    self, LOST_CHANGE, LostChange, STASHED_CHANGE, STASHED_OPEN, Stash, Stashed, StashedOpen,
+};
 use crate::workspace::{self, Cancel, CancelOnDrop, Step, Workspace};
 
 /// The server's state shared by the framework's handler tasks.
@@ -230,12 +232,14 @@ impl Backend {
             .await
     }
 
-    /// [`STASHED_OPEN`]: a big `didOpen`, whose parameters the transport kept aside.
-    async fn did_open_stashed(&self, params: StashedOpen) {
+    /// [`STASHED_OPEN`] and [`STASHED_CHANGE`]: a big `didOpen` or `didChange`, whose
+    /// parameters the transport kept aside, handled as it came.
+    async fn did_stashed(&self, params: StashedOpen) {
         match self.stash.take(params.id) {
-            Some(open) => self.did_open(open).await,
+            Some(Stashed::Open(open)) => self.did_open(open).await,
+            Some(Stashed::Change(change)) => self.did_change(change).await,
             None => eprintln!(
-                "pir lsp: {STASHED_OPEN} {} names no didOpen kept aside",
+                "pir lsp: {STASHED_OPEN}/{STASHED_CHANGE} {} names nothing kept aside",
                 params.id
             ),
         }
@@ -1139,7 +1143,8 @@ pub fn run() -> i32 {
         })
         .custom_method("pir/showBir", Backend::show_bir)
         .custom_method("pir/profile", Backend::profile)
-        .custom_method(STASHED_OPEN, Backend::did_open_stashed)
+        .custom_method(STASHED_OPEN, Backend::did_stashed)
+        .custom_method(STASHED_CHANGE, Backend::did_stashed)
         .custom_method(LOST_CHANGE, Backend::did_change_lost);
         if std::env::var_os("PIR_LSP_DEBUG").is_some_and(|v| v == "1") {
             builder = builder

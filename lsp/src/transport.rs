@@ -25,10 +25,11 @@
 //! - The **writer thread** is the only one writing to stdout: whole frames (the framework's,
 //!   cut out of its output stream by [`FrameSink`], and the reader's error responses), each
 //!   flushed, so frames never interleave.
-//! - A big `didOpen` (from [`STASH_FROM`] bytes) is not forwarded: the reader thread reads
-//!   its parameters into the [`Stash`] and forwards a small [`STASHED_OPEN`] notification
-//!   naming them, which the server answers as that `didOpen` (the framework reads every
-//!   message whole into one buffer that grows to the largest and never shrinks).
+//! - A big `didOpen` or `didChange` (from [`STASH_FROM`] bytes) is not forwarded: the reader
+//!   thread reads its parameters into the [`Stash`] and forwards a small [`STASHED_OPEN`] or
+//!   [`STASHED_CHANGE`] notification naming them, which the server handles as that message
+//!   (the framework reads every message whole into one buffer that grows to the largest and
+//!   never shrinks).
 //! - The end of stdin ends the reader thread, which closes [`FrameSource`], so `serve`
 //!   returns; after `exit` the framework returns by itself. [`Transport::finish`] then waits
 //!   (bounded) until every queued frame is written.
@@ -68,14 +69,19 @@ const MAX_LINE: usize = 8 << 10;
 /// What the reader looks for to resynchronize after garbage (compared case-insensitively).
 const CONTENT_LENGTH: &[u8] = b"content-length";
 
-/// The size (bytes of the message) from which a `didOpen` goes to the [`Stash`] instead of
-/// through the framework. `tower-lsp-server` reads each message whole into one buffer that
-/// grows to hold the largest one and never shrinks: a 20 MB file opened once kept 20 MB
-/// resident (of a 32 MiB buffer) for the rest of the session.
+/// The size (bytes of the message) from which a `didOpen` or a `didChange` goes to the
+/// [`Stash`] instead of through the framework. `tower-lsp-server` reads each message whole
+/// into one buffer that grows to hold the largest one and never shrinks: a 20 MB file opened
+/// once kept 20 MB resident (of a 32 MiB buffer) for the rest of the session, and a 200 MB
+/// text sent whole in a `didChange` kept 200 MB after a small text replaced it.
 pub(crate) const STASH_FROM: usize = 1 << 20;
 
 /// The notification forwarded in place of a stashed `didOpen` ([`StashedOpen`] its params).
 pub(crate) const STASHED_OPEN: &str = "pir/didOpenStashed";
+
+/// The notification forwarded in place of a stashed `didChange` ([`StashedOpen`] its
+/// params, the number of the change).
+pub(crate) const STASHED_CHANGE: &str = "pir/didChangeStashed";
 
 /// The notification forwarded in place of a `didChange` the framework could not decode
 /// (`line: -1`, `character: 2^32`, `rangeLength: -3`…), which it would drop without a word:
@@ -131,8 +137,9 @@ fn lost_change(params: Option<Value>) -> Option<Checked> {
     })
 }
 
-/// The parameters of big `didOpen`s, numbered in arrival order, on their way from the
-/// reader thread to the server's [`STASHED_OPEN`] handler (see [`STASH_FROM`]).
+/// The parameters of big `didOpen`s and `didChange`s, numbered in arrival order, on their
+/// way from the reader thread to the server's [`STASHED_OPEN`] and [`STASHED_CHANGE`]
+/// handlers (see [`STASH_FROM`]).
 #[derive(Clone, Default)]
 pub(crate) struct Stash {
     kept: Arc<Mutex<Kept>>,
@@ -141,14 +148,23 @@ pub(crate) struct Stash {
 /// What a [`Stash`] holds.
 #[derive(Default)]
 struct Kept {
-    /// The number of the next `didOpen` kept (never reused).
+    /// The number of the next message kept (never reused).
     next: u64,
-    opens: BTreeMap<u64, DidOpenTextDocumentParams>,
+    opens: BTreeMap<u64, Stashed>,
+}
+
+/// A big notification's parameters, kept aside ([`Stash`]).
+#[derive(Debug)]
+pub(crate) enum Stashed {
+    /// A `didOpen`'s.
+    Open(DidOpenTextDocumentParams),
+    /// A `didChange`'s.
+    Change(DidChangeTextDocumentParams),
 }
 
 impl Stash {
     /// Keeps `params`; returns the number that takes them.
-    fn put(&self, params: DidOpenTextDocumentParams) -> u64 {
+    fn put(&self, params: Stashed) -> u64 {
         let Ok(mut kept) = self.kept.lock() else {
             return u64::MAX;
         };
@@ -161,23 +177,25 @@ impl Stash {
     /// Takes the parameters kept as `id`, and lets go of any kept before them: the
     /// notifications come in order, so theirs never reached the handler (the framework
     /// drops notifications before `initialize`).
-    pub(crate) fn take(&self, id: u64) -> Option<DidOpenTextDocumentParams> {
+    pub(crate) fn take(&self, id: u64) -> Option<Stashed> {
         let mut kept = self.kept.lock().ok()?;
         kept.opens = kept.opens.split_off(&id);
         kept.opens.remove(&id)
     }
 }
 
-/// The params of [`STASHED_OPEN`]: the number of the stashed `didOpen`.
+/// The params of [`STASHED_OPEN`] and [`STASHED_CHANGE`]: the number of the stashed
+/// message.
 #[derive(Debug, Serialize, Deserialize)]
 pub(crate) struct StashedOpen {
     /// The number [`Stash::take`] takes.
     pub id: u64,
 }
 
-/// The parameters of `body` if it is a `didOpen` notification of [`STASH_FROM`] bytes or
-/// more that the framework would accept as it is (anything else takes the usual way).
-fn big_open(body: &[u8]) -> Option<DidOpenTextDocumentParams> {
+/// The parameters of `body` if it is a `didOpen` or `didChange` notification of
+/// [`STASH_FROM`] bytes or more that the framework would accept as it is (anything else
+/// takes the usual way: a `didChange` the framework cannot decode is [`check`]'s).
+fn big_notification(body: &[u8]) -> Option<Stashed> {
     /// Whether a field is there, whatever its value (`null` too).
     #[derive(Default)]
     struct Present(bool);
@@ -187,19 +205,28 @@ fn big_open(body: &[u8]) -> Option<DidOpenTextDocumentParams> {
         }
     }
     #[derive(Deserialize)]
-    struct Open {
-        jsonrpc: String,
+    struct Method {
         method: String,
+    }
+    #[derive(Deserialize)]
+    struct Notification<P> {
+        jsonrpc: String,
         #[serde(default)]
         id: Present,
-        params: DidOpenTextDocumentParams,
+        params: P,
+    }
+    fn read<P: serde::de::DeserializeOwned>(body: &[u8]) -> Option<P> {
+        let n: Notification<P> = serde_json::from_slice(body).ok()?;
+        (n.jsonrpc == "2.0" && !n.id.0).then_some(n.params)
     }
     if body.len() < STASH_FROM {
         return None;
     }
-    let open: Open = serde_json::from_slice(body).ok()?;
-    (open.jsonrpc == "2.0" && open.method == "textDocument/didOpen" && !open.id.0)
-        .then_some(open.params)
+    match serde_json::from_slice::<Method>(body).ok()?.method.as_str() {
+        "textDocument/didOpen" => read(body).map(Stashed::Open),
+        "textDocument/didChange" => read(body).map(Stashed::Change),
+        _ => None,
+    }
 }
 
 /// `shutdown` and `exit` as the transport sees them. The framework cancels every request in
@@ -681,13 +708,17 @@ fn read_frames(
     let mut reader = FrameReader::new(stdin);
     loop {
         let checked = match reader.next() {
-            Ok(Some(Incoming::Body(body))) => match big_open(&body) {
+            Ok(Some(Incoming::Body(body))) => match big_notification(&body) {
                 Some(params) => {
                     drop(body);
+                    let method = match params {
+                        Stashed::Open(_) => STASHED_OPEN,
+                        Stashed::Change(_) => STASHED_CHANGE,
+                    };
                     let params = json!({"id": stash.put(params)});
                     let notification = json!({
                         "jsonrpc": "2.0",
-                        "method": STASHED_OPEN,
+                        "method": method,
                         "params": params,
                     });
                     Ok(Checked {
@@ -1455,18 +1486,30 @@ mod tests {
     }
 
     #[test]
-    fn only_big_did_opens_are_kept_aside() {
+    fn only_big_did_opens_and_changes_are_kept_aside() {
         let big = "x".repeat(STASH_FROM);
-        let params = big_open(&open(&big, "")).expect("a big didOpen");
+        let Some(Stashed::Open(params)) = big_notification(&open(&big, "")) else {
+            panic!("a big didOpen");
+        };
         assert_eq!(params.text_document.text, big);
-        assert!(big_open(&open("x", "")).is_none());
+        assert!(big_notification(&open("x", "")).is_none());
         // A request of that name, and a duplicate field, are the framework's to answer.
-        assert!(big_open(&open(&big, r#""id":1,"#)).is_none());
-        assert!(big_open(&open(&big, r#""id":null,"#)).is_none());
-        assert!(big_open(&open(&big, r#""jsonrpc":"2.0","#)).is_none());
-        let change = String::from_utf8(open(&big, "")).expect("UTF-8");
-        let change = change.replace("didOpen", "didChange");
-        assert!(big_open(change.as_bytes()).is_none());
+        assert!(big_notification(&open(&big, r#""id":1,"#)).is_none());
+        assert!(big_notification(&open(&big, r#""id":null,"#)).is_none());
+        assert!(big_notification(&open(&big, r#""jsonrpc":"2.0","#)).is_none());
+        // A didChange with these params is not one the framework can decode: its way.
+        let open_params = String::from_utf8(open(&big, "")).expect("UTF-8");
+        let change = open_params.replace("didOpen", "didChange");
+        assert!(big_notification(change.as_bytes()).is_none());
+        let whole = format!(
+            r#"{{"jsonrpc":"2.0","method":"textDocument/didChange","params":{{"textDocument":{{"uri":"file:///a.pir","version":2}},"contentChanges":[{{"text":"{big}"}}]}}}}"#
+        );
+        let Some(Stashed::Change(params)) = big_notification(whole.as_bytes()) else {
+            panic!("a big didChange");
+        };
+        assert_eq!(params.content_changes[0].text, big);
+        let other = whole.replace("didChange", "didSave");
+        assert!(big_notification(other.as_bytes()).is_none());
     }
 
     #[test]
@@ -1475,15 +1518,19 @@ mod tests {
         let params = |version| {
             serde_json::from_value::<DidOpenTextDocumentParams>(json!({"textDocument":
                 {"uri": "file:///a.pir", "languageId": "", "version": version, "text": ""}}))
+            .map(Stashed::Open)
             .expect("params")
+        };
+        let version = |s: Option<Stashed>| match s {
+            Some(Stashed::Open(open)) => open.text_document.version,
+            other => panic!("{other:?}"),
         };
         let ids: Vec<u64> = (0..3).map(|v| stash.put(params(v))).collect();
         assert_eq!(ids, [0, 1, 2]);
-        let taken = stash.take(1).expect("kept");
-        assert_eq!(taken.text_document.version, 1);
+        assert_eq!(version(stash.take(1)), 1);
         assert!(stash.take(1).is_none());
         assert!(stash.take(0).is_none(), "let go of when 1 was taken");
-        assert_eq!(stash.take(2).expect("kept").text_document.version, 2);
+        assert_eq!(version(stash.take(2)), 2);
         assert_eq!(stash.put(params(3)), 3, "numbers are not reused");
     }
 

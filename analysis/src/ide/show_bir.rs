@@ -23,6 +23,10 @@ use crate::ide::op_at;
 /// of JSON, 7 MB as pretty text).
 pub const MAX_SHOWN_OPS: usize = 2000;
 
+/// The most elements of each list (an instruction's arguments, a list value) Show BIR of
+/// one op shows: an op with 1,000,000 operands lowered to hundreds of megabytes of JSON.
+pub const SHOWN_LIST_ELEMENTS: usize = 1000;
+
 /// The whole document's BIR (paged beyond [`MAX_SHOWN_OPS`] ops), or, with `offset`
 /// (bytes into the document) inside an op, `{"op", "op_id", "instructions"}` for that op.
 /// An offset outside every op gives the whole document.
@@ -41,18 +45,31 @@ pub(crate) fn show_bir(db: &dyn Db, doc: &Document, offset: Option<TextSize>) ->
             } else {
                 op.op_id + op_base
             };
-            return json!({
+            let shown = op_instructions(
+                db,
+                chunk.source,
+                chunk.first_line,
+                (op_base, &doc.errors_from_elsewhere(db, index)),
+                op,
+                SHOWN_LIST_ELEMENTS,
+            );
+            let mut bir = json!({
                 "kernel": kernel.name,
                 "op": op.resolved.class.as_str(),
                 "op_id": op_id,
-                "instructions": op_instructions(
-                    db,
-                    chunk.source,
-                    chunk.first_line,
-                    (op_base, &doc.errors_from_elsewhere(db, index)),
-                    op,
-                ),
+                "instructions": shown.instructions,
             });
+            if let Some(map) = bir.as_object_mut().filter(|_| shown.left_out > 0) {
+                map.insert(
+                    "capped".into(),
+                    json!(format!(
+                        "lists are cut to their first {SHOWN_LIST_ELEMENTS} elements ({} elements \
+                     left out); `pir lower` writes all of it",
+                        shown.left_out
+                    )),
+                );
+            }
+            return bir;
         }
     }
     // Ops per kernel (a kernel cut into chunks counted once, with all its parts' ops).
