@@ -1,11 +1,12 @@
 //! Issue 24's benchmark: a keystroke as a real editor makes it. After each change, the six
 //! requests Neovim and VS Code send (pull diagnostics, inlay hints for the 60 visible
 //! lines, semantic tokens as a delta, code lens, document symbols, folding ranges), through
-//! the real `pir lsp`, on the benchmark file (kernels of 250 ops) and on one unrolled
-//! kernel, at each size.
+//! the real `pir lsp`, on the benchmark file (kernels of 250 ops), on one unrolled
+//! kernel, and on one kernel written on one line (`one-line`, not run unless asked for),
+//! at each size.
 //!
 //! ```sh
-//! cargo bench --bench keystroke -- [--sizes 1000,100000] [--layouts kernels,unrolled] \
+//! cargo bench --bench keystroke -- [--sizes 1000,100000] [--layouts kernels,unrolled,one-line] \
 //!     [--reps 5] [--soak SECONDS] [--out DIR]
 //! ```
 //!
@@ -51,6 +52,8 @@ enum Layout {
     Kernels,
     /// One kernel of every op.
     Unrolled,
+    /// One kernel of every op, all on one line (`pir_gen::pir::generate_one_line`).
+    OneLine,
 }
 
 impl Layout {
@@ -58,13 +61,15 @@ impl Layout {
         match self {
             Layout::Kernels => "kernels",
             Layout::Unrolled => "unrolled",
+            Layout::OneLine => "one-line",
         }
     }
 
-    fn kernel_ops(self, ops: usize) -> usize {
+    fn generate(self, ops: usize) -> Generated {
         match self {
-            Layout::Kernels => pir_gen::pir::DEFAULT_KERNEL_OPS,
-            Layout::Unrolled => ops,
+            Layout::Kernels => pir_gen::pir::generate(ops, pir_gen::pir::DEFAULT_KERNEL_OPS),
+            Layout::Unrolled => pir_gen::pir::generate(ops, ops),
+            Layout::OneLine => pir_gen::pir::generate_one_line(ops),
         }
     }
 }
@@ -80,7 +85,7 @@ struct Options {
 fn usage(problem: &str) -> ! {
     eprintln!(
         "keystroke: {problem}\nusage: cargo bench --bench keystroke -- [--sizes N,N] \
-         [--layouts kernels,unrolled] [--reps N] [--soak SECONDS] [--out DIR]"
+         [--layouts kernels,unrolled,one-line] [--reps N] [--soak SECONDS] [--out DIR]"
     );
     std::process::exit(2);
 }
@@ -92,7 +97,7 @@ impl Options {
         if !args.iter().any(|a| a == "--bench") {
             return Options {
                 sizes: vec![300],
-                layouts: vec![Layout::Kernels, Layout::Unrolled],
+                layouts: vec![Layout::Kernels, Layout::Unrolled, Layout::OneLine],
                 reps: 1,
                 soak: Duration::ZERO,
                 out: target.join("keystroke-smoke"),
@@ -125,6 +130,7 @@ impl Options {
                         .map(|l| match l {
                             "kernels" => Layout::Kernels,
                             "unrolled" => Layout::Unrolled,
+                            "one-line" => Layout::OneLine,
                             other => usage(&format!("unknown layout {other}")),
                         })
                         .collect();
@@ -188,6 +194,8 @@ struct Session {
     pulled: (Option<String>, Vec<Value>),
     /// The last semantic tokens' result id.
     tokens_id: Option<String>,
+    /// Whether the document is one line (which has nothing to fold).
+    one_line: bool,
     /// The 60 lines around the edits, as an inlay-hint range.
     visible: Value,
     /// The requests sent together so far (their ids are `together-N`).
@@ -232,6 +240,7 @@ impl Session {
             tokens_id: None,
             visible,
             sent: 0,
+            one_line: text.trim_end_matches('\n').lines().count() == 1,
         };
         let began = Instant::now();
         session.server.open(&session.uri, text);
@@ -311,6 +320,7 @@ impl Session {
                 self.tokens_id = result["resultId"].as_str().map(String::from);
                 self.tokens_id.is_some() || result.is_null()
             }
+            5 if self.one_line => result.is_array(),
             _ => result.as_array().is_some_and(|a| !a.is_empty()),
         };
         if !ok {
@@ -425,7 +435,7 @@ fn changes(session: &Session, generated: &Generated) -> Vec<(Value, Expect)> {
 }
 
 fn measure(options: &Options, layout: Layout, ops: usize) -> Run {
-    let generated = pir_gen::pir::generate(ops, layout.kernel_ops(ops));
+    let generated = layout.generate(ops);
     let name = format!("{}-{ops}.pir", layout.name());
     let (mut session, open) = Session::start(&generated, &name);
     let rss_open = session.rss();

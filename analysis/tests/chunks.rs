@@ -676,3 +676,30 @@ fn long_editing_sessions_answer_as_a_fresh_analysis() {
         }
     }
 }
+
+/// A request for the hints of more ops than [`analysis::ide::MAX_INLAY_HINTS`] is answered with
+/// the first of them, in source order, across chunks: kernels of 600 ops each written on
+/// one line, as one chunk and as a chunk per kernel.
+#[test]
+fn an_inlay_hint_request_is_answered_with_its_first_ops() {
+    let kernel = |k: usize| {
+        let ops = "TensorCopyOp { dst = %b, src = %a } ".repeat(600);
+        format!("kernel @k{k}(%a: sbuf f32[128, 4], %b: sbuf f32[128, 4]) {{ {ops}}}\n")
+    };
+    let text: String = (0..3).map(kernel).collect();
+    let op_ends: Vec<u32> = text
+        .match_indices(" } ")
+        .map(|(at, _)| at as u32 + 2)
+        .collect();
+    for target in [usize::MAX, 1] {
+        let mut host = host(target);
+        let file = host.add_file(&text);
+        let hints = host.snapshot().inlay_hints(file, None).unwrap();
+        let offsets: Vec<u32> = hints.iter().map(|h| u32::from(h.offset)).collect();
+        assert_eq!(
+            offsets,
+            op_ends[..analysis::ide::MAX_INLAY_HINTS],
+            "chunk target {target}"
+        );
+    }
+}

@@ -90,8 +90,14 @@ pub fn line_end(text: &str, line: usize) -> usize {
 /// One statement line in this many (on average) ends a piece in [`piece_starts`].
 const PIECE_STATEMENTS: u64 = 8;
 
+/// Inside a long line, one op start after a `}` in this many (on average) ends a piece
+/// in [`piece_starts`]: ops on one line are short, and the pieces of a line of 160,000
+/// ops stay within the analysis's cache of pieces (`analysis/src/db.rs`).
+const LINE_PIECE_STATEMENTS: u64 = 32;
+
 /// The longest piece [`piece_starts`] makes when no line's content picks a cut (bytes;
-/// longer only where no statement line follows).
+/// longer only where no statement line follows). A line longer than this is also cut
+/// inside.
 const MAX_PIECE: usize = 4096;
 
 /// Where to cut `text[..end]` into pieces that are read apart ([`crate::read_statements`])
@@ -99,24 +105,73 @@ const MAX_PIECE: usize = 4096;
 /// chosen by their own text (a hash of the line picks one in [`PIECE_STATEMENTS`]), so an
 /// edit moves no cut but those on the lines it changed: the pieces before and after it keep
 /// their text. Where no line is picked for [`MAX_PIECE`] bytes, the next statement line
-/// is a cut. 0-based UTF-8 offsets, ascending, each in `1..end`.
+/// is a cut. A line longer than [`MAX_PIECE`] is cut inside too, at statements that start
+/// right after a `}` (an op's, or a loop's), chosen the same way by the statement's text
+/// up to the next such start (one in [`LINE_PIECE_STATEMENTS`]); such a cut is kept only
+/// where the file reads a statement there ([`crate::read_in_pieces`]). 0-based UTF-8
+/// offsets, ascending, each in `1..end`, each the start of a token.
 pub fn piece_starts(text: &str, end: usize) -> Vec<usize> {
-    use std::hash::Hasher;
     let end = end.min(text.len());
     let mut out = Vec::new();
     let mut last = 0;
-    let mut line = line_end(text, 0);
+    let mut line = 0;
     while line < end {
         let next = line_end(text, line);
-        let mut hasher = rustc_hash::FxHasher::default();
-        hasher.write(&text.as_bytes()[line..next]);
-        let picked =
-            (hasher.finish() >> 40).is_multiple_of(PIECE_STATEMENTS) || line - last >= MAX_PIECE;
-        if picked && starts_statement_line(text, line) {
-            out.push(line);
-            last = line;
+        let mut pick =
+            |at: usize, picked: bool, starts: &dyn Fn() -> bool, out: &mut Vec<usize>| {
+                if at > 0 && at < end && (picked || at - last >= MAX_PIECE) && starts() {
+                    out.push(at);
+                    last = at;
+                }
+            };
+        let unit = |from: usize, to: usize| text.as_bytes().get(from..to).unwrap_or_default();
+        pick(
+            line,
+            picked_by(unit(line, next), PIECE_STATEMENTS),
+            &|| starts_statement_line(text, line),
+            &mut out,
+        );
+        if next - line > MAX_PIECE {
+            let inside = starts_inside_line(text, line, next.min(end));
+            for (k, &at) in inside.iter().enumerate() {
+                let to = inside.get(k + 1).copied().unwrap_or(next);
+                let picked = picked_by(unit(at, to), LINE_PIECE_STATEMENTS);
+                pick(at, picked, &|| true, &mut out);
+            }
         }
         line = next;
     }
     out
+}
+
+/// Whether the hash of `unit` (a line, or a statement's text) picks it, one in `one_in`.
+fn picked_by(unit: &[u8], one_in: u64) -> bool {
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(unit);
+    (hasher.finish() >> 40).is_multiple_of(one_in)
+}
+
+/// The starts of the statements of the line `text[line..line_end]` that follow a `}` on
+/// it (comments aside): `Op {`, `Op #N`, `tensor %t`, `for %i`, `reg %r`, `kernel @k`.
+/// Lexed from the line's start, which is a token start (no token spans lines), so each
+/// is the start of a token of the file.
+fn starts_inside_line(text: &str, line: usize, line_end: usize) -> Vec<usize> {
+    let window = text.get(line..line_end).unwrap_or_default();
+    let (tokens, _) = lex(window);
+    let significant: Vec<(Token, text_size::TextRange)> = tokens
+        .into_iter()
+        .filter(|(kind, _)| !matches!(kind, Token::Comment | Token::Newline))
+        .collect();
+    significant
+        .windows(3)
+        .filter(|w| {
+            let [(before, _), (first, range), (second, _)] = *w else {
+                return false;
+            };
+            *before == Token::RBrace
+                && crate::layout::starts_statement(window, *first, *range, Some(*second))
+        })
+        .filter_map(|w| w.get(1).map(|(_, range)| line + usize::from(range.start())))
+        .collect()
 }

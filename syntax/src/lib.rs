@@ -187,26 +187,79 @@ pub fn assemble_part(text: &str, end: usize, context: Context, read: Statements)
 }
 
 /// The end of the look-ahead of a piece of `text` that ends at byte `at` (a statement
-/// line): the end of the line holding the next token and, when that line holds a single
-/// token, of the line after it too (see [`read_statements`]).
+/// start): the end of the line holding the next token and, when that line holds a single
+/// token, of the line after it too (see [`read_statements`]) — but on a long line no more
+/// than [`LOOK_AHEAD_TOKENS`] tokens (comments aside), ending just after the last of them,
+/// so that a piece of a long line does not carry the rest of the line with it.
 pub fn look_ahead_end(text: &str, at: usize) -> usize {
-    let line_end = |from: usize| text[from..].find('\n').map_or(text.len(), |i| from + i + 1);
-    let first = line_end(at);
-    let tokens = lex(&text[at..first])
-        .0
+    let at = at.min(text.len());
+    let significant = |from: usize, to: usize| {
+        lex(text.get(from..to).unwrap_or_default())
+            .0
+            .iter()
+            .filter(|(kind, _)| !matches!(kind, Token::Newline | Token::Comment))
+            .count()
+    };
+    let by_lines = |first: usize| {
+        if significant(at, first) >= 2 {
+            first
+        } else {
+            line_end(text, first)
+        }
+    };
+    // The end of `at`'s line, looked for within the window only (a line may be megabytes).
+    let window = (at + LOOK_AHEAD_WINDOW).min(text.len());
+    let near = text
+        .as_bytes()
+        .get(at..window)
+        .and_then(|bytes| bytes.iter().position(|&b| b == b'\n'))
+        .map(|i| at + i + 1)
+        .or((window == text.len()).then_some(window));
+    if let Some(first) = near {
+        let end = by_lines(first);
+        if end - at <= LOOK_AHEAD_WINDOW {
+            return end;
+        }
+    }
+    // A long line: lex a window only. Its last token may be cut short: only a token
+    // followed by another one within the window is known to end where it ends in `text`.
+    let mut window = window;
+    while !text.is_char_boundary(window) {
+        window -= 1;
+    }
+    let (lexed, _) = lex(text.get(at..window).unwrap_or_default());
+    let mut tokens = lexed
         .iter()
-        .filter(|(kind, _)| !matches!(kind, Token::Newline | Token::Comment))
-        .count();
-    if tokens >= 2 { first } else { line_end(first) }
+        .filter(|(kind, _)| !matches!(kind, Token::Comment));
+    match (tokens.nth(LOOK_AHEAD_TOKENS - 1), tokens.next()) {
+        (Some((_, last)), Some(_)) => at + usize::from(last.end()),
+        // A window of few tokens (a long string or comment): by lines after all.
+        _ => by_lines(near.unwrap_or_else(|| line_end(text, at))),
+    }
 }
 
+/// A piece's look-ahead holds at most this many tokens on a long line (see
+/// [`look_ahead_end`]): the statement reader looks at most three tokens past the end of
+/// the statement it reads.
+pub const LOOK_AHEAD_TOKENS: usize = 16;
+
+/// A look-ahead by lines longer than this (bytes) is cut to [`LOOK_AHEAD_TOKENS`].
+const LOOK_AHEAD_WINDOW: usize = 1024;
+
 /// Reads the statements of `text[..end]` (`text[end..]` is look-ahead) piece by piece:
-/// cut at `starts` (statement lines, ascending, as [`piece_starts`] gives them), each piece
-/// read by `read(piece, piece_end)` — the piece with its look-ahead ([`look_ahead_end`];
-/// the last piece with `text[end..]`) and where the piece proper ends, ranges relative to
-/// the piece, as [`read_statements`] gives them — then shifted by its start and joined.
-/// The result is what [`read_statements`] reads of the whole (`syntax/tests/pieces.rs`);
-/// `read` may answer from a cache, since a piece reads the same wherever it stands.
+/// cut at `starts` (ascending token starts of statements, as [`piece_starts`] gives
+/// them), each piece read by `read(piece, piece_end)` — the piece with its look-ahead
+/// ([`look_ahead_end`]; the last piece with `text[end..]`) and where the piece proper
+/// ends, ranges relative to the piece, as [`read_statements`] gives them — then shifted
+/// by its start and joined. The result is what [`read_statements`] reads of the whole
+/// (`syntax/tests/statement_pieces.rs`); `read` may answer from a cache, since a piece
+/// reads the same wherever it stands.
+///
+/// A start at the start of a line is a statement line, which ends whatever is open
+/// before it. A start inside a line is kept only when the piece before it ends between
+/// two statements of the file (its reader stopped right at the start,
+/// [`Statements::stopped_at`]); else that piece is read on to the next start, at most
+/// [`MAX_MERGES`] times in a row, then to the next line.
 pub fn read_in_pieces(
     text: &str,
     end: usize,
@@ -214,47 +267,68 @@ pub fn read_in_pieces(
     read: &mut dyn FnMut(&str, usize) -> Statements,
 ) -> Statements {
     let mut out = Statements::default();
-    for (from, piece_text, len) in pieces(text, end, starts) {
-        let mut piece = read(piece_text, len);
+    read_pieces(text, end, starts, read, &mut |from, mut piece| {
         if from > 0 {
             piece.shift(TextSize::try_from(from).unwrap_or_default());
         }
         out.statements.append(&mut piece.statements);
         out.lexical_errors.append(&mut piece.lexical_errors);
         out.reader_errors.append(&mut piece.reader_errors);
-    }
+        out.stopped_at = piece.stopped_at;
+    });
     out
 }
 
-/// The pieces of `text[..end]` cut at `starts` (those in `1..end`), as
-/// [`read_in_pieces`] reads them: each piece's start, its text with its look-ahead (the
-/// last runs to the end of `text`), and its length proper (bytes).
-pub fn pieces<'t>(
-    text: &'t str,
+/// A piece of a line that does not end between two statements is read on to the next
+/// start at most this many times in a row; then the rest of its line is one piece, so
+/// that a line of broken statements costs a bounded number of re-reads
+/// ([`read_in_pieces`]).
+pub const MAX_MERGES: usize = 4;
+
+/// The pieces of [`read_in_pieces`], each read by `read` (which may answer from a cache:
+/// any `S` that borrows as [`Statements`]) and handed to `take` with its start (bytes),
+/// its ranges still relative to the piece, in order.
+pub fn read_pieces<S: std::borrow::Borrow<Statements>>(
+    text: &str,
     end: usize,
     starts: &[usize],
-) -> impl Iterator<Item = (usize, &'t str, usize)> {
+    read: &mut dyn FnMut(&str, usize) -> S,
+    take: &mut dyn FnMut(usize, S),
+) {
     let end = end.min(text.len());
     let cuts: Vec<usize> = starts
         .iter()
         .copied()
-        .filter(|&s| s > 0 && s < end)
+        .filter(|&s| s > 0 && s < end && text.is_char_boundary(s))
         .chain([end])
         .collect();
-    let mut from = 0;
-    cuts.into_iter().filter_map(move |to| {
-        if to <= from {
-            return None;
+    let (mut from, mut merges) = (0, 0);
+    for to in cuts {
+        let inside_line = to < end && !at_line_start(text, to);
+        if to <= from || (inside_line && merges >= MAX_MERGES) {
+            continue;
         }
         let piece = if to == end {
-            &text[from..]
+            text.get(from..).unwrap_or_default()
         } else {
-            &text[from..look_ahead_end(text, to)]
+            text.get(from..look_ahead_end(text, to)).unwrap_or_default()
         };
-        let at = from;
+        let statements = read(piece, to - from);
+        let stopped = statements.borrow().stopped_at.map(usize::from);
+        if inside_line && stopped != Some(to - from) {
+            // Not between two statements: read this piece on to the next start.
+            merges += 1;
+            continue;
+        }
+        merges = 0;
+        take(from, statements);
         from = to;
-        Some((at, piece, to - at))
-    })
+    }
+}
+
+/// Whether byte `at` of `text` starts a line (follows a `\n` or is 0).
+fn at_line_start(text: &str, at: usize) -> bool {
+    at == 0 || text.as_bytes().get(at - 1) == Some(&b'\n')
 }
 
 /// Decodes file bytes with [`decode`] and parses them: every run of invalid UTF-8 is one

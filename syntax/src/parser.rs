@@ -74,6 +74,7 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange], check: &dyn Fn()) ->
         statements,
         lexical_errors: mut errors,
         mut reader_errors,
+        stopped_at: _,
     } = statements(text, invalid_utf8, text.len(), check);
     let file =
         crate::assemble::assemble(text, statements, &mut reader_errors, PieceEnd::File, false);
@@ -102,6 +103,7 @@ pub(crate) fn assemble_piece(text: &str, end: usize, context: Context, read: Sta
         statements,
         lexical_errors: mut errors,
         mut reader_errors,
+        stopped_at: _,
     } = read;
     let at = TextSize::try_from(end).unwrap_or_default();
     let piece_end = if context.goes_on {
@@ -193,17 +195,19 @@ pub(crate) fn statements(
         .map(|&(t, r)| (t, Span::from(usize::from(r.start())..usize::from(r.end()))))
         .collect();
     let eoi = Span::from(text.len()..text.len());
-    let (statements, parse_errors) = statements_parser(text, end, check)
+    let (read, parse_errors) = statements_parser(text, end, check)
         .parse(spanned.as_slice().split_token_span(eoi))
         .into_output_errors();
+    let (statements, stopped_at) = read.unwrap_or_default();
     let reader_errors = parse_errors
         .into_iter()
         .filter_map(|e| convert_error(text, e))
         .collect();
     Statements {
-        statements: statements.unwrap_or_default(),
+        statements,
         lexical_errors: errors,
         reader_errors,
+        stopped_at,
     }
 }
 
@@ -216,6 +220,11 @@ pub struct Statements {
     pub lexical_errors: Vec<SyntaxError>,
     /// The statement reader's (P100 "expected …").
     pub reader_errors: Vec<SyntaxError>,
+    /// Where the reader stopped: the start of the first token at or after the end it was
+    /// given, where it would have read the next statement (UTF-8 bytes into the text
+    /// read); `None` when the text ended first. A piece whose reader stopped exactly at
+    /// the piece's end ends between two statements of its file ([`crate::read_in_pieces`]).
+    pub stopped_at: Option<TextSize>,
 }
 
 /// Turns a chumsky error into a P100, or `None` when it is about a token that already has
@@ -344,18 +353,20 @@ fn statements_parser<'a>(
     text: &'a str,
     end: usize,
     check: &'a dyn Fn(),
-) -> impl Parser<'a, In<'a>, Vec<FlatStmt>, Extra<'a>> {
+) -> impl Parser<'a, In<'a>, (Vec<FlatStmt>, Option<TextSize>), Extra<'a>> {
     let kernel = kernel_header_parser(text);
     let for_loop = loop_header_parser(text);
     let stmt = stmt_parser(text);
     custom(move |inp: &mut Inp<'a, '_>| {
         let mut out = Vec::new();
+        let mut stopped_at = None;
         while let (Some(tok), span, next) = peek2(inp) {
             if out.len().is_multiple_of(CHECK_EVERY) {
                 check();
             }
             if span.start >= end {
                 // Look-ahead: read, never parsed (chumsky wants the input consumed).
+                stopped_at = TextSize::try_from(span.start).ok();
                 while inp.next().is_some() {}
                 break;
             }
@@ -390,7 +401,7 @@ fn statements_parser<'a>(
                 }
             }
         }
-        Ok(out)
+        Ok((out, stopped_at))
     })
 }
 

@@ -320,9 +320,13 @@ impl Shift for Statements {
             statements,
             lexical_errors,
             reader_errors,
+            stopped_at,
         } = self;
         statements.shift(by);
         lexical_errors.shift(by);
         reader_errors.shift(by);
+        if let Some(at) = stopped_at {
+            *at += by;
+        }
     }
 }

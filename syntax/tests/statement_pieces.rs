@@ -107,3 +107,94 @@ proptest::proptest! {
         check(&name, &mangled, every);
     }
 }
+
+/// Statements written on one line, some of them broken, as a long line is made of.
+const ON_ONE_LINE: &[&str] = &[
+    "TensorCopyOp { dst = %b, src = %a }",
+    "TensorCopyOp { dst = %b, src = %a }",
+    "ActivationOp { dst = %b[0:64, :], src = %a[0:64, :], func = exp }",
+    "MatMultOp #7 { dst = %p, stationary = %a, moving = %b }",
+    "tensor %c : sbuf f32[128, 512]",
+    "reg %r",
+    "for %i in 0..4 {",
+    "}",
+    "TensorCopyOp { dst = %b, src = ",
+    "Op { a = { x = 1 } ",
+    "Op { s = \"} Op { t = 1 }\" }",
+    "( Op { } )",
+    "Op { a = (x) { b } }",
+    "Op { a = [1, 2 }",
+    "{",
+    "]",
+    "= %x",
+    "kernel @k2() {",
+    "/* } Op { } */",
+    "\n",
+    "\n  NoOp {}\n",
+];
+
+/// Every token of `text` that starts a statement (as the layout tells one), on any line.
+fn statement_tokens(text: &str) -> Vec<usize> {
+    use syntax::Token;
+    let (tokens, _) = syntax::lex(text);
+    let significant: Vec<_> = tokens
+        .into_iter()
+        .filter(|(kind, _)| !matches!(kind, Token::Comment | Token::Newline))
+        .collect();
+    significant
+        .windows(2)
+        .filter(|w| match (w[0].0, w[1].0) {
+            (Token::Tensor | Token::For, Token::Local) | (Token::Kernel, Token::Global) => true,
+            (Token::Ident, Token::LBrace | Token::OpId) => true,
+            (Token::Ident, Token::Local) => &text[w[0].1] == "reg",
+            _ => false,
+        })
+        .map(|w| usize::from(w[0].1.start()))
+        .collect()
+}
+
+#[test]
+fn a_long_line_is_cut_inside_at_op_starts() {
+    let ops: String = (0..2_000)
+        .map(|i| format!("TensorCopyOp {{ dst = %b, src = %a{i} }} "))
+        .collect();
+    let text = format!("kernel @k() {{ {ops}}}\n");
+    let starts = piece_starts(&text, text.len());
+    // About one op in 32, each right after a `}`.
+    assert!((30..130).contains(&starts.len()), "{} cuts", starts.len());
+    assert!(starts.iter().all(|&s| text[..s].ends_with("} ")));
+    let (whole, pieces) = both(&text, text.len(), &starts);
+    assert!(whole == pieces, "{}", diff(&whole, &pieces));
+    // And a piece's look-ahead is a few tokens, not the rest of the line.
+    assert!(syntax::look_ahead_end(&text, starts[0]) - starts[0] < 200);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// A long line of statements, some broken, reads the same cut at its content-defined
+    /// starts, at every statement start of it, and at every other one: a cut inside a line
+    /// is kept only where the file reads a statement.
+    #[test]
+    fn long_lines_read_the_same_in_pieces(
+        picks in proptest::collection::vec(0usize..ON_ONE_LINE.len() * 4, 150..400),
+    ) {
+        let mut text = String::from("kernel @k(%a: hbm f32[128, 512]) { ");
+        for pick in picks {
+            // Mostly whole ops, as real long lines are.
+            text.push_str(ON_ONE_LINE.get(pick).copied().unwrap_or(ON_ONE_LINE[0]));
+            text.push(' ');
+        }
+        text.push_str("}\n");
+        let all = statement_tokens(&text);
+        let every_other: Vec<usize> = all.iter().copied().step_by(2).collect();
+        for (how, starts) in [
+            ("content-defined", piece_starts(&text, text.len())),
+            ("every statement", all.clone()),
+            ("every other statement", every_other),
+        ] {
+            let (whole, pieces) = both(&text, text.len(), &starts);
+            proptest::prop_assert!(whole == pieces, "{how}:\n{}\n{text}", diff(&whole, &pieces));
+        }
+    }
+}

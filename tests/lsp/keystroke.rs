@@ -1,5 +1,5 @@
 //! Issue 24: what an edit gives on texts shaped to hurt: a kernel nested thousands of
-//! loops deep.
+//! loops deep, a kernel written on one line.
 
 use std::time::Duration;
 
@@ -69,6 +69,63 @@ fn an_edit_on_top_of_a_deep_kernel_gives_the_fresh_diagnostics() {
         );
         let got = server.diagnostics(&u, version);
         assert_eq!(got, fresh(&edited), "after change {version}");
+    }
+    assert!(server.shutdown_and_exit().success());
+}
+
+/// A kernel of `ops` ops written on one line, each op's slice width different from its
+/// neighbours'.
+fn one_line(ops: usize) -> String {
+    let mut text = String::from(
+        "kernel @k(%x: hbm f32[128, 512]) -> (%y: hbm f32[128, 512]) { tensor %a : sbuf f32[128, 512] tensor %b : sbuf f32[128, 512] DmaCopyOp { dst = %a, src = %x } ",
+    );
+    for i in 0..ops {
+        let width = 64 + 64 * (i % 7);
+        text.push_str(&format!(
+            "TensorCopyOp {{ dst = %b[0:128, 0:{width}], src = %a[0:128, 0:{width}] }} "
+        ));
+    }
+    text.push_str("DmaCopyOp { dst = %y, src = %b } }\n");
+    text
+}
+
+/// Edits on a kernel written on one line (read in pieces cut inside the line, issue 24)
+/// are diagnosed exactly as a fresh check of the edited text: an op's `}` deleted and
+/// typed back, a `"` that turns the rest of the line into a string and its deletion, a
+/// misspelt op class, an op pasted in.
+#[test]
+fn edits_on_a_kernel_written_on_one_line_give_the_fresh_diagnostics() {
+    let mut text = one_line(3000);
+    let mut server = Server::start(&["utf-16"], json!({}));
+    server.timeout = Duration::from_secs(120);
+    let u = uri("one-line.pir");
+    server.open(&u, &text);
+    assert_eq!(server.diagnostics(&u, 1), fresh(&text));
+    let middle = text.len() / 2;
+    let brace = middle + text[middle..].find(" }").unwrap_or_default() + 1;
+    let op = middle + text[middle..].find("TensorCopyOp").unwrap_or_default();
+    // (byte offset, bytes deleted, inserted), each on the text the one before left.
+    let edits: [(usize, usize, &str); 8] = [
+        (brace, 1, ""),
+        (brace, 0, "}"),
+        (op, 0, "\""),
+        (op, 1, ""),
+        (op + 1, 0, "x"),
+        (op + 1, 1, ""),
+        (op, 0, "TensorCopyOp { dst = %b, src = %a } "),
+        (text.len() / 4, 0, "for %i in 0..2 { "),
+    ];
+    for (version, (at, delete, insert)) in (2..).zip(edits) {
+        let start = json!({"line": 0, "character": at});
+        let end = json!({"line": 0, "character": at + delete});
+        server.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": u, "version": version},
+                "contentChanges": [{"range": {"start": start, "end": end}, "text": insert}]}),
+        );
+        text.replace_range(at..at + delete, insert);
+        let got = server.diagnostics(&u, version);
+        assert_eq!(got, fresh(&text), "after change {version}");
     }
     assert!(server.shutdown_and_exit().success());
 }

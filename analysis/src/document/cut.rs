@@ -99,10 +99,15 @@ pub fn cuts_read(
         StatementReader::OnEveryCore(piece) => marks_on_every_core(text, end, (*piece).max(1)),
         StatementReader::Pieces(read) => {
             let mut marks = Vec::new();
-            for (from, piece, len) in syntax::pieces(text, end, &piece_starts(text, end)) {
-                let read = read(piece, len);
-                marks.extend(read.statements.iter().map(|s| Mark::of(s).shifted(from)));
-            }
+            syntax::read_pieces(
+                text,
+                end,
+                &piece_starts(text, end),
+                &mut |piece, len| read(piece, len),
+                &mut |from, read: &syntax::Statements| {
+                    marks.extend(read.statements.iter().map(|s| Mark::of(s).shifted(from)));
+                },
+            );
             marks
         }
     };

@@ -11,28 +11,39 @@ use crate::db::{Db, RootDatabase, SourceFile};
 use crate::{TextRange, TextSize};
 use std::sync::OnceLock;
 
-/// The longest run of chunks [`cut_parts`] reads through the database's memoized pieces
-/// (bytes); a longer one (a whole kernel re-cut) is read on every core.
+/// The longest run of several chunks [`cut_parts`] reads through the database's memoized
+/// pieces (bytes); a longer one (a whole kernel re-cut) is read on every core. One chunk
+/// is always read through its pieces, however long (a kernel written on one line of
+/// megabytes is one chunk: issue 24).
 const MEMOIZED_CUT: usize = 1 << 20;
+
+/// An edit's run of chunks, as [`cut_parts`] cuts it: the database its chunks' memoized
+/// pieces are read through, and how many chunks it spans.
+#[derive(Clone, Copy)]
+pub(super) struct EditRun<'db> {
+    pub(super) db: &'db dyn Db,
+    pub(super) chunks: usize,
+}
 
 /// The parts of `text` (a document, or a run of its chunks read in `context`, with
 /// `look_ahead` the first line of the chunk after them): each piece with whether it starts
-/// inside a kernel, and the cut's verdict on the ends ([`super::cut::cuts`]). `db`: for an
-/// edit's run, the database it is read through (its chunks' memoized pieces); such a run
-/// is cut into parts of at least twice `target`.
+/// inside a kernel, and the cut's verdict on the ends ([`super::cut::cuts`]). `run`: for an
+/// edit's run, the database it is read through (its chunks' memoized pieces, for one
+/// chunk or up to [`MEMOIZED_CUT`] bytes); such a run is cut into parts of at least twice
+/// `target`.
 pub(super) fn cut_parts<'t>(
     text: &'t str,
     look_ahead: &str,
     context: syntax::Context,
     target: usize,
-    db: Option<&dyn Db>,
+    run: Option<EditRun<'_>>,
 ) -> (Vec<CutPart<'t>>, super::cut::Cuts) {
     let split = target.saturating_mul(crate::document::SPLIT_FACTOR);
     // An edit's run is cut into parts of twice the target: a chunk an edit grew is cut
     // again when it has doubled, not as soon as its last statement passes the target (an
     // op line typed in a chunk cut there would split off a chunk of one line, and a new
     // list of chunks makes a cut kernel's indexes anew).
-    let target = if db.is_some() {
+    let target = if run.is_some() {
         target.saturating_mul(2)
     } else {
         target
@@ -47,8 +58,8 @@ pub(super) fn cut_parts<'t>(
     // An edit's run of chunks (not a whole kernel re-cut) is read in the pieces its chunk's
     // parse memoizes ([`crate::db::parse`]): only the piece the edit touched is read, and
     // the parse after it reads none.
-    let cuts = match db {
-        Some(db) if text.len() < MEMOIZED_CUT => {
+    let cuts = match run {
+        Some(EditRun { db, chunks }) if chunks == 1 || text.len() < MEMOIZED_CUT => {
             let mut read = |piece: &str, end: usize| {
                 crate::db::piece_statements(
                     db,
@@ -180,7 +191,16 @@ impl Document {
                 .get(last + 1)
                 .map_or(String::new(), |c| first_line(c.source.text(db)));
             let context = syntax::Context { inside, goes_on };
-            let (parts, cuts) = cut_parts(&merged, &look_ahead, context, self.target, Some(db));
+            let (parts, cuts) = cut_parts(
+                &merged,
+                &look_ahead,
+                context,
+                self.target,
+                Some(EditRun {
+                    db,
+                    chunks: last + 1 - first,
+                }),
+            );
             if (inside && !cuts.entry_kept) || (goes_on && !cuts.ends_inside) {
                 // The run's ends no longer fit: re-cut the whole kernels it touches.
                 let (head, tail) = (self.head(first), self.tail(last));

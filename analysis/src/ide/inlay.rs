@@ -22,23 +22,37 @@ pub struct InlayHint {
     pub cost: Option<String>,
 }
 
-/// The hints of every op of a document that ends inside `range` (the document's; the whole
-/// document when `None`), in its offsets, at the cost of the ops in `range`.
+/// At most this many hints answer one request: the first ops of its range. An editor asks
+/// for the lines it shows, and a line may hold a whole kernel (160,000 ops on one line
+/// would be 15 MB of hints, each op lowered); the hints of a line's first 1,000 ops are more
+/// than a screen's width shows (issue 24, `docs/decisions.md`).
+pub const MAX_INLAY_HINTS: usize = 1000;
+
+/// The hints of the ops of a document that end inside `range` (the document's; the whole
+/// document when `None`), in its offsets, at the cost of those ops: the first
+/// [`MAX_INLAY_HINTS`] of them, in source order.
 pub(crate) fn inlay_hints(db: &dyn Db, doc: &Document, range: Option<TextRange>) -> Vec<InlayHint> {
     let range = range.unwrap_or_else(|| TextRange::up_to(doc.len()));
     let mut out = Vec::new();
     for (site, part) in Site::across(doc, range) {
-        out.extend(site.to_document(chunk_hints(db, site.source(), part)));
+        let room = MAX_INLAY_HINTS.saturating_sub(out.len());
+        if room == 0 {
+            break;
+        }
+        out.extend(site.to_document(chunk_hints(db, site.source(), part, room)));
     }
     out
 }
 
-/// The hints of every op of a chunk, `file`, that ends inside `range` (relative to it; see
-/// [`super::for_each_op_ending_in`]).
-fn chunk_hints(db: &dyn Db, file: SourceFile, range: TextRange) -> Vec<InlayHint> {
+/// The hints of the first `room` ops of a chunk, `file`, that end inside `range` (relative
+/// to it; see [`super::for_each_op_ending_in`]).
+fn chunk_hints(db: &dyn Db, file: SourceFile, range: TextRange, room: usize) -> Vec<InlayHint> {
     let mut hints = Vec::new();
     let target = db.settings().target(db);
     super::for_each_op_ending_in(db, file, range, &mut |_, op| {
+        if hints.len() >= room {
+            return;
+        }
         let lowered = lowering(db, file, op);
         hints.push(InlayHint {
             offset: op.syntax.range.end(),

@@ -300,3 +300,74 @@ fn edits(text: &str, at: usize, copy: usize) -> Vec<Edit> {
         Edit::new(EditKind::UnclosedBrace, brace, 1, "", near),
     ]
 }
+
+/// A `.pir` file of exactly `ops` ops written on one line: one kernel whose body is a DMA
+/// in, `ops - 2` activations and tensor copies over slices of varied widths (so that no two
+/// neighbours read alike), and a DMA out, every op on the kernel's line, as a generator or
+/// a careless paste writes them (issue 24: a line is not a unit of work). Its five edits
+/// are made in the op nearest the middle; the file has no diagnostic.
+///
+/// # Panics
+/// When `ops` < [`MIN_OPS`].
+pub fn generate_one_line(ops: usize) -> Generated {
+    assert!(ops >= MIN_OPS, "at least {MIN_OPS} ops");
+    let mut text = String::from(
+        "kernel @one_line(%x: hbm f32[128, 512]) -> (%y: hbm f32[128, 512]) { \
+         tensor %a : sbuf f32[128, 512] tensor %b : sbuf f32[128, 512] \
+         DmaCopyOp { dst = %a, src = %x } ",
+    );
+    let middle = ((ops - 2) / 2) & !1;
+    let mut probe = 0;
+    for i in 0..ops - 2 {
+        let width = 64 + 64 * (i % 7);
+        if i == middle {
+            probe = text.len();
+        }
+        if i % 2 == 0 {
+            text.push_str(&format!(
+                "ActivationOp {{ dst = %b[0:128, 0:{width}], src = %a[0:128, 0:{width}], func = exp, scale = 1.0 }} "
+            ));
+        } else {
+            text.push_str(&format!(
+                "TensorCopyOp {{ dst = %b[0:128, 0:{width}], src = %a[0:128, 0:{width}] }} "
+            ));
+        }
+    }
+    text.push_str("DmaCopyOp { dst = %y, src = %b } }\n");
+    let op_end = |from: usize| from + text[from..].find("} ").expect("an op's end") + 2;
+    let value = probe + text[probe..].find("scale = 1.0").expect("the scale") + "scale = 1.0".len();
+    let field = probe + text[probe..].find("func = exp").expect("the func");
+    let next = op_end(probe);
+    let copy = next..op_end(next);
+    let brace = copy.end - 2;
+    let misspelt = Expect::One {
+        line: 0,
+        code_or_message: "P203",
+    };
+    let edits = vec![
+        Edit::new(EditKind::TypeInValue, value, 0, "5", Expect::Clean),
+        Edit::new(EditKind::MisspellField, field, 4, "fucn", misspelt),
+        Edit::new(
+            EditKind::InsertOp,
+            copy.start,
+            0,
+            &text[copy.clone()],
+            Expect::Clean,
+        ),
+        Edit::new(
+            EditKind::DeleteOp,
+            copy.start,
+            copy.len(),
+            "",
+            Expect::Clean,
+        ),
+        Edit::new(
+            EditKind::UnclosedBrace,
+            brace,
+            1,
+            "",
+            Expect::Near { first: 0, last: 0 },
+        ),
+    ];
+    Generated { text, ops, edits }
+}
