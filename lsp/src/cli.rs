@@ -497,7 +497,9 @@ fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic])
     let chars = |range: analysis::TextRange| {
         char_index.of(usize::from(range.start()))..char_index.of(usize::from(range.end()))
     };
-    let mut stderr = std::io::stderr().lock();
+    // Buffered: stderr is not, and a report is many small writes (16,390 warnings of the
+    // 100,000-op benchmark file were 2.3 s of system time unbuffered).
+    let mut stderr = std::io::BufWriter::with_capacity(1 << 16, std::io::stderr().lock());
     // The primary range and the related notes are two sources of one text: ariadne heads a
     // group of the report's own source with the primary's line:column, and any other group
     // with its first label's, so each note's header shows where the note is.
@@ -561,6 +563,7 @@ fn print_human(analysis: &Analysis, loaded: &Loaded, diagnostics: &[Diagnostic])
         }
         let _ = report.finish().write(&mut cache, &mut stderr);
     }
+    let _ = stderr.flush();
 }
 
 /// Byte offsets to character offsets (Unicode scalar values) of one text, in time

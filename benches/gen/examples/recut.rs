@@ -1,10 +1,11 @@
 //! Memory over a session of re-cuts, for issue 23: in one unrolled kernel of `OPS` ops (default
 //! 20,000), paste eight lines that close two loops and open an op into the middle of the kernel,
 //! then delete them, `N` times (default 2,000), each followed by the document's diagnostics;
-//! prints the resident memory every 100 edits.
+//! prints the resident memory every 100 edits. With `anywhere`, each paste goes to another
+//! line start (a fixed pseudo-random one), as in the soak (`benches/soak.rs`).
 //!
 //! ```sh
-//! cargo run --release -p pir-gen --example recut -- [OPS] [N]
+//! cargo run --release -p pir-gen --example recut -- [OPS] [N] [anywhere]
 //! ```
 
 use analysis::{AnalysisHost, TextRange, TextSize};
@@ -28,6 +29,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let ops: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(20_000);
     let times: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(2_000);
+    let anywhere = args.next().is_some_and(|a| a == "anywhere");
     let generated = pir_gen::pir::generate(ops.max(pir_gen::pir::MIN_OPS), ops);
     let text = &generated.text;
     // The start of the line nearest the middle of the file.
@@ -36,9 +38,19 @@ fn main() {
     let file = host.add_file(text);
     let _ = host.snapshot().diagnostics(file);
     println!("edits 0: {:.0} MiB", rss_mib());
-    let at = TextSize::from(middle as u32);
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .filter(|&i| i < text.len())
+        .collect();
+    let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut at = TextSize::from(middle as u32);
     for i in 1..=times {
         if i % 2 == 1 {
+            if anywhere {
+                seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let line = line_starts[(seed >> 33) as usize % line_starts.len()];
+                at = TextSize::from(line as u32);
+            }
             host.edit_file(file, TextRange::empty(at), PASTE);
         } else {
             host.edit_file(
@@ -47,7 +59,12 @@ fn main() {
                 "",
             );
         }
-        std::hint::black_box(host.snapshot().diagnostics(file).map(|d| d.len()).ok());
+        std::hint::black_box(
+            host.snapshot()
+                .capped_diagnostics(file)
+                .map(|d| d.diagnostics.len())
+                .ok(),
+        );
         if i % 100 == 0 {
             println!("edits {i}: {:.0} MiB", rss_mib());
         }
