@@ -57,8 +57,8 @@ pub struct PartLive {
 /// use then widens it, see [`LoopTree::live`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Touch {
-    /// The tensor's name.
-    pub name: String,
+    /// The tensor's name (inline up to 23 bytes: a part keeps thousands).
+    pub name: smol_str::SmolStr,
     /// Its range when only this part names it.
     pub alone: (u32, u32),
     /// Its range when other parts name it too.
@@ -97,13 +97,15 @@ fn summarize(
         .iter()
         .filter_map(|(name, at)| {
             Some(Touch {
-                name: name.to_string(),
+                name: smol_str::SmolStr::new(name),
                 alone: tree.live(at, false)?,
                 shared: tree.live(at, true)?,
             })
         })
         .collect();
     touches.sort_unstable();
+    // Kept for the life of the part's memo: no room left over from the filter.
+    touches.shrink_to_fit();
     PartResources {
         engines,
         cost,
@@ -130,7 +132,7 @@ pub struct PartNames {
     /// The on-chip tensors it allocates, in BIR order.
     pub tensors: Vec<Arc<Tensor>>,
     /// The on-chip tensors its ops name, by name.
-    pub touched: Vec<String>,
+    pub touched: Vec<smol_str::SmolStr>,
 }
 
 impl PartNames {

@@ -11,6 +11,7 @@
 //! only.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use smol_str::SmolStr;
 use std::sync::Arc;
 
 use lower::diag::Anchor;
@@ -46,13 +47,13 @@ pub struct PartSummary {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct PartWrites {
     /// The kernel's output parameters (after `->`), in signature order: first part only.
-    pub outputs: Vec<String>,
+    pub outputs: Vec<SmolStr>,
     /// The names an op of the part writes when it runs (any output operand, errors or
     /// not; every name an unknown op names), sorted, without duplicates.
-    pub written: Vec<String>,
+    pub written: Vec<SmolStr>,
     /// The names written only by ops inside a loop that runs 0 times (`lb ≥ ub`), with the
     /// first such op's place in the part (0-based, as [`PartPlaces::ids`]), sorted by name.
-    pub written_in_empty_loops: Vec<(String, u32)>,
+    pub written_in_empty_loops: Vec<(SmolStr, u32)>,
 }
 
 /// What P501 ("read before any op writes it") reads of a part.
@@ -60,9 +61,9 @@ pub struct PartWrites {
 pub struct PartReads {
     /// The tensors the part allocates (its parameters, in the kernel's first part, and
     /// its declarations), by name as declared.
-    pub tensors: Vec<String>,
+    pub tensors: Vec<SmolStr>,
     /// The parameters that are inputs or outputs (written before any op): first part only.
-    pub params: Vec<String>,
+    pub params: Vec<SmolStr>,
     /// Each name the part's ops read or write, in the order the ops first name it.
     pub names: Vec<NameUse>,
 }
@@ -70,8 +71,8 @@ pub struct PartReads {
 /// What a part's ops do with one name (see [`PartReads::names`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NameUse {
-    /// The name without `%`.
-    pub name: String,
+    /// The name without `%` (inline up to 23 bytes: a part keeps thousands).
+    pub name: SmolStr,
     /// An op of the part reads it.
     pub read: bool,
     /// An op of the part writes it.
@@ -87,14 +88,14 @@ pub struct PartDecls {
     /// part names, sorted by name: P500 unless a later part names them.
     pub unused: Vec<UnusedDecl>,
     /// The names the part uses that earlier parts declare (its prelude's, used), sorted.
-    pub uses_before: Vec<String>,
+    pub uses_before: Vec<SmolStr>,
 }
 
 /// A declaration no op of its part names (see [`PartDecls::unused`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct UnusedDecl {
-    /// The name without `%`.
-    pub name: String,
+    /// The name without `%` (inline up to 23 bytes: a part keeps thousands).
+    pub name: SmolStr,
     /// It declares a register (else a tensor).
     pub register: bool,
 }
@@ -130,7 +131,7 @@ pub struct PartPlaces {
     pub name: TextRange,
     /// Each name's first read by an op of the part (the P501 range), in the order of the
     /// reads (a part's names are bounded by its chunk: looked up by a walk).
-    pub first_reads: Vec<(String, TextRange)>,
+    pub first_reads: Vec<(SmolStr, TextRange)>,
     /// Each declared name of the part (its first definition in the part): the name token
     /// and the whole declaration (the parameter, or the `tensor`/`reg` statement), sorted
     /// by name.
@@ -144,8 +145,8 @@ pub struct PartPlaces {
 /// A name a part declares, with its places (see [`PartPlaces::declarations`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Declaration {
-    /// The name without `%`.
-    pub name: String,
+    /// The name without `%` (inline up to 23 bytes: a part keeps thousands).
+    pub name: SmolStr,
     /// What it declares: a parameter, a tensor or a register.
     pub kind: DefKind,
     /// The name token.
@@ -215,12 +216,12 @@ fn part(
     };
     for allocation in &kernel.allocations {
         if let Allocation::Tensor(t) = allocation {
-            reads.tensors.push(t.name.clone());
+            reads.tensors.push(t.name.as_str().into());
             if t.kind != TensorKind::Internal {
-                reads.params.push(t.name.clone());
+                reads.params.push(t.name.as_str().into());
             }
             if t.kind == TensorKind::Output {
-                writes.outputs.push(t.name.clone());
+                writes.outputs.push(t.name.as_str().into());
             }
         }
     }
@@ -260,7 +261,7 @@ fn part(
         for name in op_reads.iter().map(String::as_str) {
             let at = *names.entry(name).or_insert_with(|| {
                 reads.names.push(NameUse {
-                    name: name.to_string(),
+                    name: SmolStr::new(name),
                     ..NameUse::default()
                 });
                 reads.names.len() - 1
@@ -276,7 +277,7 @@ fn part(
                 let first = accesses.iter().find(|(_, a)| a.name == name);
                 let anchor = first.map_or(Anchor::Class, |(path, _)| Anchor::Value(path.clone()));
                 let range = crate::diagnostic::anchor_range(op, &anchor);
-                places.first_reads.push((name.to_string(), range));
+                places.first_reads.push((SmolStr::new(name), range));
             }
         }
         // An op in a loop that runs 0 times writes nothing (an invalid loop, P414, counts
@@ -289,18 +290,18 @@ fn part(
         for &name in &op_writes {
             if runs {
                 if written.insert(name) {
-                    writes.written.push(name.to_string());
+                    writes.written.push(SmolStr::new(name));
                 }
             } else {
                 writes
                     .written_in_empty_loops
-                    .push((name.to_string(), ids.ops - 1));
+                    .push((SmolStr::new(name), ids.ops - 1));
             }
         }
         for name in op_writes {
             let at = *names.entry(name).or_insert_with(|| {
                 reads.names.push(NameUse {
-                    name: name.to_string(),
+                    name: SmolStr::new(name),
                     ..NameUse::default()
                 });
                 reads.names.len() - 1
@@ -320,6 +321,7 @@ fn part(
     places.ids.shrink_to_fit();
     places.classes.shrink_to_fit();
     places.first_reads.shrink_to_fit();
+    places.declarations.shrink_to_fit();
     // The first op of each name (a stable sort keeps source order among equal names).
     writes.written_in_empty_loops.sort_by(|a, b| a.0.cmp(&b.0));
     writes.written_in_empty_loops.dedup_by(|b, a| a.0 == b.0);
@@ -364,7 +366,7 @@ fn declarations(
         }
         if def.prelude {
             if used.contains(&index) {
-                decls.uses_before.push(def.name.clone());
+                decls.uses_before.push(def.name.as_str().into());
             }
             continue;
         }
@@ -373,7 +375,7 @@ fn declarations(
             continue;
         }
         places.declarations.push(Declaration {
-            name: def.name.clone(),
+            name: def.name.as_str().into(),
             kind: def.kind,
             name_range: def.range,
             range: statements
@@ -388,7 +390,7 @@ fn declarations(
             && !prelude.contains(def.name.as_str())
         {
             decls.unused.push(UnusedDecl {
-                name: def.name.clone(),
+                name: def.name.as_str().into(),
                 register: def.kind == DefKind::Register,
             });
         }

@@ -6,6 +6,7 @@
 //! coverage is not checked; a kernel without outputs is never P419.
 
 use rustc_hash::FxHashSet as HashSet;
+use smol_str::SmolStr;
 
 use lower::diag::Code;
 
@@ -32,7 +33,7 @@ pub fn findings(parts: &[&PartWrites]) -> Vec<Finding> {
     }
     let written: HashSet<&str> = parts
         .iter()
-        .flat_map(|p| p.written.iter().map(String::as_str))
+        .flat_map(|p| p.written.iter().map(SmolStr::as_str))
         .collect();
     let mut out = Vec::new();
     for output in &head.outputs {
@@ -60,7 +61,7 @@ pub fn findings(parts: &[&PartWrites]) -> Vec<Finding> {
         out.push(Finding {
             code: Code::P419,
             part: 0,
-            at: Place::DeclaredName(output.clone()),
+            at: Place::DeclaredName(output.to_string()),
             message,
             related,
             fix: None,
@@ -75,9 +76,9 @@ mod tests {
 
     fn writes(outputs: &[&str], written: &[&str], empty: &[(&str, u32)]) -> PartWrites {
         PartWrites {
-            outputs: outputs.iter().map(|s| s.to_string()).collect(),
-            written: written.iter().map(|s| s.to_string()).collect(),
-            written_in_empty_loops: empty.iter().map(|(s, n)| (s.to_string(), *n)).collect(),
+            outputs: outputs.iter().map(|s| SmolStr::new(s)).collect(),
+            written: written.iter().map(|s| SmolStr::new(s)).collect(),
+            written_in_empty_loops: empty.iter().map(|(s, n)| (SmolStr::new(s), *n)).collect(),
         }
     }
 

@@ -3,6 +3,7 @@
 //! with the use; a parameter is never P500.
 
 use rustc_hash::FxHashSet as HashSet;
+use smol_str::SmolStr;
 
 use lower::diag::Code;
 
@@ -23,7 +24,7 @@ pub fn of_split<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Vec<Finding> 
 pub fn findings(parts: &[&PartDecls]) -> Vec<Finding> {
     let used_later: HashSet<&str> = parts
         .iter()
-        .flat_map(|p| p.uses_before.iter().map(String::as_str))
+        .flat_map(|p| p.uses_before.iter().map(SmolStr::as_str))
         .collect();
     let mut out = Vec::new();
     for (part, decls) in (0u32..).zip(parts) {
@@ -39,7 +40,7 @@ pub fn findings(parts: &[&PartDecls]) -> Vec<Finding> {
             out.push(Finding {
                 code: Code::P500,
                 part,
-                at: Place::DeclaredName(unused.name.clone()),
+                at: Place::DeclaredName(unused.name.to_string()),
                 message: format!("{what} `%{}` is declared but no op uses it", unused.name),
                 related: Vec::new(),
                 fix: Some(lower::FixHint::DeleteDeclaration),

@@ -334,7 +334,7 @@ mod tests {
         let mut names: Vec<NameUse> = names
             .iter()
             .map(|&(n, read, written, read_first)| NameUse {
-                name: n.to_string(),
+                name: (*n).into(),
                 read,
                 written,
                 read_first,
@@ -342,8 +342,8 @@ mod tests {
             .collect();
         names.sort();
         PartReads {
-            tensors: tensors.iter().map(|t| t.to_string()).collect(),
-            params: params.iter().map(|t| t.to_string()).collect(),
+            tensors: tensors.iter().map(|t| smol_str::SmolStr::new(t)).collect(),
+            params: params.iter().map(|t| smol_str::SmolStr::new(t)).collect(),
             names,
         }
     }
