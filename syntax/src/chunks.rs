@@ -8,7 +8,7 @@
 //! ([`crate::parse_statements`], with the next line as look-ahead) as in the file. Telling
 //! a line needs only that line.
 
-use crate::lexer::{Token, lex};
+use crate::lexer::{Token, first_tokens, lex};
 
 /// The byte offsets of the starts of the lines of `text` that start a statement (see the
 /// module docs), in order. 0-based UTF-8 offsets; a line starts after `\n` (a lone `\r` is
@@ -31,8 +31,8 @@ pub fn statement_lines(text: &str) -> Vec<usize> {
 pub fn starts_statement_line(text: &str, line: usize) -> bool {
     let line_end = text[line..].find('\n').map_or(text.len(), |i| line + i);
     let window = &text[line..line_end];
-    let (tokens, _) = lex(window);
-    let mut significant = tokens.iter().filter(|(kind, _)| *kind != Token::Comment);
+    let tokens = first_tokens(window, 2);
+    let mut significant = tokens.iter();
     let (Some(&(first, first_range)), second) = (
         significant.next(),
         significant.next().map(|&(kind, _)| kind),
@@ -62,8 +62,8 @@ pub fn starts_statement_line(text: &str, line: usize) -> bool {
 pub fn starts_kernel_line(text: &str, line: usize) -> bool {
     let line_end = text[line..].find('\n').map_or(text.len(), |i| line + i);
     let window = &text[line..line_end];
-    let (tokens, _) = lex(window);
-    let mut significant = tokens.iter().filter(|(kind, _)| *kind != Token::Comment);
+    let tokens = first_tokens(window, 2);
+    let mut significant = tokens.iter();
     match (significant.next(), significant.next()) {
         (Some((Token::Kernel, first)), Some((Token::Global, _))) => {
             only_indent(&window[..usize::from(first.start())])

@@ -321,6 +321,29 @@ pub fn lex(text: &str) -> (Vec<(Token, TextRange)>, Vec<SyntaxError>) {
     )
 }
 
+/// The first `n` tokens of `text` other than comments (newlines included), lexed lazily:
+/// what telling a line's start needs, at a cost that does not grow with the line (a line
+/// may hold a whole kernel). Kinds and ranges as [`lex`] gives them, but that a run of
+/// unknown characters may be several [`Token::Error`]s.
+pub fn first_tokens(text: &str, n: usize) -> Vec<(Token, TextRange)> {
+    let mut out = Vec::with_capacity(n);
+    let mut lexer = Raw::lexer(text);
+    while out.len() < n
+        && let Some(raw) = lexer.next()
+    {
+        let span = lexer.span();
+        let range = TextRange::new(to_size(span.start), to_size(span.end));
+        let kind = match raw {
+            Ok(raw) => classify(raw, lexer.slice()).0,
+            Err(_) => Token::Error,
+        };
+        if kind != Token::Comment {
+            out.push((kind, range));
+        }
+    }
+    out
+}
+
 /// [`lex`], keeping for each token whether it had a lexical error.
 pub(crate) fn lex_detailed(text: &str) -> (Vec<Lexed>, Vec<SyntaxError>) {
     lex_checked(text, &|| ())

@@ -30,7 +30,7 @@ pub use chunks::{
     line_end, piece_starts, starts_kernel_line, starts_statement_line, statement_lines,
 };
 pub use layout::may_nest_too_deep;
-pub use lexer::{Token, lex, lone_carriage_return_error, lone_carriage_returns};
+pub use lexer::{Token, first_tokens, lex, lone_carriage_return_error, lone_carriage_returns};
 pub use parser::Statements;
 pub use shift::Shift;
 

@@ -105,10 +105,10 @@ pub(super) struct CutPart<'t> {
 /// was.
 pub(super) fn first_line(text: &str) -> String {
     let line = &text[..syntax::line_end(text, 0)];
-    let (tokens, _) = syntax::lex(line);
+    let tokens = syntax::first_tokens(line, 3);
     let second = tokens
         .iter()
-        .filter(|(kind, _)| !matches!(kind, syntax::Token::Comment | syntax::Token::Newline))
+        .filter(|(kind, _)| *kind != syntax::Token::Newline)
         .nth(1);
     match second {
         Some((_, range))
