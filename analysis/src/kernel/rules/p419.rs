@@ -76,8 +76,8 @@ mod tests {
 
     fn writes(outputs: &[&str], written: &[&str], empty: &[(&str, u32)]) -> PartWrites {
         PartWrites {
-            outputs: outputs.iter().map(|s| SmolStr::new(s)).collect(),
-            written: written.iter().map(|s| SmolStr::new(s)).collect(),
+            outputs: outputs.iter().map(SmolStr::new).collect(),
+            written: written.iter().map(SmolStr::new).collect(),
             written_in_empty_loops: empty.iter().map(|(s, n)| (SmolStr::new(s), *n)).collect(),
         }
     }

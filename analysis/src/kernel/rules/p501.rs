@@ -342,8 +342,8 @@ mod tests {
             .collect();
         names.sort();
         PartReads {
-            tensors: tensors.iter().map(|t| smol_str::SmolStr::new(t)).collect(),
-            params: params.iter().map(|t| smol_str::SmolStr::new(t)).collect(),
+            tensors: tensors.iter().map(smol_str::SmolStr::new).collect(),
+            params: params.iter().map(smol_str::SmolStr::new).collect(),
             names,
         }
     }
