@@ -340,6 +340,41 @@ fn edits_change_what_chunks_report_to_the_document() {
     assert_eq!(report, Vec::<String>::new());
 }
 
+/// Whether a `}` is one too many is decided on whole kernels, never on the part of a split
+/// kernel an edit re-cuts (issue 23's drift: a part starting inside a kernel took its
+/// header to be unindented, and could not see an over-indented `}` in an earlier part).
+/// Each case, cut a part per statement: fresh and whole agree, and so does each edit.
+#[test]
+fn a_close_too_many_is_decided_on_the_whole_kernel() {
+    // An indented kernel closed at its own indentation, with an op after it: the `}` is
+    // not over-indented, the op is stray (a part starting inside took it for one too many).
+    let indented = "  kernel @k() {\n    NoOp {}\n    NoOp {}\n    NoOp {}\n  }\n  NoOp {}\n";
+    let (chunked, whole) = chunked_and_whole(indented, 7);
+    assert!(chunked == whole, "{}", first_difference(&chunked, &whole));
+    // An over-indented `}` early in a split kernel; an op typed after the kernel's `}`
+    // makes that early `}` one too many, though the edited part does not hold it.
+    let mut text =
+        "kernel @k() {\n  for %i in 0..2 {\n    NoOp {}\n    }\n  NoOp {}\n  NoOp {}\n  \
+                    NoOp {}\n}\nkernel @m() {\n  NoOp {}\n}\n"
+            .to_string();
+    let mut host = host(1);
+    let file = host.add_file(&text);
+    assert!(host.snapshot().diagnostics(file).unwrap().is_empty());
+    let after = text.find("}\nkernel @m").unwrap() + 2;
+    let report = edit_and_report(&mut host, file, &mut text, (after, 0), "NoOp {}\n");
+    assert_eq!(report.first().map(|r| &r[..4]), Some("P100"), "{report:?}");
+    // Back, and the other way round: the op after the kernel first, then the early `}`
+    // indented over its loop by an edit of the part that holds it.
+    let report = edit_and_report(&mut host, file, &mut text, (after, 8), "");
+    assert!(report.is_empty(), "{report:?}");
+    let close = text.find("    }").unwrap();
+    edit_and_report(&mut host, file, &mut text, (close, 2), "");
+    edit_and_report(&mut host, file, &mut text, (after - 2, 0), "NoOp {}\n");
+    let close = text.find("  }").unwrap();
+    let report = edit_and_report(&mut host, file, &mut text, (close, 0), "  ");
+    assert_eq!(report.first().map(|r| &r[..4]), Some("P100"), "{report:?}");
+}
+
 /// The first line where `a` and `b` differ, with both versions.
 fn first_difference(a: &str, b: &str) -> String {
     let (mut la, mut lb) = (a.lines(), b.lines());

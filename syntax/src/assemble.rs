@@ -209,11 +209,28 @@ impl Shape {
     }
 }
 
-/// The indices (ascending) of the `}`s among `shapes` (flat statements of `text`, in
-/// order; `inside`: the text starts inside a kernel's body) that are one too many, which
-/// the parser drops (one P100 each) so that what follows stays in its block: no cascade
-/// of P200s for the names declared before it, no "expected `kernel`". The document's cuts
-/// read the same, so as to nest as the parser does.
+/// What [`extra_closes`] reads of a flat statement list: the `}`s that are one too many,
+/// and whether the text's ends leave that undecided.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Closes {
+    /// The indices (ascending) of the `}`s that are one too many.
+    pub extra: Vec<usize>,
+    /// The text starts inside a kernel (`inside`), that kernel's body closes in the text,
+    /// and a `}` or a statement of a body follows before the next `kernel`: whether a `}`
+    /// is one too many then depends on the kernel's header and on its `}`s before the text
+    /// (the first over-indented one may be there), which the text does not hold. None is
+    /// dropped for it; the document's cuts re-cut that kernel whole.
+    pub entry_undecided: bool,
+    /// The text ends inside a kernel body holding an over-indented `}` (a candidate): a
+    /// kernel closed and followed by a statement after the text would make it one too many.
+    pub end_undecided: bool,
+}
+
+/// The `}`s among `shapes` (flat statements of `text`, in order; `inside`: the text starts
+/// inside a kernel's body) that are one too many, which the parser drops (one P100 each) so
+/// that what follows stays in its block: no cascade of P200s for the names declared before
+/// it, no "expected `kernel`". The document's cuts read the same, so as to nest as the
+/// parser does.
 ///
 /// A `}` is one too many when the kernel it ends up closing is followed by a `}` or by a
 /// statement of a body (an op, a declaration, a loop) before the next `kernel`. Which `}`
@@ -222,13 +239,18 @@ impl Shape {
 /// indented like the op's own `}`, and closes the block around it early; every `}` after
 /// it then closes a block one level out). With no such `}` nothing is dropped, and the
 /// stray statements are reported as [`report_stray`] says.
-pub fn extra_closes(
-    text: &str,
-    shapes: impl IntoIterator<Item = Shape>,
-    inside: bool,
-) -> Vec<usize> {
-    // The indentation of each open header's line.
+///
+/// Only whole kernels decide: in the kernel a text starts inside, nothing is dropped (its
+/// header and its first `}`s are before the text), and [`Closes`] says where the text's
+/// ends leave the answer open.
+pub fn extra_closes(text: &str, shapes: impl IntoIterator<Item = Shape>, inside: bool) -> Closes {
+    // The indentation of each open header's line (the entry kernel's is unknown: 0 stands
+    // in, and no `}` is dropped for it).
     let mut open: Vec<usize> = Vec::new();
+    // Whether the kernel open now is the one the text starts inside, and whether it has
+    // just closed (the statements after it, up to the next `kernel`, decide nothing).
+    let mut in_entry = inside;
+    let mut entry_closed = false;
     if inside {
         open.push(0);
     }
@@ -236,14 +258,17 @@ pub fn extra_closes(
     // a kernel just closed (the indentation of its header) with that `}`.
     let mut candidate: Option<usize> = None;
     let mut closed: Option<(usize, usize)> = None;
-    let mut extra: Vec<usize> = Vec::new();
+    let mut out = Closes::default();
     for (i, shape) in shapes.into_iter().enumerate() {
+        if entry_closed && matches!(shape, Shape::Stmt | Shape::Loop { .. } | Shape::Close(_)) {
+            out.entry_undecided = true;
+        }
         if let Some((header, dropped)) = closed.take()
             && matches!(shape, Shape::Stmt | Shape::Loop { .. })
         {
             // Every `}` from the extra one on closed a block one level out: without it
             // the kernel is still open here.
-            extra.push(dropped);
+            out.extra.push(dropped);
             open.push(header);
             candidate = None;
         }
@@ -251,6 +276,7 @@ pub fn extra_closes(
             Shape::Kernel { start, opens } => {
                 open.clear();
                 candidate = None;
+                (in_entry, entry_closed) = (false, false);
                 if opens {
                     open.push(indent(text, start));
                 }
@@ -268,7 +294,10 @@ pub fn extra_closes(
                     {
                         candidate = Some(i);
                     }
-                    if open.is_empty()
+                    if open.is_empty() && in_entry {
+                        (in_entry, entry_closed) = (false, true);
+                        candidate = None;
+                    } else if open.is_empty()
                         && let Some(dropped) = candidate
                     {
                         closed = Some((header, dropped));
@@ -277,14 +306,15 @@ pub fn extra_closes(
                 None => {
                     if let Some(dropped) = candidate.take() {
                         // Without the extra `}`, this one closes the kernel.
-                        extra.push(dropped);
+                        out.extra.push(dropped);
                     }
                 }
             },
             Shape::Stmt => {}
         }
     }
-    extra
+    out.end_undecided = !open.is_empty() && candidate.is_some();
+    out
 }
 
 /// Drops the `}`s that are one too many ([`extra_closes`]) from `statements`, each one
@@ -295,7 +325,7 @@ fn drop_extra_closes(
     errors: &mut Vec<SyntaxError>,
     inside: bool,
 ) -> Vec<FlatStmt> {
-    let extra = extra_closes(text, statements.iter().map(Shape::of), inside);
+    let extra = extra_closes(text, statements.iter().map(Shape::of), inside).extra;
     if extra.is_empty() {
         return statements;
     }

@@ -24,7 +24,7 @@ mod recover;
 mod shift;
 mod value;
 
-pub use assemble::{Shape, extra_closes};
+pub use assemble::{Closes, Shape, extra_closes};
 pub use ast::*;
 pub use chunks::{
     line_end, piece_starts, starts_kernel_line, starts_statement_line, statement_lines,

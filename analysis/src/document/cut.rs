@@ -16,12 +16,16 @@ pub struct Cuts {
     /// a kernel's body ([`Context::inside`]; the first part's is the text's own).
     pub parts: Vec<(usize, bool)>,
     /// Whether the text ends with a kernel's body open and nothing else (no loop, no
-    /// kernel left unclosed before it): a next part may start inside it.
+    /// kernel left unclosed before it), and no over-indented `}` in it that a `}` one too
+    /// many after the text would drop ([`syntax::Closes::end_undecided`]): a next part may
+    /// start inside it.
     pub ends_inside: bool,
     /// Whether the kernel the text starts inside (when it does) ends as the whole file
     /// would end it: by its `}`, or still open (with nothing else) at the end of the text.
     /// A kernel a `kernel` line cuts short is not: its error is at its `{`, in an earlier
-    /// part. Always true for a text that does not start inside a kernel.
+    /// part. Nor is one whose `}` is followed by a statement before the next `kernel`
+    /// ([`syntax::Closes::entry_undecided`]): whether a `}` of it is one too many is decided
+    /// on the whole kernel. Always true for a text that does not start inside a kernel.
     pub entry_kept: bool,
     /// At each part's place: whether it starts inside a kernel that goes on past its end (a
     /// middle part of a kernel: no kernel ends or starts in it).
@@ -144,7 +148,8 @@ fn cut_in_kernels(
 ) -> Cuts {
     // The `}`s the parser drops as one too many: a kernel holding one is not cut inside,
     // so that its one part nests as the whole file does.
-    let extra = syntax::extra_closes(text, marks.iter().map(Mark::shape), context.inside);
+    let closes = syntax::extra_closes(text, marks.iter().map(Mark::shape), context.inside);
+    let extra = &closes.extra;
     let mut statements = marks.iter().enumerate().peekable();
     let mut uncut = false;
     let mut parts = vec![(0, context.inside)];
@@ -240,6 +245,10 @@ fn cut_in_kernels(
     } else if entry {
         entry_kept = false;
     }
+    // Where the text's ends leave a `}` one too many or not undecided, they do not fit:
+    // the kernel is re-cut whole, where it is decided.
+    entry_kept &= !closes.entry_undecided;
+    let ends_inside = ends_inside && !closes.end_undecided;
     parts.sort_unstable();
     let through = parts
         .iter()
