@@ -607,22 +607,35 @@ fn a_utf16_file_is_one_diagnostic_naming_the_encoding() {
         "/../examples/tensor_add.pir"
     ))
     .expect("example");
-    let bytes: Vec<u8> = [0xFF, 0xFE]
-        .into_iter()
-        .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
-        .collect();
-    let path = temp("utf16.pir", &bytes);
-    let (code, json) = check_json(&path);
-    assert_eq!(code, 1);
-    let diagnostics = json["files"][0]["diagnostics"]
-        .as_array()
-        .expect("diagnostics");
-    assert_eq!(diagnostics.len(), 1, "{json}");
-    let message = diagnostics[0]["message"].as_str().unwrap_or_default();
-    assert!(
-        message.starts_with("the file looks like UTF-16"),
-        "{message}"
-    );
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    for (name, bytes, which) in [
+        (
+            "utf16-le-bom.pir",
+            [&[0xFF, 0xFE][..], &le].concat(),
+            "UTF-16 (little-endian, with a byte order mark)",
+        ),
+        (
+            "utf16-be-bom.pir",
+            [&[0xFE, 0xFF][..], &be].concat(),
+            "UTF-16 (big-endian, with a byte order mark)",
+        ),
+        ("utf16-le.pir", le.clone(), "UTF-16 (little-endian)"),
+        ("utf16-be.pir", be.clone(), "UTF-16 (big-endian)"),
+    ] {
+        let path = temp(name, &bytes);
+        let (code, json) = check_json(&path);
+        assert_eq!(code, 1, "{name}");
+        let diagnostics = json["files"][0]["diagnostics"]
+            .as_array()
+            .expect("diagnostics");
+        assert_eq!(diagnostics.len(), 1, "{name}: {json}");
+        let message = diagnostics[0]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.starts_with(&format!("the file looks like {which}:")),
+            "{name}: {message}"
+        );
+    }
 }
 
 /// A note on the diagnostic's own range is its label: the span is drawn once, with the

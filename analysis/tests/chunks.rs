@@ -349,8 +349,13 @@ fn a_close_too_many_is_decided_on_the_whole_kernel() {
     // An indented kernel closed at its own indentation, with an op after it: the `}` is
     // not over-indented, the op is stray (a part starting inside took it for one too many).
     let indented = "  kernel @k() {\n    NoOp {}\n    NoOp {}\n    NoOp {}\n  }\n  NoOp {}\n";
-    let (chunked, whole) = chunked_and_whole(indented, 7);
-    assert!(chunked == whole, "{}", first_difference(&chunked, &whole));
+    // Written without indentation, and an op after the kernel's `}`, then a `}`: the
+    // kernel's `}` is the one too many.
+    let unindented = "kernel @k() {\nNoOp {}\nNoOp {}\n}\nNoOp {}\n}\nkernel @m() {\nNoOp {}\n}\n";
+    for text in [indented, unindented] {
+        let (chunked, whole) = chunked_and_whole(text, 7);
+        assert!(chunked == whole, "{}", first_difference(&chunked, &whole));
+    }
     // An over-indented `}` early in a split kernel; an op typed after the kernel's `}`
     // makes that early `}` one too many, though the edited part does not hold it.
     let mut text =

@@ -305,19 +305,11 @@ pub fn stamp(path: &Path) -> Option<Stamp> {
 
 /// The text of a file's bytes (invalid UTF-8 replaced, `syntax::decode`) and a P103 for
 /// each run of invalid bytes. A file that looks like UTF-16 ([`utf16`]) is one P103 saying
-/// so, and an empty text: read as UTF-8 it would be a NUL or an invalid byte every other
-/// character, a hundred errors and no word of why.
+/// so ([`utf16_diagnostic`]), and an empty text: read as UTF-8 it would be a NUL or an
+/// invalid byte every other character, a hundred errors and no word of why.
 pub fn decode(bytes: &[u8]) -> (String, Vec<analysis::Diagnostic>) {
-    if let Some(which) = utf16(bytes) {
-        let message = format!(
-            "the file looks like {which}: Penguin IR files are UTF-8 (convert it, for \
-             instance with `iconv -f UTF-16 -t UTF-8`)"
-        );
-        let at = analysis::TextRange::empty(0.into());
-        return (
-            String::new(),
-            vec![analysis::Diagnostic::new(lower::Code::P103, at, message)],
-        );
+    if let Some(only) = utf16_diagnostic(bytes) {
+        return (String::new(), vec![only]);
     }
     let (text, bad) = syntax::decode(bytes);
     let decoding = bad
@@ -325,6 +317,21 @@ pub fn decode(bytes: &[u8]) -> (String, Vec<analysis::Diagnostic>) {
         .map(|range| analysis::Diagnostic::new(lower::Code::P103, range, "invalid UTF-8"))
         .collect();
     (text, decoding)
+}
+
+/// The one P103 (at offset 0) of a text that looks like UTF-16 ([`utf16`]) given its first
+/// bytes `head` (the first 4 KiB are enough): a file read from disk ([`decode`]), or an open
+/// document an editor decoded as UTF-8 (NULs every other character; the server then
+/// reports this instead of the analysis' diagnostics, `handlers::diagnostics`). `None` for
+/// any other text.
+pub fn utf16_diagnostic(head: &[u8]) -> Option<analysis::Diagnostic> {
+    let which = utf16(head)?;
+    let message = format!(
+        "the file looks like {which}: Penguin IR files are UTF-8 (convert it, for \
+         instance with `iconv -f UTF-16 -t UTF-8`)"
+    );
+    let at = analysis::TextRange::empty(0.into());
+    Some(analysis::Diagnostic::new(lower::Code::P103, at, message))
 }
 
 /// Which UTF-16 `bytes` look like, if any: a byte order mark (`FF FE`, `FE FF`), or, in

@@ -288,10 +288,17 @@ pub fn inlay_hints(snap: &Snapshot, params: InlayHintParams) -> Result<Option<Ve
 /// flood of 1,000,000 (300 MB of JSON) is not sent.
 pub(crate) const MAX_DIAGNOSTICS: usize = 10_000;
 
-/// The LSP diagnostics of an open document (at most [`MAX_DIAGNOSTICS`] and the note).
+/// The LSP diagnostics of an open document (at most [`MAX_DIAGNOSTICS`] and the note). A
+/// document whose text looks like UTF-16 read as UTF-8 (a NUL every other character, in
+/// its first 4 KiB) has one P103 saying so, as the file on disk would
+/// ([`crate::files::utf16_diagnostic`]), not an error per NUL.
 pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
     let doc = doc(snap, uri)?;
     let view = view(snap, doc);
+    let head: Vec<u8> = doc.rope.bytes().take(4096).collect();
+    if let Some(only) = crate::files::utf16_diagnostic(&head) {
+        return Ok(vec![view.diagnostic(&only, uri)]);
+    }
     let all = cancellable(snap.analysis.capped_diagnostics(doc.file))?;
     Ok(to_lsp_diagnostics(&all, uri, &view))
 }

@@ -215,6 +215,9 @@ impl Shape {
 pub struct Closes {
     /// The indices (ascending) of the `}`s that are one too many.
     pub extra: Vec<usize>,
+    /// Those of [`Closes::extra`] (ascending) that are a kernel's own `}`, told by a `}`
+    /// closing nothing after statements outside every kernel, not by indentation.
+    pub kernel_closes: Vec<usize>,
     /// The text starts inside a kernel (`inside`), that kernel's body closes in the text,
     /// and a `}` or a statement of a body follows before the next `kernel`: whether a `}`
     /// is one too many then depends on the kernel's header and on its `}`s before the text
@@ -237,8 +240,11 @@ pub struct Closes {
 /// is told by indentation: the first `}` of that kernel that stands first on its line,
 /// indented more than the line of the header it closes (an extra `}` after an op is
 /// indented like the op's own `}`, and closes the block around it early; every `}` after
-/// it then closes a block one level out). With no such `}` nothing is dropped, and the
-/// stray statements are reported as [`report_stray`] says.
+/// it then closes a block one level out). With no such `}`, when statements outside every
+/// kernel follow the kernel's `}` and then a `}` that closes nothing (a file written
+/// without indentation), the kernel's `}` is the one too many ([`Closes::kernel_closes`]):
+/// the statements stay in the kernel. Otherwise nothing is dropped, and the stray
+/// statements are reported as [`report_stray`] says.
 ///
 /// Only whole kernels decide: in the kernel a text starts inside, nothing is dropped (its
 /// header and its first `}`s are before the text), and [`Closes`] says where the text's
@@ -258,10 +264,18 @@ pub fn extra_closes(text: &str, shapes: impl IntoIterator<Item = Shape>, inside:
     // a kernel just closed (the indentation of its header) with that `}`.
     let mut candidate: Option<usize> = None;
     let mut closed: Option<(usize, usize)> = None;
+    // The `}` that closed the last kernel (no candidate in it), and whether a statement
+    // has followed it outside every kernel.
+    let mut kernel_close: Option<(usize, bool)> = None;
     let mut out = Closes::default();
     for (i, shape) in shapes.into_iter().enumerate() {
         if entry_closed && matches!(shape, Shape::Stmt | Shape::Loop { .. } | Shape::Close(_)) {
             out.entry_undecided = true;
+        }
+        if let Some((_, followed)) = &mut kernel_close
+            && matches!(shape, Shape::Stmt | Shape::Loop { .. })
+        {
+            *followed = true;
         }
         if let Some((header, dropped)) = closed.take()
             && matches!(shape, Shape::Stmt | Shape::Loop { .. })
@@ -276,6 +290,7 @@ pub fn extra_closes(text: &str, shapes: impl IntoIterator<Item = Shape>, inside:
             Shape::Kernel { start, opens } => {
                 open.clear();
                 candidate = None;
+                kernel_close = None;
                 (in_entry, entry_closed) = (false, false);
                 if opens {
                     open.push(indent(text, start));
@@ -297,16 +312,22 @@ pub fn extra_closes(text: &str, shapes: impl IntoIterator<Item = Shape>, inside:
                     if open.is_empty() && in_entry {
                         (in_entry, entry_closed) = (false, true);
                         candidate = None;
-                    } else if open.is_empty()
-                        && let Some(dropped) = candidate
-                    {
-                        closed = Some((header, dropped));
+                    } else if open.is_empty() {
+                        match candidate {
+                            Some(dropped) => closed = Some((header, dropped)),
+                            None => kernel_close = Some((i, false)),
+                        }
                     }
                 }
                 None => {
                     if let Some(dropped) = candidate.take() {
                         // Without the extra `}`, this one closes the kernel.
                         out.extra.push(dropped);
+                    } else if let Some((dropped, true)) = kernel_close.take() {
+                        // Without the kernel's `}`, the statements after it are its own
+                        // and this `}` closes it.
+                        out.extra.push(dropped);
+                        out.kernel_closes.push(dropped);
                     }
                 }
             },
@@ -325,7 +346,11 @@ fn drop_extra_closes(
     errors: &mut Vec<SyntaxError>,
     inside: bool,
 ) -> Vec<FlatStmt> {
-    let extra = extra_closes(text, statements.iter().map(Shape::of), inside).extra;
+    let Closes {
+        extra,
+        kernel_closes,
+        ..
+    } = extra_closes(text, statements.iter().map(Shape::of), inside);
     if extra.is_empty() {
         return statements;
     }
@@ -336,13 +361,17 @@ fn drop_extra_closes(
             if extra.binary_search(&i).is_ok()
                 && let FlatStmt::Close(close) = statement
             {
+                let message = if kernel_closes.binary_search(&i).is_ok() {
+                    "one `}` too many: this `}` closes the kernel early (statements follow it, \
+                     then a `}` that closes nothing: the file has one `}` more than `{`)"
+                } else {
+                    "one `}` too many: this `}` closes its block early (it is indented deeper \
+                     than the block's first line, and the file has one `}` more than `{`)"
+                };
                 errors.push(SyntaxError {
                     code: SyntaxErrorCode::P100,
                     range: close,
-                    message: "one `}` too many: this `}` closes its block early (it is indented \
-                              deeper than the block's first line, and the file has one `}` \
-                              more than `{`)"
-                        .to_string(),
+                    message: message.to_string(),
                 });
                 return None;
             }

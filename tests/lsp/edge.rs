@@ -536,3 +536,33 @@ fn a_change_that_ends_before_it_starts_is_reported_and_the_server_goes_on() {
     assert_eq!(server.diagnostics(&u, 5).len(), 1);
     assert!(server.shutdown_and_exit().success());
 }
+
+/// A document an editor decoded as UTF-8 though it is UTF-16 (a NUL after every ASCII
+/// character) is one P103 naming the encoding, published and pulled, as `pir check` of the
+/// file says; sent again as UTF-8, it is checked as usual.
+#[test]
+fn a_utf16_document_read_as_utf8_is_one_diagnostic() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    let uri = "file:///w/utf16.pir";
+    let garbled: String = SMALL.chars().flat_map(|c| [c, '\0']).collect();
+    server.open(uri, &garbled);
+    let published = server.diagnostics(uri, 1);
+    assert_eq!(published.len(), 1, "{published:#?}");
+    assert_eq!(published[0]["code"], "P103");
+    let message = published[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the file looks like UTF-16 (little-endian)"),
+        "{message}"
+    );
+    let pulled = server.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(
+        pulled["result"]["items"],
+        Value::Array(published),
+        "{pulled}"
+    );
+    change(&mut server, uri, 2, json!([{"text": SMALL}]));
+    assert!(server.diagnostics(uri, 2).is_empty());
+}

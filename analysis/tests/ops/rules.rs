@@ -447,6 +447,34 @@ kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
     );
 }
 
+/// A file written without indentation: no `}` stands deeper than its block's first line,
+/// so none can be told to be the extra one. The error is on the `}` that closes the kernel
+/// before the op standing outside it, not on that op's line (issue 25).
+#[test]
+fn a_stray_closing_brace_without_indentation_is_reported_on_the_brace() {
+    check(
+        r#"
+kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
+tensor %t : sbuf f32[128, 512]
+DmaCopyOp { dst = %t, src = %a }
+}
+DmaCopyOp { dst = %o, src = %t }
+}
+"#,
+        expect![[r#"
+            4: DMACopy DMA I-1-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %a
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              {"mode":"Copy"}
+            6: DMACopy DMA I-2-0
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %o
+              {"mode":"Copy"}
+            P100 error:5:1 `}`: one `}` too many: this `}` closes the kernel early (statements follow it, then a `}` that closes nothing: the file has one `}` more than `{`)
+        "#]],
+    );
+}
+
 #[test]
 fn an_extra_closing_brace_in_a_loop_is_one_error_and_later_ops_resolve() {
     // The extra `}` after the first op closes the loop early; each `}` after it closes a
