@@ -541,28 +541,42 @@ mod tests {
                 "{name}: errors, cut {target}/{split} at {:?}",
                 cut.parts
             );
-            // Every run of parts, cut again in its context, fits its ends.
+            // Every run of parts, cut again in its context, fits its ends, or (its ends
+            // leaving a `}` one too many undecided, `syntax::Closes`) the run of the whole
+            // kernels it touches does, as `Document::edit` then re-cuts.
             let parts = &cut.parts;
+            let again = |i: usize, j: usize| {
+                let start = parts[i].0;
+                let end = parts.get(j + 1).map_or(text.len(), |p| p.0);
+                let goes_on = parts.get(j + 1).is_some_and(|p| p.1);
+                let context = Context {
+                    inside: parts[i].1,
+                    goes_on,
+                };
+                let look_ahead = with_look_ahead(text, end);
+                let again = cuts(
+                    &text[start..look_ahead],
+                    end - start,
+                    context,
+                    target,
+                    split,
+                );
+                let fits = again.entry_kept && (!goes_on || again.ends_inside);
+                (fits, format!("{start}..{end}, {context:?}: {again:?}"))
+            };
             for i in 0..parts.len() {
                 for j in i..parts.len().min(i + 3) {
-                    let start = parts[i].0;
-                    let end = parts.get(j + 1).map_or(text.len(), |p| p.0);
-                    let goes_on = parts.get(j + 1).is_some_and(|p| p.1);
-                    let context = Context {
-                        inside: parts[i].1,
-                        goes_on,
-                    };
-                    let look_ahead = with_look_ahead(text, end);
-                    let again = cuts(
-                        &text[start..look_ahead],
-                        end - start,
-                        context,
-                        target,
-                        split,
-                    );
+                    if again(i, j).0 {
+                        continue;
+                    }
+                    let head = (0..=i).rev().find(|&h| !parts[h].1).unwrap_or(0);
+                    let tail = (j..parts.len())
+                        .find(|&t| parts.get(t + 1).is_none_or(|p| !p.1))
+                        .unwrap_or(j);
+                    let (fits, why) = again(head, tail);
                     assert!(
-                        again.entry_kept && (!goes_on || again.ends_inside),
-                        "{name}: parts {i}..={j} ({start}..{end}, {context:?}) cut again: {again:?}"
+                        fits,
+                        "{name}: parts {i}..={j} as whole kernels {head}..={tail}, cut again: {why}"
                     );
                 }
             }
