@@ -1,6 +1,7 @@
-//! The diagnostics of a chunk: syntax, names, every op's lowering, and the kernel-wide
-//! rules ([`crate::kernel::rules`]) of each kernel whole in it (one part; those of a kernel
-//! cut into chunks are joined over its parts where the document gathers them).
+//! The diagnostics of a chunk: syntax, names, every op's lowering (and its P417 on the
+//! target), and the kernel-wide rules ([`crate::kernel::rules`]) of each kernel whole in it
+//! (one part; those of a kernel cut into chunks are joined over its parts where the
+//! document gathers them).
 
 use lower::diag::{Code, ValuePath};
 use syntax::ast::TextSize;
@@ -33,6 +34,7 @@ pub fn findings(db: &dyn Db, file: SourceFile) -> Vec<Finding> {
     out.extend(items.diagnostics.iter().cloned());
     let parts = crate::kernel::summary::parts(db, file);
     let lowerings = Lowerings::of(db, file);
+    let target = db.settings().target(db);
     for (kernel, part) in items.kernels.iter().zip(parts) {
         for_each_op(&kernel.body, &mut |op| {
             let lowered = lowerings.get(op);
@@ -42,6 +44,12 @@ pub fn findings(db: &dyn Db, file: SourceFile) -> Vec<Finding> {
                     .iter()
                     .map(|d| from_lowering(op, d, kernel.continues)),
             );
+            // The one target-dependent rule of an op (its lowering serves every target).
+            let p417 = lowered
+                .sbuf_footprint
+                .as_ref()
+                .and_then(|f| f.check(target));
+            out.extend(p417.map(|d| from_lowering(op, &d, kernel.continues)));
         });
         // A kernel cut into chunks is checked over its parts where the document gathers.
         if !kernel.is_split() {

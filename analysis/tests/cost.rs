@@ -409,6 +409,57 @@ fn capacities_follow_the_target() {
 }
 
 #[test]
+fn p417_compares_with_the_targets_physical_partition() {
+    // Three tensors of 70,000 bytes per partition in one instruction: 210,000, over trn1's
+    // physical 196,608, under trn2's 229,376 and trn3's 262,144. Each alone is under trn1's
+    // usable 180,224 (no P304), so trn1 gets P417 with its own partition size.
+    let text = "kernel @k() {
+  tensor %a : sbuf u8[128, 70000]
+  tensor %b : sbuf u8[128, 70000]
+  tensor %c : sbuf u8[128, 70000]
+  MemsetOp { dst = %a, value = 0 }
+  MemsetOp { dst = %b, value = 0 }
+  TensorTensorOp { dst = %c, src0 = %a, src1 = %b, op = add }
+}
+";
+    let mut host = AnalysisHost::new();
+    let file = host.add_file(text);
+    let p417 = |host: &AnalysisHost| {
+        host.snapshot()
+            .diagnostics(file)
+            .unwrap()
+            .into_iter()
+            .filter(|d| d.code.as_str() == "P417")
+            .map(|d| (d.range, d.message.to_string(), d.related.len()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(p417(&host), []);
+    host.set_target(Target::Trn1);
+    let found = p417(&host);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (range, message, related) = &found[0];
+    let at = text.find("TensorTensorOp").unwrap() as u32;
+    assert_eq!(u32::from(range.start()), at);
+    assert_eq!(
+        message,
+        "[GCA035] Instruction: TensorTensorOp #3 couldn't be allocated in SB\n\
+         Total Accessed Bytes per partition by instruction: 210000\n\
+         Total SB Partition Size: 196608\n\
+         dst %c: 70000 Bytes per Partition\n\
+         src0 %a: 70000 Bytes per Partition\n\
+         src1 %b: 70000 Bytes per Partition"
+    );
+    assert_eq!(*related, 3);
+    host.set_target(Target::Trn3);
+    assert_eq!(p417(&host), []);
+    // An instruction over a partition is still estimated (an allocation limit, like P416):
+    // TensorTensor with both inputs in SBUF, u8 (not bf16), is 2N = 140,000 cycles (§10.2).
+    let c = cost(text, Target::Trn1);
+    assert_eq!(c.not_estimated, 0);
+    assert_eq!(engine(&c, Engine::Dve).cycles, Some(140_000));
+}
+
+#[test]
 fn changing_the_target_rediagnoses_without_reopening() {
     // Two tensors of 100,000 bytes live together: 200,000 > 180,224 (trn1), < 212,984.
     let text = "kernel @k() {

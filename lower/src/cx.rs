@@ -840,6 +840,7 @@ impl<'a> Cx<'a> {
             registers: self.registers,
             stationary: self.stationary,
             costs: Vec::new(),
+            sbuf_footprint: None,
         };
         lowered.instructions.shrink_to_fit();
         lowered.diagnostics.shrink_to_fit();

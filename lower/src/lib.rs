@@ -23,6 +23,7 @@ use serde_json::{Value as Json, json};
 pub use catalog::{CATALOG, OpSpec, lookup};
 pub use diag::{Anchor, Code, Diag, FixHint, Severity};
 pub use model::ResolvedOp;
+pub use ops::instruction::SbufFootprint;
 pub use ops::reads_tkg_threshold;
 
 /// The result of lowering one op.
@@ -44,6 +45,10 @@ pub struct Lowered {
     /// The cost estimate of each instruction on every target (SPEC §10.2), at the
     /// instruction's place: kept with the lowering, position-free.
     pub costs: Vec<cost::InstCost>,
+    /// What the op needs resident in SBUF at once when that is over some target's
+    /// physical partition (P417, SPEC §7.1 [3]): checked per target by the analysis, so
+    /// that this lowering serves every target. `None` for almost every op.
+    pub sbuf_footprint: Option<Box<SbufFootprint>>,
 }
 
 /// What an op's lowering leaves out of its instructions because it changes when text
@@ -113,8 +118,9 @@ pub fn lower_op(op: &ResolvedOp) -> Lowered {
     };
     let mut cx = cx::Cx::new(op, spec);
     (spec.lower)(&mut cx);
-    ops::instruction::check(&mut cx);
+    let sbuf_footprint = ops::instruction::check(&mut cx);
     let mut lowered = cx.finish();
+    lowered.sbuf_footprint = sbuf_footprint;
     // An unresolved name is an error the analysis reports on the op (P200).
     let mut accesses = Vec::new();
     for (i, field) in op.fields.iter().enumerate() {
@@ -122,6 +128,9 @@ pub fn lower_op(op: &ResolvedOp) -> Lowered {
             .value
             .collect_accesses(diag::ValuePath::field(i), &mut accesses);
     }
+    // P417 is not among these errors: it is the target's allocation limit, checked per
+    // target by the analysis ([`SbufFootprint`]), and an op over one target's SBUF is
+    // estimated like any other (`docs/decisions.md`).
     let has_error = lowered
         .diagnostics
         .iter()

@@ -10,23 +10,27 @@ use crate::bir::Role;
 use crate::catalog::{Dir, Engine};
 use crate::cx::Cx;
 use crate::diag::{Anchor, Code, Diag, compiler};
+use crate::target::Target;
 use crate::types::{Memory, limits};
 
-/// Runs P417 and P418 on the op of `cx`. Kernel nodes (the callee allocates and tiles)
-/// and NoOp are exempt.
-pub fn check(cx: &mut Cx<'_>) {
+/// Runs P418 on the op of `cx` and returns its SBUF footprint for P417 ([`SbufFootprint`],
+/// `None` when it fits every target). Kernel nodes (the callee allocates and tiles) and
+/// NoOp are exempt from both.
+pub fn check(cx: &mut Cx<'_>) -> Option<Box<SbufFootprint>> {
     if cx.engine == Engine::Unassigned || cx.spec.class == "NoOp" {
-        return;
+        return None;
     }
-    let mut diags = Vec::new();
-    {
+    let (footprint, diags) = {
         let operands = cx.operand_fields();
-        diags.extend(check_sbuf_total(&operands));
-        diags.extend(check_free_dims(cx.engine, &operands));
-    }
+        (
+            sbuf_footprint(&operands),
+            check_free_dims(cx.engine, &operands),
+        )
+    };
     for diag in diags {
         cx.report(diag);
     }
+    footprint
 }
 
 /// The operands of an op as [`Cx::operand_fields`] lists them.
@@ -36,64 +40,93 @@ type Operands<'a> = [(Dir, crate::diag::ValuePath, Role, &'a Operand)];
 /// the rest are counted.
 const LISTED_OPERANDS: usize = 16;
 
-/// P417 (on the op class name): the per-partition footprints of the declared tensors of
-/// the op's `sbuf` operands (each list element separately, a tensor named twice counted
-/// twice, PSUM not summed) beyond the physical SBUF partition. An operand whose tensor
-/// alone exceeds SBUF is its declaration's P304 and the op gets no P417.
-fn check_sbuf_total(operands: &Operands<'_>) -> Option<Diag> {
-    let counted: Vec<(Anchor, String, &str, u64)> = operands
-        .iter()
-        .filter(|(_, _, _, o)| o.tensor.memory == Memory::Sbuf)
+/// What one instruction needs resident in SBUF at once (P417, SPEC §7.1 [3]): the
+/// per-partition footprints, in bytes, of the declared tensors of the op's `sbuf` operands
+/// (each list element separately, a tensor named twice counted twice, PSUM not summed).
+///
+/// Kept with the op's lowering, position-free and the same on every target, only when the
+/// sum exceeds the smallest physical SBUF partition of [`Target::ALL`] (trn1's 196,608), so
+/// that an op that fits every target keeps nothing; [`SbufFootprint::check`] compares it
+/// with one target's partition (`docs/decisions.md`: P417 per target).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SbufFootprint {
+    /// Σ bytes per partition over the counted operands (saturating).
+    total: u64,
+    /// The largest one operand's bytes per partition.
+    largest: u64,
+    /// The first [`LISTED_OPERANDS`] operands: where, role, tensor name, bytes per partition.
+    listed: Vec<(Anchor, String, String, u64)>,
+    /// How many counted operands are not listed.
+    more: usize,
+}
+
+impl SbufFootprint {
+    /// P417 (on the op class name) on `target`: the footprint is over the target's
+    /// physical SBUF partition ([`Target::sbuf_physical`]). `None` when it fits, or when an
+    /// operand alone is over the usable partition: that is its declaration's P304 (one
+    /// mistake, one diagnostic).
+    pub fn check(&self, target: Target) -> Option<Diag> {
+        let capacity = target.sbuf_physical();
+        if self.total <= capacity || self.largest > target.sbuf_usable() {
+            return None;
+        }
+        let total = self.total;
+        let mut message = format!(
+            "{}\nTotal Accessed Bytes per partition by instruction: {total}\nTotal SB \
+             Partition Size: {capacity}",
+            compiler::GCA035
+        );
+        let line = |role: &str, name: &str, bytes: u64| {
+            format!("{role} %{name}: {bytes} Bytes per Partition")
+        };
+        for (_, role, name, bytes) in &self.listed {
+            let _ = write!(message, "\n{}", line(role, name, *bytes));
+        }
+        if self.more > 0 {
+            let _ = write!(message, "\n… and {} more operands", self.more);
+        }
+        let mut diag = Diag::new(Code::P417, Anchor::Class, message);
+        diag.names_instruction = true;
+        for (anchor, role, name, bytes) in &self.listed {
+            diag = diag.with_related(anchor.clone(), line(role, name, *bytes));
+        }
+        Some(diag)
+    }
+}
+
+/// The SBUF footprint of an op's operands ([`SbufFootprint`]) when it is over the
+/// smallest physical partition of any target, else `None`.
+fn sbuf_footprint(operands: &Operands<'_>) -> Option<Box<SbufFootprint>> {
+    let sbuf = || {
+        operands
+            .iter()
+            .filter(|(_, _, _, o)| o.tensor.memory == Memory::Sbuf)
+    };
+    let (total, largest, counted) = sbuf().fold((0u64, 0u64, 0usize), |(sum, max, n), op| {
+        let bytes = op.3.tensor.partition_bytes();
+        (sum.saturating_add(bytes), max.max(bytes), n + 1)
+    });
+    let smallest = Target::ALL.iter().map(|t| t.sbuf_physical()).min()?;
+    if total <= smallest {
+        return None;
+    }
+    let listed = sbuf()
+        .take(LISTED_OPERANDS)
         .map(|(_, path, role, o)| {
-            let bytes = o.tensor.partition_bytes();
             (
                 Anchor::Value(path.clone()),
                 role.to_string(),
-                o.tensor.name.as_str(),
-                bytes,
+                o.tensor.name.to_string(),
+                o.tensor.partition_bytes(),
             )
         })
-        .collect();
-    // The lowering is the same on every target (SPEC §10.2: the estimate is kept for each):
-    // P417 holds the default target's physical SBUF partition until its diagnostics are
-    // kept per target too (`docs/decisions.md`).
-    let target = crate::target::Target::default();
-    let capacity = target.sbuf_physical();
-    if counted
-        .iter()
-        .any(|(_, _, _, bytes)| *bytes > target.sbuf_usable())
-    {
-        return None;
-    }
-    let total = counted
-        .iter()
-        .fold(0u64, |sum, (_, _, _, bytes)| sum.saturating_add(*bytes));
-    if total <= capacity {
-        return None;
-    }
-    let mut message = format!(
-        "{}\nTotal Accessed Bytes per partition by instruction: {total}\nTotal SB Partition \
-         Size: {capacity}",
-        compiler::GCA035
-    );
-    let line =
-        |role: &str, name: &str, bytes: u64| format!("{role} %{name}: {bytes} Bytes per Partition");
-    for (_, role, name, bytes) in counted.iter().take(LISTED_OPERANDS) {
-        let _ = write!(message, "\n{}", line(role, name, *bytes));
-    }
-    if counted.len() > LISTED_OPERANDS {
-        let _ = write!(
-            message,
-            "\n… and {} more operands",
-            counted.len() - LISTED_OPERANDS
-        );
-    }
-    let mut diag = Diag::new(Code::P417, Anchor::Class, message);
-    diag.names_instruction = true;
-    for (anchor, role, name, bytes) in counted.into_iter().take(LISTED_OPERANDS) {
-        diag = diag.with_related(anchor, line(&role, name, bytes));
-    }
-    Some(diag)
+        .collect::<Vec<_>>();
+    Some(Box::new(SbufFootprint {
+        total,
+        largest,
+        more: counted - listed.len(),
+        listed,
+    }))
 }
 
 /// The free pairs of an on-chip access pattern as P418 counts them (SPEC §7.1 [3],
