@@ -332,6 +332,18 @@ fn predicated_copy_and_select() {
 }
 
 #[test]
+fn range_select_is_n_of_on_true() {
+    // range_select [I] L1133: N = on_true's 512 elements per partition, wherever it is
+    // (no PSUM factor); on trn1 too.
+    let decls = "%x: sbuf f32[128, 512], %y: sbuf f32[128, 512], %p: psum f32[128, 512]";
+    let op = "RangeSelect { dst = %y, on_true = %x, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = 10 }";
+    assert_eq!(engine_cycles(decls, op, Target::Trn2), (Engine::Dve, 512));
+    assert_eq!(cycles(decls, op, Target::Trn1), 512);
+    let op = "RangeSelect { dst = %y, on_true = %p, comp_op0 = is_ge, comp_op1 = is_lt, bound0 = 0, bound1 = 10 }";
+    assert_eq!(cycles(decls, op, Target::Trn2), 512);
+}
+
+#[test]
 fn select_reduce_adds_min_ii() {
     // Both in SBUF: max(64, 2 × 512) + 64 = 1,088.
     let decls = "%x: sbuf f32[128, 512], %y: sbuf f32[128, 512], %m: sbuf f32[128, 512], %r: sbuf f32[128, 1]";
