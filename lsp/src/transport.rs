@@ -76,6 +76,15 @@ const CONTENT_LENGTH: &[u8] = b"content-length";
 /// text sent whole in a `didChange` kept 200 MB after a small text replaced it.
 pub(crate) const STASH_FROM: usize = 1 << 20;
 
+/// The largest message other than a `didOpen` or `didChange` that is forwarded to the
+/// framework (4 MiB). Beyond it, a request is answered with InvalidRequest (-32600), a
+/// response to one of the server's requests becomes an error response with the same id (so
+/// the request it answers ends), and a notification is dropped with a log line: no message
+/// of LSP's that `pir` reads needs 4 MiB except an open or a change (which go to the
+/// [`Stash`] from [`STASH_FROM`] bytes), and the framework's read buffer grows to the
+/// largest message it is given and never shrinks (a 200 MB field in a hover kept 718 MB).
+pub(crate) const MAX_FORWARDED: usize = 4 << 20;
+
 /// The notification forwarded in place of a stashed `didOpen` ([`StashedOpen`] its params).
 pub(crate) const STASHED_OPEN: &str = "pir/didOpenStashed";
 
@@ -227,6 +236,63 @@ fn big_notification(body: &[u8]) -> Option<Stashed> {
         "textDocument/didChange" => read(body).map(Stashed::Change),
         _ => None,
     }
+}
+
+/// What to do with `body` when it is bigger than [`MAX_FORWARDED`] and not a stashed open
+/// or change ([`big_notification`]): `None` when it is small enough to forward; else the
+/// error response that answers it, or an empty message (nothing forwarded) with the
+/// warning for the log. The body is scanned for its `method` and `id` only, never kept as
+/// a JSON tree.
+fn too_big(body: &[u8]) -> Option<Result<Checked, Rejection>> {
+    #[derive(Deserialize)]
+    struct Probe {
+        method: Option<String>,
+        id: Option<Value>,
+        result: Option<serde::de::IgnoredAny>,
+        error: Option<serde::de::IgnoredAny>,
+    }
+    if body.len() <= MAX_FORWARDED {
+        return None;
+    }
+    let size = body.len();
+    let Ok(probe) = serde_json::from_slice::<Probe>(body) else {
+        // Not a JSON-RPC object: `check` says why, as for a small one (and it is not kept).
+        return None;
+    };
+    let id = probe.id.filter(|id| id.is_string() || id.is_i64());
+    let why =
+        format!("{size} bytes, over the {MAX_FORWARDED} pir reads outside an open or a change");
+    Some(match (probe.method, id) {
+        (Some(method), Some(id)) => Err(Rejection::invalid_request(
+            id,
+            format!("the request {method} is too big: {why}"),
+        )),
+        (None, Some(id)) if probe.result.is_some() || probe.error.is_some() => {
+            // A response: the server's request it answers ends with an error.
+            let response = json!({
+                "jsonrpc": "2.0",
+                "id": id,
+                "error": {
+                    "code": ErrorCode::InvalidRequest.code(),
+                    "message": format!("the response is too big: {why}"),
+                },
+            });
+            Ok(Checked {
+                message: response.to_string().into_bytes(),
+                warning: None,
+            })
+        }
+        (method, _) => Ok(Checked {
+            message: Vec::new(),
+            warning: Some(format!(
+                "ignored {}: {why}",
+                method.map_or_else(
+                    || "a message".to_string(),
+                    |m| format!("the notification {m}")
+                )
+            )),
+        }),
+    })
 }
 
 /// `shutdown` and `exit` as the transport sees them. The framework cancels every request in
@@ -726,7 +792,7 @@ fn read_frames(
                         warning: None,
                     })
                 }
-                None => check(body),
+                None => too_big(&body).unwrap_or_else(|| check(body)),
             },
             Ok(Some(Incoming::Garbage(reason))) => Err(Rejection::parse_error(reason)),
             Ok(None) => return,
@@ -1510,6 +1576,39 @@ mod tests {
         assert_eq!(params.content_changes[0].text, big);
         let other = whole.replace("didChange", "didSave");
         assert!(big_notification(other.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn a_message_too_big_to_forward_is_answered_or_dropped() {
+        let junk = "x".repeat(MAX_FORWARDED);
+        let request = format!(
+            r#"{{"jsonrpc":"2.0","id":7,"method":"textDocument/hover","params":{{"junk":"{junk}"}}}}"#
+        );
+        let Some(Err(rejection)) = too_big(request.as_bytes()) else {
+            panic!("a big request is answered");
+        };
+        assert_eq!(
+            (rejection.code, rejection.id),
+            (ErrorCode::InvalidRequest, json!(7))
+        );
+        assert!(rejection.reason.contains("textDocument/hover is too big"));
+        let response = format!(r#"{{"jsonrpc":"2.0","id":3,"result":{{"junk":"{junk}"}}}}"#);
+        let Some(Ok(checked)) = too_big(response.as_bytes()) else {
+            panic!("a big response becomes an error response");
+        };
+        let answer: Value = serde_json::from_slice(&checked.message).unwrap();
+        assert_eq!(answer["id"], 3);
+        assert_eq!(answer["error"]["code"], -32600);
+        let notification =
+            format!(r#"{{"jsonrpc":"2.0","method":"$/junk","params":{{"junk":"{junk}"}}}}"#);
+        let Some(Ok(checked)) = too_big(notification.as_bytes()) else {
+            panic!("a big notification is dropped");
+        };
+        assert!(checked.message.is_empty());
+        assert!(checked.warning.unwrap().contains("$/junk"));
+        // Up to the limit, and anything that is not JSON, takes the usual way.
+        assert!(too_big(br#"{"jsonrpc":"2.0","id":1,"method":"shutdown"}"#).is_none());
+        assert!(too_big(junk.as_bytes()).is_none());
     }
 
     #[test]
