@@ -20,14 +20,15 @@ use crate::convert;
 use crate::state::{Doc, Snapshot, document_key};
 use crate::tokens::SentTokens;
 
-/// The open document `uri`. Errors: not open (`InvalidParams`), or lost — its text is
-/// unknown until the editor sends it whole (`ContentModified`, `state::Doc::lost`).
+/// The open document `uri`. Errors: not open (`InvalidParams`); lost — its text is
+/// unknown until the editor sends it whole (`state::Doc::lost`) — or too big to analyse
+/// (`state::Doc::too_big`): `ContentModified`.
 fn doc<'s>(snap: &'s Snapshot, uri: &Uri) -> Result<&'s Doc> {
     let doc = snap
         .docs
         .get(&document_key(uri))
         .ok_or_else(|| Error::invalid_params(format!("document not open: {}", uri.as_str())))?;
-    if doc.lost {
+    if doc.lost || doc.too_big {
         return Err(crate::server::content_modified());
     }
     Ok(doc)
@@ -292,7 +293,15 @@ pub(crate) const MAX_DIAGNOSTICS: usize = 10_000;
 /// document whose text looks like UTF-16 read as UTF-8 (a NUL every other character, in
 /// its first 4 KiB) has one P103 saying so, as the file on disk would
 /// ([`crate::files::utf16_diagnostic`]), not an error per NUL.
+///
+/// A document too big to analyse (`state::Doc::too_big`) has one Warning at its start
+/// saying so.
 pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
+    if let Some(doc) = snap.docs.get(&document_key(uri))
+        && doc.too_big
+    {
+        return Ok(vec![too_big_diagnostic(doc.rope.len_bytes(), snap.config)]);
+    }
     let doc = doc(snap, uri)?;
     let view = view(snap, doc);
     let head: Vec<u8> = doc.rope.bytes().take(4096).collect();
@@ -301,6 +310,23 @@ pub fn diagnostics(snap: &Snapshot, uri: &Uri) -> Result<Vec<lsp::Diagnostic>> {
     }
     let all = cancellable(snap.analysis.capped_diagnostics(doc.file))?;
     Ok(to_lsp_diagnostics(&all, uri, &view))
+}
+
+/// The one diagnostic of an open document of `bytes` bytes, over the limit `config` sets.
+fn too_big_diagnostic(bytes: usize, config: crate::state::Config) -> lsp::Diagnostic {
+    lsp::Diagnostic {
+        range: lsp::Range::default(),
+        severity: Some(lsp::DiagnosticSeverity::WARNING),
+        source: Some("pir".to_string()),
+        message: format!(
+            "this document is not analysed: it is {:.1} MB, over pir's limit of {:.1} MB \
+             (the `maxDocumentBytes` setting); its diagnostics, hints and hovers come back \
+             when it is smaller, and `pir check` checks a file of any size",
+            bytes as f64 / 1e6,
+            config.max_document_bytes as f64 / 1e6
+        ),
+        ..lsp::Diagnostic::default()
+    }
 }
 
 /// `all`, diagnostics of the text of `rope`, as LSP diagnostics of `uri` (capped at

@@ -818,6 +818,7 @@ impl LanguageServer for Backend {
             || new.tkg_seqlen_threshold != old.tkg_seqlen_threshold
             || new.inlay_cost != old.inlay_cost
             || new.inlay_hints != old.inlay_hints
+            || new.max_document_bytes != old.max_document_bytes
         {
             // Not awaited here: a client that does not answer must not hold up the next
             // notification.

@@ -70,7 +70,21 @@ pub struct Config {
     pub target: lower::target::Target,
     /// `inlayHints.cost` (default true): the cost suffix of the inlay hints (SPEC §10.2.9).
     pub inlay_cost: bool,
+    /// `maxDocumentBytes` (default [`MAX_DOCUMENT_BYTES`]): the largest open document, in
+    /// UTF-8 bytes, that is analysed ([`Doc::too_big`]).
+    pub max_document_bytes: usize,
 }
+
+/// The default `maxDocumentBytes`: 32 MiB. An open document over it is kept in step with
+/// the editor but not analysed: its one diagnostic says so, requests about it are answered
+/// `ContentModified`, and it is analysed again once an edit brings it under the limit.
+/// The analysis keeps about 1.6 KB per kernel besides the text (1,000,000 empty kernels,
+/// 22 MB: 1.6 GB): a 200 MB document of one-line kernels took the server past 20 GB. At
+/// this limit the worst case (empty kernels) stays near 2.5 GB, while the 100,000-op
+/// benchmark file (19.6 MB) and a 160,000-op kernel written on one line (11.6 MB) are
+/// analysed; VS Code sends an extension no document over 50 MB at all
+/// (`docs/decisions.md`).
+pub const MAX_DOCUMENT_BYTES: usize = 32 << 20;
 
 impl Default for Config {
     fn default() -> Config {
@@ -84,6 +98,7 @@ impl Default for Config {
             snippets: false,
             target: lower::target::Target::default(),
             inlay_cost: true,
+            max_document_bytes: MAX_DOCUMENT_BYTES,
         }
     }
 }
@@ -179,6 +194,15 @@ impl Config {
                 )),
             }
         }
+        if let Some(max) = options.get("maxDocumentBytes") {
+            match max.as_u64().and_then(|max| usize::try_from(max).ok()) {
+                Some(max) => config.max_document_bytes = max,
+                None => problems.push(format!(
+                    "`maxDocumentBytes` must be a whole number of bytes, not {max}; it stays {}",
+                    config.max_document_bytes
+                )),
+            }
+        }
         if let Some(enabled) = options.get("workspaceDiagnostics") {
             match enabled.as_bool() {
                 Some(enabled) => config.workspace_diagnostics = enabled,
@@ -210,6 +234,10 @@ pub struct Doc {
     /// The server no longer knows the editor's text (a change could not be applied): no
     /// diagnostics, requests answered `ContentModified`, until the whole text comes again.
     pub lost: bool,
+    /// The text is over [`Config::max_document_bytes`]: the database holds an empty text
+    /// for it, its one diagnostic says why ([`crate::handlers::diagnostics`]), and requests
+    /// about it are answered `ContentModified`, until an edit brings it under the limit.
+    pub too_big: bool,
 }
 
 /// The key of the document `uri` names: URIs that name the same file give the same key
@@ -558,6 +586,13 @@ impl Owner {
                         (None, Some(file)) => {
                             (file, Rope::new(), Vec::new(), vec![Edit::Full(text)])
                         }
+                        // Too big to analyse: the flush decides what the database holds.
+                        (None, None) if text.len() > self.config.max_document_bytes => (
+                            self.host.add_file(""),
+                            rope.clone(),
+                            lone_crs.clone(),
+                            vec![Edit::Full(text)],
+                        ),
                         (None, None) => (
                             self.host.add_file(&text),
                             rope.clone(),
@@ -581,6 +616,7 @@ impl Owner {
                     rope: written,
                     lone_crs: written_crs,
                     lost: false,
+                    too_big: false,
                 };
                 Arc::make_mut(&mut self.docs).insert(key.clone(), doc);
                 self.mark_dirty(key);
@@ -710,14 +746,19 @@ impl Owner {
             Msg::Configure(config) => {
                 let old = self.config;
                 self.config = config;
-                if (old.target, old.tkg_seqlen_threshold)
-                    != (config.target, config.tkg_seqlen_threshold)
+                if (old.target, old.tkg_seqlen_threshold, old.max_document_bytes)
+                    != (
+                        config.target,
+                        config.tkg_seqlen_threshold,
+                        config.max_document_bytes,
+                    )
                 {
                     self.host
                         .set_tkg_seqlen_threshold(config.tkg_seqlen_threshold);
                     self.host.set_target(config.target);
                     // Every open document is reported again (P304 and P416 follow the
-                    // target): at the flush, as a document with no edit.
+                    // target; whether it is analysed, the limit): at the flush, as a
+                    // document with no edit.
                     self.wrote = true;
                     let keys: Vec<Uri> = self.docs.keys().cloned().collect();
                     for key in keys {
@@ -776,14 +817,29 @@ impl Owner {
                 continue;
             };
             self.wrote = true;
-            for edit in document.edits.drain(..) {
-                match edit {
-                    Edit::Full(text) => self.host.set_file_text(doc.file, &text),
-                    Edit::Range { range, insert } => {
-                        self.host.edit_file(doc.file, range, &insert);
+            let too_big = document.rope.len_bytes() > self.config.max_document_bytes;
+            if too_big {
+                // Its text stays in the rope; the database lets go of it.
+                document.edits.clear();
+                if !doc.too_big {
+                    self.host.set_file_text(doc.file, "");
+                }
+            } else if doc.too_big {
+                // Under the limit again: the whole text, analysed as a new one.
+                document.edits.clear();
+                self.host
+                    .set_file_text(doc.file, &document.rope.to_string());
+            } else {
+                for edit in document.edits.drain(..) {
+                    match edit {
+                        Edit::Full(text) => self.host.set_file_text(doc.file, &text),
+                        Edit::Range { range, insert } => {
+                            self.host.edit_file(doc.file, range, &insert);
+                        }
                     }
                 }
             }
+            doc.too_big = too_big;
             doc.rope = document.rope.clone();
             doc.lone_crs.clone_from(&document.lone_crs);
             let file = doc.file;
@@ -797,7 +853,7 @@ impl Owner {
             // A document opened or given a whole new text is analysed here, on every core
             // and in batches that keep memory to a few of them (an edit is not: the next
             // diagnostics re-analyse its chunk alone).
-            if warm {
+            if warm && !too_big {
                 self.host.warm(file);
             }
             self.end_progress(&key, on_event);
@@ -899,7 +955,7 @@ impl Owner {
             else {
                 continue;
             };
-            let text = if doc.lost {
+            let text = if doc.lost || doc.too_big {
                 String::new()
             } else {
                 document.rope.to_string()

@@ -438,3 +438,84 @@ fn cost_warnings_are_capped_per_document_and_errors_are_not() {
         notes[0]
     );
 }
+
+/// A 200 MB document of 7.4 million one-line kernels took `pir lsp` past 20 GB (the
+/// analysis keeps about 1.6 KB per kernel). A document over `maxDocumentBytes` (32 MiB by
+/// default) is now kept in step but not analysed: one Warning says so, requests about it are
+/// answered `ContentModified`, the changes made meanwhile are applied to its text, and an
+/// edit that brings it under the limit gives the fresh check's diagnostics.
+#[test]
+fn a_document_over_the_size_limit_is_kept_in_step_but_not_analysed() {
+    // The default limit: 36 MB of empty one-line kernels (1.6 million of them).
+    let mut server = Server::start(&["utf-16"], json!({}));
+    server.timeout = Duration::from_secs(60);
+    let empty: String = (0..1_600_000)
+        .map(|i| format!("kernel @k{i}() {{ }}\n"))
+        .collect();
+    assert!(empty.len() > 32 << 20);
+    let big = uri("too-big.pir");
+    let size = format!("{:.1} MB", empty.len() as f64 / 1e6);
+    server.open(&big, &empty);
+    drop(empty);
+    let only = server.diagnostics(&big, 1);
+    assert_eq!(only.len(), 1, "{only:?}");
+    assert_eq!(only[0]["severity"], 2, "{only:?}");
+    let message = only[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("not analysed") && message.contains(&size),
+        "{message}"
+    );
+    let rss = rss_mib(server.pid());
+    assert!(rss < 600.0, "{rss:.0} MiB after opening {size} unanalysed");
+    assert!(server.shutdown_and_exit().success());
+
+    // A limit of 4 KiB: a document that crosses it, edited on both sides of it.
+    let mut server = Server::start(&["utf-16"], json!({"maxDocumentBytes": 4096}));
+    server.timeout = Duration::from_secs(10);
+    let u = uri("crosses.pir");
+    let kernels = 40;
+    let text = broken().repeat(kernels);
+    assert!(text.len() > 4096 && broken().len() < 4096);
+    server.open(&u, &text);
+    let only = server.diagnostics(&u, 1);
+    assert_eq!(only.len(), 1, "{only:?}");
+    assert!(
+        only[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("maxDocumentBytes"))
+    );
+    assert_eq!(hover_error(&mut server, &u), json!(-32801));
+    let pulled = server.request(
+        "textDocument/diagnostic",
+        json!({"textDocument": {"uri": u}}),
+    );
+    assert_eq!(pulled["result"]["items"], json!(only), "{pulled}");
+    // Fixed while too big: the change reaches the text, not the analysis.
+    change(&mut server, &u, 2, at_q("%t"));
+    assert_eq!(server.diagnostics(&u, 2).len(), 1);
+    // Every kernel but the first deleted: under the limit, analysed as a fresh check would.
+    let lines = broken().lines().count();
+    let rest = json!([{"range": {"start": {"line": lines, "character": 0}, "end": {"line": lines * kernels, "character": 0}}, "text": ""}]);
+    change(&mut server, &u, 3, rest);
+    assert_eq!(server.diagnostics(&u, 3), Vec::<Value>::new());
+    assert_eq!(hover_error(&mut server, &u), Value::Null);
+    // Over it again, with `%q` back in the new kernels.
+    let grow = json!([{"range": {"start": {"line": lines, "character": 0}, "end": {"line": lines, "character": 0}}, "text": broken().repeat(kernels)}]);
+    change(&mut server, &u, 4, grow);
+    assert_eq!(server.diagnostics(&u, 4).len(), 1);
+    assert_eq!(hover_error(&mut server, &u), json!(-32801));
+    // The limit raised: the whole document is analysed (`%q` in each new kernel).
+    server.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"pir": {"maxDocumentBytes": 1 << 20}}}),
+    );
+    let all = server.wait_for(|m| {
+        m["method"] == "textDocument/publishDiagnostics"
+            && m["params"]["uri"] == u
+            && m["params"]["diagnostics"]
+                .as_array()
+                .is_some_and(|d| d.iter().filter(|d| d["code"] == "P200").count() == kernels)
+    });
+    assert_eq!(all["params"]["version"], 4);
+    assert!(server.shutdown_and_exit().success());
+}
