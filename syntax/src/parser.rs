@@ -449,6 +449,18 @@ fn kernel_header_parser<'a>(
         })
 }
 
+/// The start of the line holding byte `at` (after its `\n`) when only white space comes
+/// between them, else `None` (also on the first line). Reads back over that white space
+/// only, never the whole line (a test per header on a long line must not cost the line).
+fn line_start_if_first(text: &str, at: usize) -> Option<usize> {
+    let (i, c) = text
+        .get(..at)?
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| c == '\n' || !c.is_whitespace())?;
+    (c == '\n').then_some(i + 1)
+}
+
 /// The `{` after a kernel or loop header. Tokens before it are reported once (expecting
 /// `expected`) and skipped; a missing `{` is `None` (a header without a body). A header
 /// that ends its line without `{`, the next line starting a statement, is reported at its
@@ -463,8 +475,7 @@ fn open_after_header<'a>(
         if let Some(t) = tok
             && t != Token::LBrace
             && is_stmt_start(text, t, span, next)
-            && let Some(line_start) = text[..span.start].rfind('\n').map(|i| i + 1)
-            && text[line_start..span.start].trim().is_empty()
+            && let Some(line_start) = line_start_if_first(text, span.start)
         {
             // The end of the header's line (before any comment): where the `{` belongs.
             let header_line = text[..line_start - 1].rfind('\n').map_or(0, |i| i + 1);

@@ -251,6 +251,32 @@ fn a_megabyte_line() {
     assert_eq!(parse.file.kernels[0].body.len(), 33_000);
 }
 
+/// Found by a newcomer's trial: `x` typed before `kernel` on a 10 MB one-line kernel took
+/// 96 s to diagnose, every token of the junk run reading back to its line's start; and
+/// 100,000 loops on one line took 34 s, each loop header's indentation read back likewise.
+/// Both now read back over the indentation only, or through line starts found once.
+#[test]
+fn long_lines_of_junk_and_of_loops_parse_in_linear_time() {
+    let ops = "TensorCopyOp { dst = %t, src = %t } ".repeat(290_000);
+    let head = "kernel @k(%x: sbuf f32[128, 128]) -> (%y: sbuf f32[128, 128]) { tensor %t : sbuf f32[128, 128] ";
+    let junk = format!("x{head}{ops}}}\n");
+    assert!(junk.len() > 10_000_000);
+    let (parse, elapsed) = parse_timed(junk);
+    // A guard against the quadratic scan coming back (minutes), not a speed claim.
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+    assert_eq!(parse.errors.len(), 1, "{:?}", parse.errors);
+    assert!(
+        parse.errors[0].message.contains("found `xkernel`"),
+        "{:?}",
+        parse.errors
+    );
+    let loops = "for %i in 0..2 { TensorCopyOp { dst = %t, src = %x } } ".repeat(100_000);
+    let (parse, elapsed) = parse_timed(format!("{head}{loops}}}\n"));
+    assert!(elapsed < Duration::from_secs(20), "{elapsed:?}");
+    assert!(parse.errors.is_empty(), "{:?}", parse.errors);
+    assert_eq!(parse.file.kernels[0].body.len(), 100_001);
+}
+
 #[test]
 fn a_megabyte_of_garbage_gives_few_diagnostics() {
     // Deterministic pseudo-random bytes, decoded as a file would be.
