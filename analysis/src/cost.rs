@@ -266,7 +266,8 @@ pub fn show_time(ns: u64) -> String {
 
 fn fixed(q: u64, decimals: u32, unit: &str) -> String {
     if decimals == 0 {
-        return format!("{q} {unit}");
+        // Whole seconds past 999 (a saturated estimate): `1,152,922 s`.
+        return format!("{} {unit}", lower::types::group(q));
     }
     let scale = 10u64.pow(decimals);
     format!(

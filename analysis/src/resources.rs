@@ -127,15 +127,8 @@ impl KernelStats {
     }
 }
 
-/// An executed count as shown: with thousands separators, and `≥ ` before it when it
-/// reached `u64::MAX` (executed counts saturate there: loop trip counts multiply).
-pub fn group_executed(n: u64) -> String {
-    if n == u64::MAX {
-        format!("≥ {}", group(n))
-    } else {
-        group(n)
-    }
-}
+/// An executed count as shown, `≥ ` before a saturated one: [`lower::types::group_executed`].
+pub use lower::types::group_executed;
 
 /// `n` with a comma every three digits (`212,984`): [`lower::types::group`].
 pub use lower::types::group;

@@ -349,6 +349,35 @@ fn p421_measures_the_on_chip_side_only() {
 }
 
 #[test]
+fn a_saturated_count_is_at_least_and_a_saturated_time_is_grouped() {
+    // Three loops of 2^63 - 1 iterations: the executed count saturates at u64::MAX, so
+    // P421 says "≥", as `pir stats` does; the DMA time is whole seconds with separators.
+    let text = "kernel @k(%a: hbm f32[128, 4]) {
+  tensor %t : sbuf f32[128, 4]
+  for %i in 0..9223372036854775807 {
+    for %j in 0..9223372036854775807 {
+      for %k in 0..9223372036854775807 {
+        DmaCopyOp { dst = %t, src = %a }
+      }
+    }
+  }
+}
+";
+    assert_eq!(
+        cost_warnings(text),
+        [(
+            "P421".to_string(),
+            "small DMA: 16 bytes per partition (under 2 KiB), ≥ 18,446,744,073,709,551,615 \
+             times; the DMA guide recommends at least 2 KiB per partition and 4 KiB to saturate"
+                .to_string()
+        )]
+    );
+    let lower_bound = cost(text, Target::default()).lower_bound_ns;
+    let shown = analysis::cost::show_time(lower_bound);
+    assert!(shown.ends_with(" s") && shown.contains(','), "{shown}");
+}
+
+#[test]
 fn p421_is_silent_on_the_tiled_tutorial_and_fires_on_the_others() {
     let count = |file: &str| {
         diagnostics(&fixture(file))

@@ -15,7 +15,7 @@ use crate::catalog::Engine;
 use crate::diag::{Anchor, Code, Diag, ValuePath};
 use crate::model::ResolvedOp;
 use crate::target::Target;
-use crate::types::{Dtype, Memory, group};
+use crate::types::{Dtype, Memory, group, group_executed};
 
 /// `MM_INIT`: PE cycles of a matmul's stationary load ([I] L896, [A1 L267]).
 pub const MM_INIT: u64 = 64;
@@ -977,7 +977,8 @@ pub fn warnings(op: &ResolvedOp, insts: &[Inst]) -> Vec<Diag> {
     if executed < 2 {
         return out;
     }
-    let times = group(executed);
+    // "≥ 18,446,744,073,709,551,615 times" when the count saturated.
+    let times = group_executed(executed);
     let (mut p420, mut p421) = (false, false);
     for (k, inst) in insts.iter().enumerate() {
         let Ok(applied) = rule(&op.class, insts, k, Target::default()) else {

@@ -64,6 +64,9 @@ pub struct Cx<'a> {
     /// is still read by the src/dst start-partition rule (P306), which is checked first
     /// (SPEC §5 [3]).
     quadrant_only: Vec<ValuePath>,
+    /// The field names a misspelt field's P203 suggested: such a field is not also
+    /// reported missing (P204, [`Cx::needs_field`]): one mistake, one diagnostic.
+    suggested: Vec<&'static str>,
 }
 
 impl<'a> Cx<'a> {
@@ -84,12 +87,12 @@ impl<'a> Cx<'a> {
             registers: Vec::new(),
             stationary: Vec::new(),
             quadrant_only: Vec::new(),
+            suggested: Vec::new(),
         };
         // Unknown and repeated fields are reported up to a cap, then counted in one
         // diagnostic, so that a pathological op cannot flood the client.
         let mut rejected = 0usize;
         let mut first_unreported: Option<usize> = None;
-        let mut suggested: Vec<&'static str> = Vec::new();
         for (i, field) in op.fields.iter().enumerate() {
             let known = spec.field_position(&field.name);
             let repeated = known.is_some_and(|slot| cx.slots[slot] != Slot::Absent);
@@ -103,7 +106,7 @@ impl<'a> Cx<'a> {
             let Some(slot) = known else {
                 let names = spec.fields.iter().map(|f| f.name);
                 let suggestion = did_you_mean(&field.name, names);
-                suggested.extend(suggestion);
+                cx.suggested.extend(suggestion);
                 let message = match suggestion {
                     Some(s) => format!(
                         "{} has no field `{}`; did you mean `{s}`?",
@@ -162,22 +165,10 @@ impl<'a> Cx<'a> {
             ));
         }
         for (slot, field) in spec.fields.iter().enumerate() {
-            // A misspelt required field is its P203 (with this name as the suggestion);
-            // reporting it missing too would be a second diagnostic for one mistake.
-            if field.is_required()
-                && cx.slots[slot] == Slot::Absent
-                && !suggested.contains(&field.name)
-            {
-                cx.diags.push(
-                    Diag::new(
-                        Code::P204,
-                        Anchor::Class,
-                        format!("{} needs the field `{}`", spec.class, field.name),
-                    )
-                    .with_fix(Some(FixHint::InsertField {
-                        name: field.name.to_string(),
-                        value: None,
-                    })),
+            if field.is_required() && cx.slots[slot] == Slot::Absent {
+                cx.needs_field(
+                    field.name,
+                    format!("{} needs the field `{}`", spec.class, field.name),
                 );
             }
         }
@@ -707,6 +698,23 @@ impl<'a> Cx<'a> {
     /// Reports a diagnostic.
     pub fn error(&mut self, code: Code, anchor: Anchor, message: impl Into<String>) {
         self.diags.push(Diag::new(code, anchor, message));
+    }
+
+    /// P204 at the op's class, `message` saying why `field` is needed (always, or by
+    /// another field or a mode), with the fix that inserts it; nothing when a misspelt
+    /// field's P203 already suggested `field` (that P203 is the one diagnostic of the
+    /// mistake: `reduce_dest = %sum` is not also "reduce_op needs the field `reduce_dst`").
+    pub fn needs_field(&mut self, field: &'static str, message: impl Into<String>) {
+        if self.suggested.contains(&field) {
+            return;
+        }
+        self.diags
+            .push(Diag::new(Code::P204, Anchor::Class, message).with_fix(Some(
+                FixHint::InsertField {
+                    name: field.to_string(),
+                    value: None,
+                },
+            )));
     }
 
     /// Whether an error is already reported on field `name`'s value (or inside it).

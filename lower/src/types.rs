@@ -120,6 +120,16 @@ pub fn group(n: u64) -> String {
     out
 }
 
+/// An executed count as shown: with thousands separators, and `≥ ` before it when it
+/// reached `u64::MAX` (executed counts saturate there: loop trip counts multiply).
+pub fn group_executed(n: u64) -> String {
+    if n == u64::MAX {
+        format!("≥ {}", group(n))
+    } else {
+        group(n)
+    }
+}
+
 /// How a float dtype encodes values (SPEC §4 "Float formats").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FloatFormat {

@@ -369,7 +369,9 @@ kernel k(%x: hbm bf16[128, 64]) {
 #[test]
 fn a_misspelt_field_is_its_one_diagnostic() {
     // `reduce_dest` (for `reduce_dst`) is one P203: the tensor it names counts as written
-    // (no P501 at the DMA that reads it), and `dts` for a required `dst` is no P204 either.
+    // (no P501 at the DMA that reads it), also where `reduce_op` needs `reduce_dst` (no
+    // P204 "reduce_op needs the field `reduce_dst`"), and `dts` for a required `dst` is no
+    // P204 either.
     check(
         r#"
 kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 1]) {
@@ -377,6 +379,7 @@ kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 1]) {
   tensor %sum : sbuf f32[128, 1]
   DmaCopyOp { dts = %t, src = %a }
   ActivationOp { dst = %t, src = %t, func = exp, reduce_dest = %sum }
+  ActivationOp { dst = %t, src = %t, func = exp, reduce_op = add, reduce_dest = %sum }
   DmaCopyOp { dst = %o, src = %sum }
 }
 "#,
@@ -388,12 +391,17 @@ kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 1]) {
               in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
               out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
               {"func":"Exp","scale":1.0,"acc":"Idle","is_accumulate":false}
-            7: DMACopy DMA I-3-0
+            7: Activation Activation I-3-0 errors=["P203"]
+              in src: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              out dst: physical_ap float32 ap=[[512,128],[1,512]] offset=0 %t start_partition=0
+              {"func":"Exp","scale":1.0,"acc":"ZeroAccumulate","reduce_op":"add","is_accumulate":false}
+            8: DMACopy DMA I-4-0
               in src: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %sum start_partition=0
               out dst: physical_ap float32 ap=[[1,128],[1,1]] offset=0 %o
               {"mode":"Copy"}
             P203 error:5:15 `dts`: DmaCopyOp has no field `dts`; did you mean `dst`?
             P203 error:6:50 `reduce_dest`: ActivationOp has no field `reduce_dest`; did you mean `reduce_dst`?
+            P203 error:7:67 `reduce_dest`: ActivationOp has no field `reduce_dest`; did you mean `reduce_dst`?
         "#]],
     );
 }

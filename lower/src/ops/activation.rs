@@ -278,18 +278,10 @@ fn lower_activation(cx: &mut Cx<'_>) {
     check_bias_dtype(cx);
     let reduce = cx.written(fname::reduce_op);
     if reduce && !cx.written(fname::reduce_dst) {
-        cx.error(
-            Code::P204,
-            crate::diag::Anchor::Class,
-            "reduce_op needs the field `reduce_dst`",
-        );
+        cx.needs_field(fname::reduce_dst, "reduce_op needs the field `reduce_dst`");
     }
     if !reduce && cx.written(fname::reduce_dst) {
-        cx.error(
-            Code::P204,
-            crate::diag::Anchor::Class,
-            "reduce_dst needs the field `reduce_op`",
-        );
+        cx.needs_field(fname::reduce_op, "reduce_dst needs the field `reduce_op`");
     }
 
     let func = cx.ident(fname::func).map(|f| ACT_FUNC.bir(f).to_string());

@@ -103,9 +103,8 @@ fn lower_memset(cx: &mut Cx<'_>) {
             }
         }
     } else if !cx.written(fname::value) && !mode_bad {
-        cx.error(
-            Code::P204,
-            Anchor::Class,
+        cx.needs_field(
+            fname::value,
             "MemsetOp in const mode needs the field `value`",
         );
     }

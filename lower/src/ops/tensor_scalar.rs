@@ -603,9 +603,8 @@ fn lower_tensor_scalar_ptr(cx: &mut Cx<'_>) {
                     "with is_scalar_tensor_tensor, `operand1` is a tensor access shaped like `src`",
                 );
             }
-            None if !cx.written(fname::operand1) && !cumulative => cx.error(
-                Code::P204,
-                Anchor::Class,
+            None if !cx.written(fname::operand1) && !cumulative => cx.needs_field(
+                fname::operand1,
                 format!(
                     "{} with is_scalar_tensor_tensor needs the field `operand1`",
                     cx.spec.class
