@@ -1094,12 +1094,13 @@ pub fn formatting(
 ) -> Result<Option<Vec<lsp::TextEdit>>> {
     let doc = doc(snap, &params.text_document.uri)?;
     let view = view(snap, doc);
+    if has_syntax_errors(snap, doc)? {
+        return Ok(None);
+    }
     // Formatting the whole document is the whole text's work: its copy is made here, on
     // demand, never on the keystroke path.
     let text = doc.rope.to_string();
-    let Some(formatted) = analysis::ide::format(&text) else {
-        return Ok(None);
-    };
+    let formatted = analysis::ide::format_parsed(&text);
     if formatted == text {
         return Ok(Some(Vec::new()));
     }
@@ -1108,6 +1109,22 @@ pub fn formatting(
         range: view.range(whole),
         new_text: formatted,
     }]))
+}
+
+/// Whether the document has syntax errors (P100–P103), from its diagnostics (each chunk's
+/// parse, memoized), not from a parse of the whole text again: the formatter formats only
+/// a text without them (`analysis::ide::format`).
+fn has_syntax_errors(snap: &Snapshot, doc: &Doc) -> Result<bool> {
+    let all = cancellable(snap.analysis.capped_diagnostics(doc.file))?;
+    Ok(all.diagnostics.iter().any(|d| {
+        matches!(
+            d.code,
+            lower::diag::Code::P100
+                | lower::diag::Code::P101
+                | lower::diag::Code::P102
+                | lower::diag::Code::P103
+        )
+    }))
 }
 
 /// `textDocument/rangeFormatting`: the formatting edits that touch the lines of the range
@@ -1120,11 +1137,14 @@ pub fn range_formatting(
     let doc = doc(snap, &params.text_document.uri)?;
     let view = view(snap, doc);
     let range = view.text_range_clamped(params.range)?;
+    if has_syntax_errors(snap, doc)? {
+        return Ok(None);
+    }
     // The formatter formats the whole text (and keeps the edits on the range's lines): a
     // copy of the text on demand, as for `formatting`.
-    let Some(edits) = analysis::ide::format_range(&doc.rope.to_string(), range) else {
-        return Ok(None);
-    };
+    let text = doc.rope.to_string();
+    let formatted = analysis::ide::format_parsed(&text);
+    let edits = analysis::ide::range_edits(&text, &formatted, range);
     Ok(Some(
         edits
             .into_iter()

@@ -480,6 +480,18 @@ fn quick_fix_and_formatting() {
         edits["result"][0]["newText"], "kernel @k(%x: hbm f32[4]) {\n  NoOp {}\n}\n",
         "{edits}"
     );
+    // With a syntax error (known from the diagnostics, not a parse of the whole text
+    // again), nothing is formatted.
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [{"text": "kernel @k(%x: hbm f32[4]) {\n      NoOp   {\n}\n"}]}),
+    );
+    assert!(!server.diagnostics(&u, 3).is_empty());
+    let edits = server.request(
+        "textDocument/formatting",
+        json!({"textDocument": {"uri": u}, "options": {"tabSize": 2, "insertSpaces": true}}),
+    );
+    assert_eq!(edits["result"], Value::Null, "{edits}");
     assert!(server.shutdown_and_exit().success());
 }
 

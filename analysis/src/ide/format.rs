@@ -13,13 +13,21 @@ use syntax::{TextRange, Token};
 /// The formatted text, or `None` when the text has syntax errors (formatting a broken file
 /// could only guess).
 pub fn format(text: &str) -> Option<String> {
-    if !syntax::parse(text).errors.is_empty() {
-        return None;
-    }
+    syntax::parse(text)
+        .errors
+        .is_empty()
+        .then(|| format_parsed(text))
+}
+
+/// [`format`] of a text the caller knows to have no syntax errors (the server knows it
+/// from its analysis, chunk by chunk: parsing a 10 MB document whole again to find out
+/// held about 500 MB for a moment). Given a text with syntax errors it still keeps every
+/// token, but its layout is a guess.
+pub fn format_parsed(text: &str) -> String {
     // A byte-order mark is kept as it was (it is no token, so the layout below would drop
     // it).
     if let Some(rest) = text.strip_prefix('\u{FEFF}') {
-        return format(rest).map(|formatted| format!("\u{FEFF}{formatted}"));
+        return format!("\u{FEFF}{}", format_parsed(rest));
     }
     let (tokens, _) = syntax::lex(text);
     let mut lines: Vec<Vec<(Token, TextRange)>> = vec![Vec::new()];
@@ -88,7 +96,7 @@ pub fn format(text: &str) -> Option<String> {
     };
     let mut result = out.join(newline);
     result.push_str(newline);
-    Some(result)
+    result
 }
 
 /// The whitespace between `prev` and the token at `line[i]`.
@@ -232,6 +240,12 @@ fn align_tensor_colons(lines: &mut [String]) {
 /// text. `None` when the text has syntax errors.
 pub fn format_range(text: &str, range: TextRange) -> Option<Vec<(TextRange, String)>> {
     let formatted = format(text)?;
+    Some(range_edits(text, &formatted, range))
+}
+
+/// The replacements of [`format_range`], given `formatted`, the text [`format`] makes of
+/// `text`.
+pub fn range_edits(text: &str, formatted: &str, range: TextRange) -> Vec<(TextRange, String)> {
     // The whole lines of `range`: from the start of its first line to the end of its last.
     let start = usize::from(range.start()).min(text.len());
     let end = usize::from(range.end()).clamp(start, text.len());
@@ -240,7 +254,7 @@ pub fn format_range(text: &str, range: TextRange) -> Option<Vec<(TextRange, Stri
     let mut edits: Vec<(TextRange, String)> = Vec::new();
     let mut at = 0usize;
     let mut pending: Option<(usize, usize, String)> = None;
-    for chunk in dissimilar::diff(text, &formatted) {
+    for chunk in dissimilar::diff(text, formatted) {
         match chunk {
             dissimilar::Chunk::Equal(s) => {
                 edits.extend(pending.take().map(|(from, to, new)| (span(from, to), new)));
@@ -261,7 +275,7 @@ pub fn format_range(text: &str, range: TextRange) -> Option<Vec<(TextRange, Stri
         let (from, to) = (usize::from(r.start()), usize::from(r.end()));
         from < line_end && (to > line_start || (from == to && from >= line_start))
     };
-    Some(edits.into_iter().filter(|(r, _)| touches(r)).collect())
+    edits.into_iter().filter(|(r, _)| touches(r)).collect()
 }
 
 /// The byte range `from..to` (offsets of a text that fits `TextSize`, as every parsed text).

@@ -22,7 +22,7 @@ pub(crate) use completion::{completions, signature_help};
 pub use cost::{inlay_suffix, kernel_markdown as cost_markdown, op_markdown as op_cost_markdown};
 pub use fixes::Fix;
 pub(crate) use fixes::fixes;
-pub use format::{format, format_range};
+pub use format::{format, format_parsed, format_range, range_edits};
 pub use hover::HoverResult;
 pub(crate) use hover::hover;
 pub(crate) use inlay::inlay_hints;
