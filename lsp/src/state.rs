@@ -430,7 +430,7 @@ pub fn spawn_owner(
         .name("pir-documents".into())
         .spawn(move || {
             let mut owner = Owner {
-                host: AnalysisHost::new(),
+                host: AnalysisHost::new().for_editor(),
                 documents: HashMap::new(),
                 docs: Arc::new(HashMap::new()),
                 generations: HashMap::new(),
@@ -944,7 +944,7 @@ impl Owner {
     /// A new database holding the text of every open document (the lost ones empty), each
     /// reported at the next flush but not analysed there ([`Document::warm`]).
     fn rebuild(&mut self) {
-        let mut host = AnalysisHost::new();
+        let mut host = AnalysisHost::new().for_editor();
         host.set_tkg_seqlen_threshold(self.config.tkg_seqlen_threshold);
         host.set_target(self.config.target);
         let docs = Arc::make_mut(&mut self.docs);
