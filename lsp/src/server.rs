@@ -310,8 +310,10 @@ impl Publisher {
 
 /// Publishes diagnostics in the order the owner reported changes, dropping reports older
 /// than the latest one of the same document (so a slow, stale computation can never
-/// overwrite a newer result or resurrect a closed document's diagnostics).
-fn spawn_publisher(client: Client) -> Arc<Publisher> {
+/// overwrite a newer result or resurrect a closed document's diagnostics). Each
+/// `publishDiagnostics` is serialized once, straight onto `output`
+/// ([`transport::OutQueue::notify`]), not through the framework.
+fn spawn_publisher(output: Arc<transport::OutQueue>) -> Arc<Publisher> {
     let publisher = Arc::new(Publisher::default());
     let waiting = Arc::clone(&publisher);
     tokio::spawn(async move {
@@ -323,7 +325,14 @@ fn spawn_publisher(client: Client) -> Arc<Publisher> {
                     continue;
                 }
                 *seen = generation;
-                client.publish_diagnostics(uri, diagnostics, version).await;
+                let params = PublishDiagnosticsParams::new(uri, diagnostics, version);
+                if let Err(e) = output
+                    .notify("textDocument/publishDiagnostics", &params)
+                    .await
+                {
+                    eprintln!("pir lsp: diagnostics not published: {e}");
+                    return;
+                }
             }
             waiting.ready.notified().await;
         }
@@ -571,7 +580,7 @@ impl LanguageServer for Backend {
             .filter_map(|uri| uri.to_file_path().map(std::borrow::Cow::into_owned))
             .collect();
         let _ = self.workspace.set(Arc::new(Workspace::new(roots)));
-        let publisher = spawn_publisher(self.client.clone());
+        let publisher = spawn_publisher(Arc::clone(&self.output));
         let runtime = tokio::runtime::Handle::current();
         let progress = params
             .capabilities

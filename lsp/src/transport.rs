@@ -525,9 +525,6 @@ impl Queued {
     /// Queues `frame`; a `publishDiagnostics` waiting for the same document is dropped (a
     /// stale notification: the newer one replaces it). Responses are never dropped.
     fn push(&mut self, frame: Vec<u8>) {
-        // The answer handed over last has become a frame (this one, or it follows): the next
-        // may go.
-        self.handed = None;
         if self.closed {
             return;
         }
@@ -646,12 +643,64 @@ impl OutQueue {
             return Poll::Pending;
         }
         if let Some(frame) = frame.take() {
+            // The answer handed over last has become a frame (this one, or it follows):
+            // the next may go.
+            state.handed = None;
             state.push(frame);
             self.changed.notify_all();
             drop(state);
             self.room.notify_waiters();
         }
         Poll::Ready(Ok(()))
+    }
+
+    /// Queues the notification `method` with `params`, serialized once straight into a
+    /// frame, beside the framework (whose path builds a JSON tree of the params, then
+    /// serializes it: for the 101 diagnostics a keystroke publishes at 100,000 ops, 9 % of
+    /// the server's time per keystroke). Waits for room as the framework's frames do.
+    /// Errors: the writer has stopped, or the params do not serialize.
+    pub(crate) async fn notify(
+        &self,
+        method: &str,
+        params: &impl serde::Serialize,
+    ) -> io::Result<()> {
+        #[derive(serde::Serialize)]
+        struct Notification<'a, P> {
+            jsonrpc: &'static str,
+            method: &'a str,
+            params: &'a P,
+        }
+        let body = serde_json::to_vec(&Notification {
+            jsonrpc: "2.0",
+            method,
+            params,
+        })
+        .map_err(io::Error::other)?;
+        let mut frame = Some(frame(&body));
+        drop(body);
+        loop {
+            self.room().await;
+            let Ok(mut state) = self.state.lock() else {
+                return Err(io::Error::other("the output queue is poisoned"));
+            };
+            if state.closed {
+                return Err(io::Error::new(
+                    io::ErrorKind::BrokenPipe,
+                    "the stdout writer has stopped",
+                ));
+            }
+            // Another producer filled it since `room`: wait again.
+            if state.full() {
+                continue;
+            }
+            if let Some(frame) = frame.take() {
+                state.push(frame);
+            }
+            self.changed.notify_all();
+            drop(state);
+            self.room.notify_waiters();
+            return Ok(());
+        }
     }
 
     fn push_barrier(&self, done: std::sync::mpsc::Sender<()>) {
