@@ -175,7 +175,8 @@ fn completion_flows_and_signature_help() {
         .find(|c| c["label"] == "dst")
         .cloned()
         .unwrap_or_default();
-    assert_eq!(dst["textEdit"]["newText"], "dst = ", "{fields:?}");
+    // Right after `{`: with the space `pir fmt` writes there.
+    assert_eq!(dst["textEdit"]["newText"], " dst = ", "{fields:?}");
     assert_eq!(
         dst["command"]["command"], "editor.action.triggerSuggest",
         "{dst}"

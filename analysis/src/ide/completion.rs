@@ -379,6 +379,13 @@ fn completions_from(
                 return Vec::new();
             };
             let written = written_fields(db, file, offset);
+            // Right after `{` or `,` (completion pops up there as they are typed), the
+            // field comes with the space `pir fmt` puts before it: `{ dst = `.
+            let pad = usize::from(replace.start())
+                .checked_sub(1)
+                .and_then(|i| text.as_bytes().get(i))
+                .is_some_and(|b| matches!(b, b'{' | b','));
+            let pad = if pad { " " } else { "" };
             spec.fields
                 .iter()
                 .filter(|f| !written.contains(&f.name.to_string()))
@@ -388,7 +395,7 @@ fn completions_from(
                         CompletionKind::Field,
                         Some(format!("{} = {}", f.kind.describe(), f.default.describe())),
                         Some(format!("{}\n\nBIR: {}", f.doc, f.bir)),
-                        Some(format!("{} = ", f.name)),
+                        Some(format!("{pad}{} = ", f.name)),
                     );
                     it.preferred = f.is_required();
                     it.retrigger = true;
