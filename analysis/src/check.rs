@@ -28,7 +28,11 @@ pub fn findings(db: &dyn Db, file: SourceFile) -> Vec<Finding> {
                 syntax::SyntaxErrorCode::P102 => Code::P102,
                 syntax::SyntaxErrorCode::P103 => Code::P103,
             };
-            Finding::new(code, e.range, e.message.clone())
+            let mut finding = Finding::new(code, e.range, e.message.clone());
+            finding.fix = e.replacement.map(|with| lower::diag::FixHint::Replace {
+                with: with.to_string(),
+            });
+            finding
         })
         .collect();
     out.extend(items.diagnostics.iter().cloned());

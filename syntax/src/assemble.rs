@@ -371,6 +371,7 @@ fn drop_extra_closes(
                      than the block's first line, and the file has one `}` more than `{`)"
                 };
                 errors.push(SyntaxError {
+                    replacement: None,
                     code: SyntaxErrorCode::P100,
                     range: close,
                     message: message.to_string(),
@@ -428,6 +429,7 @@ fn report_stray(text: &str, stray: &[Stray], errors: &mut Vec<SyntaxError>) {
             && let Some(close) = closer
         {
             errors.push(SyntaxError {
+                replacement: None,
                 code: SyntaxErrorCode::P100,
                 range: *close,
                 message: format!(
@@ -438,6 +440,7 @@ fn report_stray(text: &str, stray: &[Stray], errors: &mut Vec<SyntaxError>) {
             });
         } else if let Some(at) = first {
             errors.push(SyntaxError {
+                replacement: None,
                 code: SyntaxErrorCode::P100,
                 range: at,
                 message: format!(
@@ -535,6 +538,7 @@ fn close_unclosed(
             (suspect, message)
         };
         errors.push(SyntaxError {
+            replacement: None,
             code: SyntaxErrorCode::P100,
             range: at,
             message,

@@ -249,6 +249,7 @@ fn skip_too_deep(
 ) -> usize {
     let start = toks[i].1;
     errors.push(SyntaxError {
+        replacement: None,
         code: SyntaxErrorCode::P100,
         range: start,
         message: format!("nesting too deep: more than {MAX_DEPTH} levels of brackets"),

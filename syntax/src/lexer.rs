@@ -407,13 +407,15 @@ pub(crate) fn lex_checked(text: &str, check: &dyn Fn()) -> (Vec<Lexed>, Vec<Synt
         let mut bad = false;
         if let Some((code, message, at)) = error {
             // A bad escape leaves the string readable, and a `;` reads as the `,` it stands
-            // for; other errors make the token unreadable.
-            bad = code != SyntaxErrorCode::P100 && raw != Raw::Semicolon;
+            // for (and is fixed by one); other errors make the token unreadable.
+            let semicolon = raw == Raw::Semicolon;
+            bad = code != SyntaxErrorCode::P100 && !semicolon;
             let at = at.map_or(range, |r| r + range.start());
             errors.push(SyntaxError {
                 code,
                 range: at,
                 message,
+                replacement: semicolon.then_some(","),
             });
         }
         out.push(Lexed { kind, range, bad });
@@ -451,6 +453,7 @@ pub fn lone_carriage_return_error(at: TextRange, count: usize) -> SyntaxError {
         format!("a lone carriage return ({count} in the file): lines end with LF or CRLF")
     };
     SyntaxError {
+        replacement: None,
         code: crate::SyntaxErrorCode::P103,
         range: at,
         message,
@@ -618,6 +621,7 @@ fn unknown_error(run: &str, range: TextRange) -> SyntaxError {
         format!("unknown characters `{}`", shorten(run))
     };
     SyntaxError {
+        replacement: None,
         code: SyntaxErrorCode::P103,
         range,
         message,

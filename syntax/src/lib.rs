@@ -69,6 +69,9 @@ pub struct SyntaxError {
     pub range: TextRange,
     /// What went wrong, e.g. "expected `=`, found `}`".
     pub message: String,
+    /// The text that fixes it in place of `range`, when there is one (`,` for a `;`
+    /// between fields): the quick fix of the diagnostic.
+    pub replacement: Option<&'static str>,
 }
 
 /// The result of parsing: always a tree, plus the errors.

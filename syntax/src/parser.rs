@@ -180,6 +180,7 @@ pub(crate) fn statements(
         while lexer_p103.next_if(|e| e.end() <= r.start()).is_some() {}
         if !lexer_p103.peek().is_some_and(|e| e.contains_range(r)) {
             errors.push(SyntaxError {
+                replacement: None,
                 code: SyntaxErrorCode::P103,
                 range: r,
                 message: "invalid UTF-8".to_string(),
@@ -264,6 +265,7 @@ fn convert_error(text: &str, err: PError<'_>) -> Option<SyntaxError> {
         RichReason::Custom(message) => message.clone(),
     };
     Some(SyntaxError {
+        replacement: None,
         code: SyntaxErrorCode::P100,
         range: at,
         message,
@@ -302,6 +304,7 @@ fn finish_errors(mut errors: Vec<SyntaxError>) -> (Vec<SyntaxError>, usize) {
 /// The P100 at `at` that says `left_out` errors were not reported.
 pub(crate) fn too_many_errors(at: TextRange, left_out: usize) -> SyntaxError {
     SyntaxError {
+        replacement: None,
         code: SyntaxErrorCode::P100,
         range: at,
         message: format!("too many syntax errors: {left_out} more not reported"),

@@ -309,6 +309,7 @@ impl Shift for SyntaxError {
             code: _,
             range,
             message: _,
+            replacement: _,
         } = self;
         range.shift(by);
     }

@@ -428,6 +428,24 @@ kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {
             P103 error:4:23 `;`: unknown character `;`: fields are separated by `,` or a new line
         "#]],
     );
+    // Its quick fix writes the `,`: the op then has no diagnostic.
+    let text = "kernel @k(%a: hbm f32[128, 512]) -> (%o: hbm f32[128, 512]) {\n  tensor %t : sbuf f32[128, 512]\n  DmaCopyOp { dst = %t; src = %a }\n  DmaCopyOp { dst = %o, src = %t }\n}\n";
+    let mut host = analysis::AnalysisHost::new();
+    let file = host.add_file(text);
+    let at = analysis::TextSize::from(text.find(';').unwrap() as u32);
+    let fixes = host
+        .snapshot()
+        .fixes(file, analysis::TextRange::empty(at))
+        .unwrap();
+    assert_eq!(fixes.len(), 1, "{fixes:?}");
+    assert_eq!(fixes[0].title, "Replace with `,`");
+    let [(range, with)] = fixes[0].edits.as_slice() else {
+        panic!("{fixes:?}");
+    };
+    let mut fixed = text.to_string();
+    fixed.replace_range(usize::from(range.start())..usize::from(range.end()), with);
+    let file = host.add_file(&fixed);
+    assert_eq!(host.snapshot().diagnostics(file).unwrap(), Vec::new());
 }
 
 #[test]
