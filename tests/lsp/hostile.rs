@@ -519,3 +519,70 @@ fn a_document_over_the_size_limit_is_kept_in_step_but_not_analysed() {
     assert_eq!(all["params"]["version"], 4);
     assert!(server.shutdown_and_exit().success());
 }
+
+/// Waits (at most 20 s) for the server's resident memory to fall to `bound` MiB, and
+/// returns the last sample: freed memory reaches the system some time after it is freed.
+fn rss_settles(pid: u32, bound: f64) -> f64 {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let rss = rss_mib(pid);
+        if rss <= bound || std::time::Instant::now() > deadline {
+            return rss;
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// A 200 MB request, then a small text: the server kept 700 MB after the request, and
+/// about 500 MB once a big text was replaced by a small one. A request over 4 MiB is now
+/// answered InvalidRequest by the transport (its body never reaches the framework), and a
+/// big text, sent aside from the framework, is let go of when a small one replaces it.
+/// Here 24 MB of each, on a debug build.
+#[test]
+fn a_big_request_or_a_replaced_big_text_leaves_no_memory_behind() {
+    let mut server = Server::start(&["utf-16"], json!({}));
+    server.timeout = Duration::from_secs(60);
+    let u = uri("big-then-small.pir");
+    server.open(&u, SMALL);
+    assert_eq!(server.diagnostics(&u, 1), Vec::<Value>::new());
+    let base = rss_mib(server.pid());
+    let junk = "x".repeat(24 << 20);
+    let answer = server.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": u}, "position": {"line": 0, "character": 0}, "junk": junk}),
+    );
+    drop(junk);
+    assert_eq!(answer["error"]["code"], -32600, "{}", answer["error"]);
+    let after_request = rss_settles(server.pid(), base + 40.0);
+    // A big text (comment lines: cheap to analyse), then a small one in its place.
+    let big = format!(
+        "{}{SMALL}",
+        "// a comment line of a big file\n".repeat(750_000)
+    );
+    assert!(big.len() > 24_000_000);
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 2}, "contentChanges": [{"text": big}]}),
+    );
+    drop(big);
+    server.diagnostics(&u, 2);
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": u, "version": 3}, "contentChanges": [{"text": SMALL}]}),
+    );
+    assert_eq!(server.diagnostics(&u, 3), Vec::<Value>::new());
+    let after_text = rss_settles(server.pid(), base + 40.0);
+    eprintln!(
+        "RSS {base:.0} MiB, after the 24 MB request {after_request:.0}, after the 24 MB text \
+         replaced {after_text:.0}"
+    );
+    assert!(
+        after_request <= base + 40.0,
+        "{after_request:.0} MiB kept after the request"
+    );
+    assert!(
+        after_text <= base + 40.0,
+        "{after_text:.0} MiB kept after the big text"
+    );
+    assert!(server.shutdown_and_exit().success());
+}
