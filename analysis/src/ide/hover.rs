@@ -199,7 +199,23 @@ fn field_hover(op: &OpItem, offset: TextSize) -> Option<HoverResult> {
         let kind = field_spec.map(|f| f.kind);
         let markdown = match kind {
             Some(Kind::Enum(e)) | Some(Kind::List(&Kind::Enum(e))) => {
-                let v = e.get(ident)?;
+                let Some(v) = e.get(ident) else {
+                    // Not one of its values (P207): the values, not the whole op.
+                    let values = e.values.iter().map(|v| v.text);
+                    let suggestion = lower::diag::did_you_mean(ident, values.clone())
+                        .map(|s| format!("; did you mean `{s}`?"))
+                        .unwrap_or_default();
+                    let all: Vec<String> = values.map(|v| format!("`{v}`")).collect();
+                    return Some(HoverResult {
+                        range,
+                        markdown: format!(
+                            "`{ident}` is not a value of `{}` ({}){suggestion}\n\nits values: {}",
+                            field.name.text,
+                            e.name,
+                            all.join(", ")
+                        ),
+                    });
+                };
                 let bir = format!("`{}`", v.bir);
                 // A doc that already names the BIR spelling is not followed by it again.
                 if v.doc.contains(&bir) {

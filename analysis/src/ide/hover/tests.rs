@@ -196,6 +196,18 @@ fn an_unknown_field_is_told_as_a_field() {
 }
 
 #[test]
+fn an_unknown_enum_value_is_told_with_the_values() {
+    check(
+        &TILED.replace("func = exp", "func = gelu_t<|>anh"),
+        expect![[r#"
+            [gelu_tanh]
+            `gelu_tanh` is not a value of `func` (act_func); did you mean `gelu_apprx_tanh`?
+
+            its values: `identity`, `copy`, `relu`, `gelu`, `gelu_apprx_tanh`, `silu`, `sigmoid`, `tanh`, `exp`, `log`, `sqrt`, `rsqrt`, `square`, `reciprocal`, `softplus`, `mish`, `erf`, `sin`, `abs`, `sign`"#]],
+    );
+}
+
+#[test]
 fn an_op_is_headed_by_the_opcode_it_emits() {
     check(
         &TILED.replace("ActivationOp {", "Activation<|>Op {"),
