@@ -818,6 +818,26 @@ pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings, plot: Optio
     status
 }
 
+/// The largest integer every JSON reader keeps exactly (2^53 − 1: JavaScript's
+/// `Number.MAX_SAFE_INTEGER`).
+const JSON_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// An engine's counts in `pir stats --format json`: `static` and `executed`; past
+/// [`JSON_SAFE_INTEGER`] also `executed_decimal`, the exact count as a decimal string (a
+/// reader such as JavaScript's `JSON.parse` rounds the number: 9007199254740993 reads as
+/// …992), and at `u64::MAX` `executed_saturated: true` (trip counts multiply and saturate
+/// there: a lower bound).
+fn executed_json(static_count: u64, executed: u64) -> serde_json::Value {
+    let mut counts = json!({ "static": static_count, "executed": executed });
+    if executed > JSON_SAFE_INTEGER {
+        counts["executed_decimal"] = json!(executed.to_string());
+    }
+    if executed == u64::MAX {
+        counts["executed_saturated"] = json!(true);
+    }
+    counts
+}
+
 /// One kernel of `pir stats --format json` (SPEC §10.1).
 fn stats_json(
     kernel: &analysis::KernelStats,
@@ -830,12 +850,7 @@ fn stats_json(
         .map(|c| {
             (
                 c.engine.bir_name().to_string(),
-                if c.executed == u64::MAX {
-                    // Saturated (trip counts multiply): a lower bound, past 2^53 too.
-                    json!({ "static": c.static_count, "executed": c.executed, "executed_saturated": true })
-                } else {
-                    json!({ "static": c.static_count, "executed": c.executed })
-                },
+                executed_json(c.static_count, c.executed),
             )
         })
         .collect();

@@ -683,13 +683,14 @@ impl LanguageServer for Backend {
                 })),
                 document_symbol_provider: Some(OneOf::Left(true)),
                 workspace_symbol_provider: Some(OneOf::Left(true)),
-                // `{`, `,` and a space: an op body's fields come as soon as it opens and after
-                // each field, without asking (VS Code shows nothing for an empty answer).
+                // `,` and a space: an op body's fields come after `{ ` and after each field,
+                // without asking (VS Code shows nothing for an empty answer). Not `{` itself:
+                // Enter right after it must start a new line, and a list shown there took
+                // the Enter (VS Code accepts a suggestion on Enter), writing an op into a
+                // kernel's new body.
                 completion_provider: Some(CompletionOptions {
                     trigger_characters: Some(
-                        ["%", "=", ":", "[", "{", ",", " "]
-                            .map(String::from)
-                            .to_vec(),
+                        ["%", "=", ":", "[", ",", " "].map(String::from).to_vec(),
                     ),
                     ..CompletionOptions::default()
                 }),

@@ -144,18 +144,26 @@ fn completion_flows_and_signature_help() {
         json!({}),
     );
     let triggers = &capabilities["completionProvider"]["triggerCharacters"];
-    for c in ["{", ",", "%", "="] {
+    for c in [" ", ",", "%", "="] {
         assert!(
             triggers.as_array().is_some_and(|t| t.contains(&json!(c))),
             "{capabilities}"
         );
     }
+    // Not `{`: Enter right after it starts a new line, and VS Code would take that Enter
+    // for a suggestion shown there.
+    assert!(
+        triggers
+            .as_array()
+            .is_some_and(|t| !t.contains(&json!("{"))),
+        "{capabilities}"
+    );
     assert!(
         capabilities["signatureHelpProvider"].is_object(),
         "{capabilities}"
     );
     let (text, marks) = cursors(
-        "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOp {<|> }\n  DmaCopyOp { dst = %t, src = <|> }\n  Dma<|>\n  DmaCopyOp { dst = %t, <|>src = %x }\n}\n",
+        "kernel @k(%x: hbm f32[128, 4]) {\n  tensor %t : sbuf f32[128, 4]\n  DmaCopyOp { <|>}\n  DmaCopyOp { dst = %t, src = <|> }\n  Dma<|>\n  DmaCopyOp { dst = %t, <|>src = %x }\n  DmaCopyOp {<|>}\n}\n",
         server.encoding,
     );
     let u = uri("flow.pir");
@@ -169,14 +177,21 @@ fn completion_flows_and_signature_help() {
         );
         result["result"].as_array().cloned().unwrap_or_default()
     };
-    let fields = complete(&mut server, 0, "{");
+    let fields = complete(&mut server, 0, " ");
     let dst = fields
         .iter()
         .find(|c| c["label"] == "dst")
         .cloned()
         .unwrap_or_default();
-    // Right after `{`: with the space `pir fmt` writes there.
-    assert_eq!(dst["textEdit"]["newText"], " dst = ", "{fields:?}");
+    assert_eq!(dst["textEdit"]["newText"], "dst = ", "{fields:?}");
+    // Asked right after `{` (Ctrl+Space): with the space `pir fmt` writes there.
+    let tight = complete(&mut server, 4, "");
+    let dst_tight = tight
+        .iter()
+        .find(|c| c["label"] == "dst")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(dst_tight["textEdit"]["newText"], " dst = ", "{tight:?}");
     assert_eq!(
         dst["command"]["command"], "editor.action.triggerSuggest",
         "{dst}"

@@ -819,7 +819,14 @@ const CHECKS = [
       await page.keyboard.press('Enter');
       await page.keyboard.type('DmaCopyOp {', { delay: 40 });
       const suggest = page.locator('.editor-widget.suggest-widget.visible');
-      const fields = await waitFor('the field list after `{`', async () => {
+      // Nothing pops up on `{` itself: Enter there must start a new line (a list shown
+      // then took the Enter: `Activate2 { … }` written into a kernel's new body).
+      await sleep(1000);
+      if ((await suggest.count()) > 0) {
+        throw new Error(`suggestions shown right after \`{\`: ${plain(await suggest.first().innerText())}`);
+      }
+      await page.keyboard.type(' ', { delay: 40 });
+      const fields = await waitFor('the field list after `{ `', async () => {
         const t = plain(await suggest.first().innerText({ timeout: 1000 }));
         return t.includes('dst') && t.includes('src') ? t : notYet(t);
       });
