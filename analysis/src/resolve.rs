@@ -499,14 +499,19 @@ impl<'a> KernelResolver<'a> {
             },
         };
         let bounds = match (lb, ub, step) {
-            (Some(lb), Some(ub), Some(step)) if lb >= 0 => Some((lb, ub, step)),
-            (Some(lb), Some(_), Some(_)) => {
-                if let Some(e) = &lp.start {
-                    self.out.diagnostics.push(Finding::new(
-                        Code::P414,
-                        e.range,
-                        format!("loop bounds are natural numbers (BIR LoopAxis); got {lb}"),
-                    ));
+            (Some(lb), Some(ub), Some(step)) if lb >= 0 && ub >= 0 => Some((lb, ub, step)),
+            // Either bound negative (`0..-1` too: an empty range, but no BIR LoopAxis).
+            (Some(lb), Some(ub), Some(_)) => {
+                for (bound, e) in [(lb, &lp.start), (ub, &lp.end)] {
+                    if let Some(e) = e
+                        && bound < 0
+                    {
+                        self.out.diagnostics.push(Finding::new(
+                            Code::P414,
+                            e.range,
+                            format!("loop bounds are natural numbers (BIR LoopAxis); got {bound}"),
+                        ));
+                    }
                 }
                 None
             }
