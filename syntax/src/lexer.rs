@@ -404,6 +404,17 @@ pub(crate) fn lex_checked(text: &str, check: &dyn Fn()) -> (Vec<Lexed>, Vec<Synt
         {
             error = None;
         }
+        // A negative integer out of range is quoted with its `-` (a `-` and the magnitude
+        // to the lexer).
+        if kind == Token::Int
+            && let Some((SyntaxErrorCode::P102, message, at)) = &mut error
+            && out
+                .last()
+                .is_some_and(|t| t.kind == Token::Minus && t.range.end() == range.start())
+        {
+            *message = int_out_of_range(&format!("-{}", shorten(slice)));
+            *at = None;
+        }
         let mut bad = false;
         if let Some((code, message, at)) = error {
             // A bad escape leaves the string readable, and a `;` reads as the `,` it stands
@@ -479,6 +490,11 @@ pub(crate) fn to_size(offset: usize) -> TextSize {
 /// (`None`: the whole token).
 pub(crate) type TokenError = (SyntaxErrorCode, String, Option<TextRange>);
 
+/// The P102 message of an integer literal past i64 (`text` as written, shortened).
+fn int_out_of_range(text: &str) -> String {
+    format!("integer out of range `{text}`")
+}
+
 /// Maps a raw token to its public kind and validates literals.
 fn classify(raw: Raw, slice: &str) -> (Token, Option<TokenError>) {
     use SyntaxErrorCode::*;
@@ -534,12 +550,12 @@ fn classify(raw: Raw, slice: &str) -> (Token, Option<TokenError>) {
                         );
                         return (P102, message, None);
                     }
-                    let what = if kind == Token::Int {
-                        "integer out of range"
+                    let message = if kind == Token::Int {
+                        int_out_of_range(&shorten(slice))
                     } else {
-                        "malformed number"
+                        format!("malformed number `{}`", shorten(slice))
                     };
-                    (P102, format!("{what} `{}`", shorten(slice)), None)
+                    (P102, message, None)
                 });
                 (kind, error)
             }

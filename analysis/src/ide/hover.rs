@@ -301,7 +301,7 @@ fn access_hover(db: &dyn Db, file: SourceFile, offset: TextSize) -> Option<Hover
         let start = affine_text(&dim.start);
         let over = start_range(&dim.start, loops)
             .filter(|_| !dim.start.is_const())
-            .map(|(lo, hi)| format!(", from {lo} to {hi} over the loops"))
+            .map(|(lo, hi)| format!("; it starts at {lo} … {hi} over the loops"))
             .unwrap_or_default();
         markdown.push_str(&format!(
             "\n* dim {d}{what}: {} from `{start}`{step}{over}",

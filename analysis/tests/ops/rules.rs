@@ -595,15 +595,20 @@ kernel @k(%a: hbm f32[128, 4]) {
   for %k in 0..-1 {
     NoOp {}
   }
+  for %m in 0..-9223372036854775809 {
+    NoOp {}
+  }
 }
 "#,
         expect![[r#"
             L-i {"name":"i","lb":0,"ub":0,"stride":1}
             L-j {"name":"j","lb":0,"ub":0,"stride":1}
             L-k {"name":"k","lb":0,"ub":0,"stride":1}
+            L-m {"name":"m","lb":0,"ub":0,"stride":1}
             P414 error:3:13 `-9223372036854775808`: loop bounds are natural numbers (BIR LoopAxis); got -9223372036854775808
             P102 error:6:16 `9223372036854775808`: integer out of range `9223372036854775808`
             P414 error:9:16 `-1`: loop bounds are natural numbers (BIR LoopAxis); got -1
+            P102 error:12:17 `9223372036854775809`: integer out of range `-9223372036854775809`
         "#]],
     );
 }

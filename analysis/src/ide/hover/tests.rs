@@ -167,8 +167,8 @@ fn an_access_shows_its_shape_per_iteration() {
             access of `%a` : hbm f16[256, 1024]
 
             shape **[128, 512]** = 65536 elements per iteration
-            * dim 0: 128 from `128·%m`, from 0 to 128 over the loops
-            * dim 1: 512 from `512·%n`, from 0 to 512 over the loops"#]],
+            * dim 0: 128 from `128·%m`; it starts at 0 … 128 over the loops
+            * dim 1: 512 from `512·%n`; it starts at 0 … 512 over the loops"#]],
     );
     // On the name of a sliced access too; a bare name is its declaration.
     check(
@@ -178,8 +178,8 @@ fn an_access_shows_its_shape_per_iteration() {
             access of `%a` : hbm f16[256, 1024]
 
             shape **[128, 512]** = 65536 elements per iteration
-            * dim 0: 128 from `128·%m`, from 0 to 128 over the loops
-            * dim 1: 512 from `512·%n`, from 0 to 512 over the loops"#]],
+            * dim 0: 128 from `128·%m`; it starts at 0 … 128 over the loops
+            * dim 1: 512 from `512·%n`; it starts at 0 … 512 over the loops"#]],
     );
 }
 
