@@ -737,6 +737,10 @@ fn a_saturated_executed_count_is_marked_in_json() {
     let dma = &json["files"][0]["kernels"][0]["engines"]["DMA"];
     assert_eq!(dma["executed_saturated"], true, "{json}");
     assert_eq!(dma["executed_decimal"], "18446744073709551615", "{json}");
+    // The cost's bytes saturate too (each DMA's bytes × the executed count).
+    let cost = &json["files"][0]["kernels"][0]["cost"]["engines"]["DMA"];
+    assert_eq!(cost["bytes_saturated"], true, "{json}");
+    assert_eq!(cost["bytes_decimal"], "18446744073709551615", "{json}");
     let small = pir_with_stdin(&["stats", "--format", "json", "-"], STATS.as_bytes());
     let json: serde_json::Value = serde_json::from_slice(&small.stdout).expect("JSON");
     let dma = &json["files"][0]["kernels"][0]["engines"]["DMA"];

@@ -822,19 +822,25 @@ pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings, plot: Optio
 /// `Number.MAX_SAFE_INTEGER`).
 const JSON_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
-/// An engine's counts in `pir stats --format json`: `static` and `executed`; past
-/// [`JSON_SAFE_INTEGER`] also `executed_decimal`, the exact count as a decimal string (a
-/// reader such as JavaScript's `JSON.parse` rounds the number: 9007199254740993 reads as
-/// …992), and at `u64::MAX` `executed_saturated: true` (trip counts multiply and saturate
-/// there: a lower bound).
+/// Sets `object[key]` to the count `n` (JSON, `pir stats --format json`); past
+/// [`JSON_SAFE_INTEGER`] also `{key}_decimal`, the exact count as a decimal string (a reader
+/// such as JavaScript's `JSON.parse` rounds the number: 9007199254740993 reads as …992), and
+/// at `u64::MAX` `{key}_saturated: true` (counts multiply trip counts and saturate there: a
+/// lower bound).
+fn put_count(object: &mut serde_json::Value, key: &str, n: u64) {
+    object[key] = json!(n);
+    if n > JSON_SAFE_INTEGER {
+        object[format!("{key}_decimal")] = json!(n.to_string());
+    }
+    if n == u64::MAX {
+        object[format!("{key}_saturated")] = json!(true);
+    }
+}
+
+/// An engine's counts in `pir stats --format json`: `static` and `executed` ([`put_count`]).
 fn executed_json(static_count: u64, executed: u64) -> serde_json::Value {
-    let mut counts = json!({ "static": static_count, "executed": executed });
-    if executed > JSON_SAFE_INTEGER {
-        counts["executed_decimal"] = json!(executed.to_string());
-    }
-    if executed == u64::MAX {
-        counts["executed_saturated"] = json!(true);
-    }
+    let mut counts = json!({ "static": static_count });
+    put_count(&mut counts, "executed", executed);
     counts
 }
 
@@ -879,19 +885,22 @@ fn cost_json(cost: &analysis::cost::KernelCost) -> serde_json::Value {
         .engines
         .iter()
         .map(|e| {
-            let value = match (e.cycles, e.bytes) {
-                (Some(cycles), _) => json!({ "cycles": cycles, "ns": e.ns }),
-                (None, bytes) => json!({ "bytes": bytes.unwrap_or(0), "ns": e.ns }),
-            };
+            let mut value = json!({});
+            match (e.cycles, e.bytes) {
+                (Some(cycles), _) => put_count(&mut value, "cycles", cycles),
+                (None, bytes) => put_count(&mut value, "bytes", bytes.unwrap_or(0)),
+            }
+            put_count(&mut value, "ns", e.ns);
             (e.engine.bir_name().to_string(), value)
         })
         .collect();
-    json!({
+    let mut out = json!({
         "engines": engines,
         "bottleneck": cost.bottleneck.map(|e| e.bir_name()),
-        "lower_bound_ns": cost.lower_bound_ns,
-        "not_estimated": cost.not_estimated,
-    })
+    });
+    put_count(&mut out, "lower_bound_ns", cost.lower_bound_ns);
+    put_count(&mut out, "not_estimated", cost.not_estimated);
+    out
 }
 
 /// The human table of `pir stats` for one file: per kernel, the engines with instructions
