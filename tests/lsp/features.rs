@@ -177,21 +177,23 @@ fn completion_flows_and_signature_help() {
         );
         result["result"].as_array().cloned().unwrap_or_default()
     };
+    let dst_of = |items: &[Value]| {
+        items
+            .iter()
+            .find(|c| c["label"] == "dst")
+            .cloned()
+            .unwrap_or_default()
+    };
     let fields = complete(&mut server, 0, " ");
-    let dst = fields
-        .iter()
-        .find(|c| c["label"] == "dst")
-        .cloned()
-        .unwrap_or_default();
+    let dst = dst_of(&fields);
     assert_eq!(dst["textEdit"]["newText"], "dst = ", "{fields:?}");
     // Asked right after `{` (Ctrl+Space): with the space `pir fmt` writes there.
     let tight = complete(&mut server, 4, "");
-    let dst_tight = tight
-        .iter()
-        .find(|c| c["label"] == "dst")
-        .cloned()
-        .unwrap_or_default();
-    assert_eq!(dst_tight["textEdit"]["newText"], " dst = ", "{tight:?}");
+    assert_eq!(
+        dst_of(&tight)["textEdit"]["newText"],
+        " dst = ",
+        "{tight:?}"
+    );
     assert_eq!(
         dst["command"]["command"], "editor.action.triggerSuggest",
         "{dst}"
