@@ -123,13 +123,13 @@ fn a_keystroke_in_a_middle_part_of_a_cut_kernel() {
     );
 }
 
-/// What an editor's first folding request after opening runs (the server's host is
-/// [`AnalysisHost::for_editor`]): nothing — each chunk's folds were memoized while its tree
-/// was alive. Asked of a host that evicted the trees, it re-parsed every chunk (0.68 s and
-/// 190 MB more at 100,000 ops). For many kernels, and for one kernel cut into chunks
-/// (analysed as its chunks are entered).
+/// What an editor's first folding and outline requests after opening run (the server's
+/// host is [`AnalysisHost::for_editor`]): nothing — each chunk's folds and symbols were
+/// memoized while its tree was alive. Asked of a host that evicted the trees, each
+/// re-parsed every chunk (0.67 s and about 200 MB more at 100,000 ops). For many kernels,
+/// and for one kernel cut into chunks (analysed as its chunks are entered).
 #[test]
-fn the_first_folds_after_opening_parse_nothing() {
+fn the_first_folds_and_outline_after_opening_parse_nothing() {
     let many: String = (0..40).map(|k| kernel(&format!("k{k}"), 20)).collect();
     let one = kernel("big", 400);
     for text in [many, one] {
@@ -142,6 +142,8 @@ fn the_first_folds_after_opening_parse_nothing() {
         host.take_executions();
         let folds = host.snapshot().folding_ranges(file).unwrap();
         assert!(folds.len() > 20, "{}", folds.len());
+        let symbols = host.snapshot().document_symbols(file).unwrap();
+        assert!(!symbols.is_empty());
         expect![[r#""#]].assert_eq(&executed(&host));
     }
 }

@@ -711,8 +711,8 @@ pub fn document_symbols(
     #[allow(deprecated)]
     fn convert(view: &View<'_>, s: analysis::ide::Symbol) -> lsp::DocumentSymbol {
         lsp::DocumentSymbol {
-            name: s.name,
-            detail: s.detail,
+            name: s.name.to_string(),
+            detail: s.detail.map(|d| d.to_string()),
             kind: symbol_kind(s.kind),
             tags: None,
             deprecated: None,
@@ -733,12 +733,12 @@ pub(crate) fn symbol_information(
     location: Location,
 ) -> lsp::SymbolInformation {
     lsp::SymbolInformation {
-        name: s.name,
+        name: s.name.to_string(),
         kind: symbol_kind(s.kind),
         tags: None,
         deprecated: None,
         location,
-        container_name: s.detail,
+        container_name: s.detail.map(|d| d.to_string()),
     }
 }
 

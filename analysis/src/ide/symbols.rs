@@ -1,6 +1,7 @@
 //! Document symbols (kernels › loops › ops, with parameters, tensors and registers) and
 //! workspace symbols (SPEC §10).
 
+use smol_str::{SmolStr, format_smolstr};
 use syntax::ast::{self, TextRange};
 
 use crate::db::{Db, SourceFile, parse};
@@ -26,10 +27,11 @@ pub enum SymbolKind {
 /// One symbol and its children.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Symbol {
-    /// The name shown: `@rmsnorm`, `%t`, `for %i in 0..4`, `MatMulOp #3`.
-    pub name: String,
+    /// The name shown: `@rmsnorm`, `%t`, `for %i in 0..4`, `MatMulOp #3` (inline up to 23
+    /// bytes: each chunk's symbols are memoized and kept, one per op).
+    pub name: SmolStr,
     /// Extra text: a type, the BIR opcode.
-    pub detail: Option<String>,
+    pub detail: Option<SmolStr>,
     /// The kind.
     pub kind: SymbolKind,
     /// The whole construct.
@@ -48,7 +50,7 @@ pub struct Symbol {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ChunkOpId {
     /// The op's class as written.
-    pub class: String,
+    pub class: SmolStr,
     /// Its implicit id, counted from its chunk's first op (1-based).
     pub id: u32,
 }
@@ -128,7 +130,7 @@ fn part_ops(symbols: &[Symbol]) -> u32 {
 /// ([`Symbol::chunk_op_id`]).
 fn renumber_ops(symbol: &mut Symbol, base: u32) {
     if let Some(id) = symbol.chunk_op_id.take() {
-        symbol.name = id.name(base);
+        symbol.name = id.name(base).into();
     }
     for child in &mut symbol.children {
         renumber_ops(child, base);
@@ -150,7 +152,7 @@ pub fn chunk_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
                 .iter()
                 .chain(&k.outputs)
                 .map(|p| Symbol {
-                    name: format!("%{}", p.name.text),
+                    name: format_smolstr!("%{}", p.name.text),
                     detail: p.ty.as_ref().map(|t| slice(text, t.range)),
                     kind: SymbolKind::Param,
                     range: p.range,
@@ -163,10 +165,10 @@ pub fn chunk_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
             children.extend(statements(text, &k.body, &mut ordinal, k.continues));
             let name_range = k.name.as_ref().map_or(k.range, |n| n.range);
             Symbol {
-                name: k
-                    .name
-                    .as_ref()
-                    .map_or_else(|| "kernel".to_string(), |n| format!("@{}", n.text)),
+                name: k.name.as_ref().map_or_else(
+                    || SmolStr::new_static("kernel"),
+                    |n| format_smolstr!("@{}", n.text),
+                ),
                 detail: None,
                 kind: SymbolKind::Kernel,
                 range: k.range,
@@ -257,7 +259,7 @@ fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32, continues: boo
             ast::Stmt::Tensor(t) => {
                 if let Some(name) = &t.name {
                     out.push(Symbol {
-                        name: format!("%{}", name.text),
+                        name: format_smolstr!("%{}", name.text),
                         detail: t.ty.as_ref().map(|ty| slice(text, ty.range)),
                         kind: SymbolKind::Tensor,
                         range: t.range,
@@ -270,8 +272,8 @@ fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32, continues: boo
             ast::Stmt::Reg(r) => {
                 if let Some(name) = &r.name {
                     out.push(Symbol {
-                        name: format!("%{}", name.text),
-                        detail: r.dtype.as_ref().map(|d| d.text.to_string()),
+                        name: format_smolstr!("%{}", name.text),
+                        detail: r.dtype.as_ref().map(|d| SmolStr::new(&d.text)),
                         kind: SymbolKind::Register,
                         range: r.range,
                         selection_range: name.range,
@@ -287,7 +289,7 @@ fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32, continues: boo
                     TextRange::new(l.range.start(), header_end.max(l.range.start())),
                 );
                 out.push(Symbol {
-                    name: header.trim().to_string(),
+                    name: SmolStr::new(header.trim()),
                     detail: None,
                     kind: SymbolKind::Loop,
                     range: l.range,
@@ -300,13 +302,13 @@ fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32, continues: boo
                 *ordinal += 1;
                 let id = op.id.map_or(*ordinal, |(id, _)| id);
                 let chunk_op_id = (continues && op.id.is_none()).then(|| ChunkOpId {
-                    class: op.class.text.to_string(),
+                    class: SmolStr::new(&op.class.text),
                     id,
                 });
                 out.push(Symbol {
-                    name: format!("{} #{id}", op.class.text),
+                    name: format_smolstr!("{} #{id}", op.class.text),
                     chunk_op_id,
-                    detail: lower::lookup(&op.class.text).map(|s| s.opcode.to_string()),
+                    detail: lower::lookup(&op.class.text).map(|s| SmolStr::new_static(s.opcode)),
                     kind: SymbolKind::Op,
                     range: op.range,
                     selection_range: op.class.range,
@@ -318,10 +320,11 @@ fn statements(text: &str, stmts: &[ast::Stmt], ordinal: &mut u32, continues: boo
     out
 }
 
-fn slice(text: &str, range: TextRange) -> String {
-    text.get(usize::from(range.start())..usize::from(range.end()))
-        .unwrap_or_default()
-        .to_string()
+fn slice(text: &str, range: TextRange) -> SmolStr {
+    SmolStr::new(
+        text.get(usize::from(range.start())..usize::from(range.end()))
+            .unwrap_or_default(),
+    )
 }
 
 /// Symbols of the documents `docs` (each with its key) whose name contains `query`
@@ -345,10 +348,13 @@ pub(crate) fn workspace_symbols<K: Copy + Ord>(
             out.push((
                 key,
                 Symbol {
-                    name: found.name,
-                    detail: Some(format!(
+                    name: found.name.into(),
+                    detail: Some(format_smolstr!(
                         "{} #{} → {} · @{}",
-                        found.class, found.op_id, found.opcode, found.kernel
+                        found.class,
+                        found.op_id,
+                        found.opcode,
+                        found.kernel
                     )),
                     kind: SymbolKind::Op,
                     range: found.range,
