@@ -28,11 +28,11 @@ pub fn findings(db: &dyn Db, file: SourceFile) -> Vec<Finding> {
                 syntax::SyntaxErrorCode::P102 => Code::P102,
                 syntax::SyntaxErrorCode::P103 => Code::P103,
             };
-            let mut finding = Finding::new(code, e.range, e.message.clone());
-            finding.fix = e.replacement.map(|with| lower::diag::FixHint::Replace {
-                with: with.to_string(),
-            });
-            finding
+            Finding::new(code, e.range, e.message.clone()).with_fix(e.replacement.map(|with| {
+                lower::diag::FixHint::Replace {
+                    with: with.to_string(),
+                }
+            }))
         })
         .collect();
     out.extend(items.diagnostics.iter().cloned());

@@ -110,6 +110,13 @@ impl Code {
     pub fn is_cost_advice(self) -> bool {
         matches!(self, Code::P420 | Code::P421)
     }
+
+    /// Whether the code is a syntax error (P100–P103, SPEC §7): the text does not read as
+    /// written, so `pir fmt` and formatting leave it alone and `pir stats` says its counts
+    /// are of what parses.
+    pub fn is_syntax(self) -> bool {
+        matches!(self, Code::P100 | Code::P101 | Code::P102 | Code::P103)
+    }
 }
 
 impl fmt::Display for Code {

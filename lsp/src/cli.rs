@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use analysis::{Analysis, AnalysisHost, Cancellable, Diagnostic, FileId, LineCol};
-use lower::{Code, Severity};
+use lower::Severity;
 use serde_json::json;
 
 use crate::{Format, Settings};
@@ -764,7 +764,7 @@ pub fn stats(paths: &[PathBuf], format: Format, settings: &Settings, plot: Optio
         // Counts of a file that does not parse are of what parses: say so (stderr).
         let syntax_errors = file_diagnostics(&analysis, &loaded)
             .iter()
-            .filter(|d| matches!(d.code, Code::P100 | Code::P101 | Code::P102 | Code::P103))
+            .filter(|d| d.code.is_syntax())
             .count();
         if syntax_errors > 0 {
             eprintln!(

@@ -1116,15 +1116,7 @@ pub fn formatting(
 /// a text without them (`analysis::ide::format`).
 fn has_syntax_errors(snap: &Snapshot, doc: &Doc) -> Result<bool> {
     let all = cancellable(snap.analysis.capped_diagnostics(doc.file))?;
-    Ok(all.diagnostics.iter().any(|d| {
-        matches!(
-            d.code,
-            lower::diag::Code::P100
-                | lower::diag::Code::P101
-                | lower::diag::Code::P102
-                | lower::diag::Code::P103
-        )
-    }))
+    Ok(all.diagnostics.iter().any(|d| d.code.is_syntax()))
 }
 
 /// `textDocument/rangeFormatting`: the formatting edits that touch the lines of the range

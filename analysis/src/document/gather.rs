@@ -209,7 +209,7 @@ impl Document {
                     }
                 }
                 let d = self.place(db, Some(index), f, &mut placing);
-                if is_syntax(d.code) {
+                if d.code.is_syntax() {
                     if summary.left_out > 0 && d.message.starts_with("too many syntax errors") {
                         left_out.get_or_insert((d.range, 0)).1 += summary.left_out;
                         continue;
@@ -632,10 +632,6 @@ fn chunk_summary(db: &dyn Db, source: SourceFile) -> ChunkSummary {
 pub(crate) fn lone_carriage_returns(db: &dyn Db, source: SourceFile) -> Option<(TextRange, usize)> {
     let text = source.text(db);
     syntax::lone_carriage_returns(text, text.len())
-}
-
-fn is_syntax(code: Code) -> bool {
-    matches!(code, Code::P100 | Code::P101 | Code::P102 | Code::P103)
 }
 
 impl Shift for Diagnostic {
