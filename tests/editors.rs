@@ -4,7 +4,8 @@
 //!   editors/nvim/test/e2e.lua (filetype, syntax, diagnostics, hover, inlay hints, the
 //!   code lens and kernel-name hover of SPEC §10.1, `:PirShowBir` and `gd` from an
 //!   instruction name in it to its op, an edit that
-//!   introduces P200 and its quick fix, semantic tokens following them as deltas, the
+//!   introduces P200 and its quick fix, a `;` between fields and its quick fix, semantic
+//!   tokens following them as deltas, the
 //!   server killed and started again by the plugin, `:PirRestart`, the `$/progress` begin,
 //!   report and end of opening a 1.2 MB file).
 //! * `neovim_large_file`: the same Neovim on the 100,000-op benchmark file: inlay hints

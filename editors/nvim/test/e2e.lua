@@ -7,8 +7,8 @@
 -- timeout: filetype and syntax groups, the server attaching, diagnostics, hover, inlay hints,
 -- the code lens and the kernel-name hover (SPEC §10.1, its table as aligned text), a lone
 -- `\r` (diagnostics on the lines Neovim shows), P416 and its lens, :PirShowBir (op and
--- file), an edit that introduces a P200 error and its quick fix, semantic tokens following
--- them (as deltas), related locations in a message, `gq` formatting with the server, a
+-- file), an edit that introduces a P200 error and its quick fix, a `;` between fields (one
+-- P103) and its quick fix, semantic tokens following them (as deltas), related locations in a message, `gq` formatting with the server, a
 -- big kernel cut into chunks (P501 across them, hover in a later chunk), the progress of
 -- opening a file over 1 MiB,
 -- indentation, completion options, a crashed server started again and `:PirRestart`, the
@@ -472,6 +472,38 @@ local checks = {
       wait_for('no P200 left', function()
         for _, x in ipairs(vim.diagnostic.get(ctx.buf)) do
           if x.code == 'P200' then
+            return false
+          end
+        end
+        return true
+      end)
+    end,
+  },
+  {
+    'a `;` between fields is one P103, fixed by its quick fix "Replace with `,`"',
+    function()
+      local l, c = find(ctx.buf, 'dst = %rhs_tile, src = %rhs', ', src')
+      vim.api.nvim_buf_set_text(ctx.buf, l, c, l, c + 1, { ';' })
+      local d = diagnostic_with(ctx.buf, 'P103')
+      expect(d.lnum == l and d.col == c, 'P103 at %d:%d, not on the `;` at %d:%d', d.lnum + 1,
+        d.col + 1, l + 1, c + 1)
+      local errors = vim.diagnostic.get(ctx.buf, { severity = vim.diagnostic.severity.ERROR })
+      expect(#errors == 1, 'one error for the `;`, not %d: %s', #errors, describe(errors))
+      vim.api.nvim_set_current_win(ctx.src_win)
+      vim.api.nvim_win_set_cursor(ctx.src_win, { l + 1, c })
+      vim.lsp.buf.code_action({
+        apply = true,
+        filter = function(action)
+          return action.title == 'Replace with `,`'
+        end,
+      })
+      wait_for('the `,` back', function()
+        local line = vim.api.nvim_buf_get_lines(ctx.buf, l, l + 1, false)[1]
+        return line:find('dst = %rhs_tile, src = %rhs', 1, true)
+      end)
+      wait_for('no P103 left', function()
+        for _, x in ipairs(vim.diagnostic.get(ctx.buf)) do
+          if x.code == 'P103' then
             return false
           end
         end
