@@ -176,6 +176,32 @@ end
 
 -- -------------------------------------------------------------------------------------
 local ctx = {}
+
+-- Applies the code action titled `title` at line `l`, column `c` (0-based) of the source
+-- buffer, then waits for that line to hold `fixed` and for no `code` diagnostic to be left.
+local function apply_fix(l, c, title, fixed, code)
+  vim.api.nvim_set_current_win(ctx.src_win)
+  vim.api.nvim_win_set_cursor(ctx.src_win, { l + 1, c })
+  vim.lsp.buf.code_action({
+    apply = true,
+    filter = function(action)
+      return action.title == title
+    end,
+  })
+  wait_for(('the fixed line %q'):format(fixed), function()
+    local line = vim.api.nvim_buf_get_lines(ctx.buf, l, l + 1, false)[1]
+    return line:find(fixed, 1, true)
+  end)
+  wait_for(('no %s left'):format(code), function()
+    for _, x in ipairs(vim.diagnostic.get(ctx.buf)) do
+      if x.code == code then
+        return false
+      end
+    end
+    return true
+  end)
+end
+
 local checks = {
   {
     'setup',
@@ -456,27 +482,7 @@ local checks = {
     'a quick fix applies (did you mean `%rhs_tile`) and clears the P200',
     function()
       local l, c = find(ctx.buf, 'moving = %rhs_tyle', '%rhs_tyle')
-      vim.api.nvim_set_current_win(ctx.src_win)
-      vim.api.nvim_win_set_cursor(ctx.src_win, { l + 1, c })
-      local want = 'Replace with `%rhs_tile`'
-      vim.lsp.buf.code_action({
-        apply = true,
-        filter = function(action)
-          return action.title == want
-        end,
-      })
-      wait_for('the fixed line', function()
-        local line = vim.api.nvim_buf_get_lines(ctx.buf, l, l + 1, false)[1]
-        return line:find('moving = %rhs_tile', 1, true)
-      end)
-      wait_for('no P200 left', function()
-        for _, x in ipairs(vim.diagnostic.get(ctx.buf)) do
-          if x.code == 'P200' then
-            return false
-          end
-        end
-        return true
-      end)
+      apply_fix(l, c, 'Replace with `%rhs_tile`', 'moving = %rhs_tile', 'P200')
     end,
   },
   {
@@ -489,26 +495,7 @@ local checks = {
         d.col + 1, l + 1, c + 1)
       local errors = vim.diagnostic.get(ctx.buf, { severity = vim.diagnostic.severity.ERROR })
       expect(#errors == 1, 'one error for the `;`, not %d: %s', #errors, describe(errors))
-      vim.api.nvim_set_current_win(ctx.src_win)
-      vim.api.nvim_win_set_cursor(ctx.src_win, { l + 1, c })
-      vim.lsp.buf.code_action({
-        apply = true,
-        filter = function(action)
-          return action.title == 'Replace with `,`'
-        end,
-      })
-      wait_for('the `,` back', function()
-        local line = vim.api.nvim_buf_get_lines(ctx.buf, l, l + 1, false)[1]
-        return line:find('dst = %rhs_tile, src = %rhs', 1, true)
-      end)
-      wait_for('no P103 left', function()
-        for _, x in ipairs(vim.diagnostic.get(ctx.buf)) do
-          if x.code == 'P103' then
-            return false
-          end
-        end
-        return true
-      end)
+      apply_fix(l, c, 'Replace with `,`', 'dst = %rhs_tile, src = %rhs', 'P103')
     end,
   },
   {
