@@ -22,7 +22,7 @@ use serde_json::{Value as Json, json};
 
 use crate::check::{findings, for_each_op};
 use crate::db::{Db, SourceFile, file_items, line_index, lowering};
-use crate::document::{Chunk, Document};
+use crate::document::{Chunk, Document, Origin};
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
 use crate::{LineCol, TextRange, line_col};
 
@@ -212,7 +212,7 @@ impl<'db> Part<'db> {
         Part {
             at: At {
                 file: chunk.source,
-                first_line: chunk.first_line,
+                origin: chunk.origin,
             },
             kernel,
             ops_before,
@@ -356,12 +356,12 @@ fn first_op(items: &[Item]) -> Option<&OpItem> {
     })
 }
 
-/// Where a source text stands in its document: the text, and the line of the document
-/// where it starts (0-based).
+/// Where a source text stands in its document: the text, and where in the document it
+/// starts.
 #[derive(Clone, Copy)]
 pub(crate) struct At {
     file: SourceFile,
-    first_line: u32,
+    origin: Origin,
 }
 
 /// Writes a document's §8 JSON as [`bir_document`] serializes it (pretty, byte for byte),
@@ -555,7 +555,7 @@ impl Serialize for Instructions<'_, '_> {
             let (Some(part), Some(extra)) = (self.parts.get(i), self.errors.get(i)) else {
                 break;
             };
-            let (file, first_line) = (part.at.file, part.at.first_line);
+            let (file, origin) = (part.at.file, part.at.origin);
             for item in items {
                 if !self.budget.shows(item) {
                     break 'parts;
@@ -564,7 +564,7 @@ impl Serialize for Instructions<'_, '_> {
                     Item::Op(op) => {
                         let lowered = lowering(db, file, op);
                         let errors = op_error_codes(db, file, op, extra);
-                        let stamp = op_stamp(db, file, first_line, part.op_id(op), op, &errors);
+                        let stamp = op_stamp(db, file, origin, part.op_id(op), op, &errors);
                         let debuginfo = lower::debuginfo(&op.resolved, &stamp);
                         for (k, inst) in lowered.instructions.iter().enumerate() {
                             let name = lower::instruction_name(k, &stamp);
@@ -615,18 +615,18 @@ impl Serialize for Loop<'_, '_> {
     }
 }
 
-/// Where `op` stands: its id, the 1-based line (of the document `file` is a chunk of,
-/// which starts on line `first_line`, 0-based) and column of its class name, and the error
-/// codes within it (`errors`, from [`op_error_codes`]).
+/// Where `op` stands: its id, the 1-based line and column (of the document `file` is a
+/// chunk of, which starts at `origin`) of its class name, and the error codes within it
+/// (`errors`, from [`op_error_codes`]).
 fn op_stamp<'a>(
     db: &dyn Db,
     file: SourceFile,
-    first_line: u32,
+    origin: Origin,
     op_id: u32,
     op: &OpItem,
     errors: &'a [&'a str],
 ) -> lower::Stamp<'a> {
-    let LineCol { line, column } = op_line_col(db, At { file, first_line }, op);
+    let LineCol { line, column } = op_line_col(db, At { file, origin }, op);
     lower::Stamp {
         op_id,
         line,
@@ -637,19 +637,15 @@ fn op_stamp<'a>(
 
 /// The 1-based line (of the document) and column of `op`'s class name.
 fn op_line_col(db: &dyn Db, at: At, op: &OpItem) -> LineCol {
-    let LineCol { line, column } = line_col(
+    at.origin.place(line_col(
         line_index(db, at.file),
         at.file.text(db),
         op.syntax.class.range.start(),
-    );
-    LineCol {
-        line: line + at.first_line,
-        column,
-    }
+    ))
 }
 
 /// The instructions of one op with `debuginfo.line`/`column` (1-based, where the class
-/// name starts; `file` starts on line `first_line` of its document, 0-based) and `errors`
+/// name starts; `file` starts at `origin` in its document) and `errors`
 /// (every error diagnostic inside the op, sorted, unique), each list in them (`ins`, `outs`,
 /// a list field, a list in a record) cut to its first `keep` elements: a view of an op with
 /// 1,000,000 operands makes and writes `keep` of them, not the million.
@@ -661,7 +657,7 @@ fn op_line_col(db: &dyn Db, at: At, op: &OpItem) -> LineCol {
 pub fn op_instructions(
     db: &dyn Db,
     file: SourceFile,
-    first_line: u32,
+    origin: Origin,
     (op_base, extra): (u32, &[(TextRange, lower::Code)]),
     op: &OpItem,
     keep: usize,
@@ -673,7 +669,7 @@ pub fn op_instructions(
     } else {
         op.op_id + op_base
     };
-    let stamp = op_stamp(db, file, first_line, op_id, op, &errors);
+    let stamp = op_stamp(db, file, origin, op_id, op, &errors);
     let mut left_out = 0;
     let instructions = lowered
         .instructions

@@ -466,6 +466,10 @@ proptest! {
         if file % 2 == 1 {
             let files = test_utils::corpus_files();
             text = files[file % files.len()].1.clone();
+        } else if file % 4 == 2 {
+            // Long lines, cut inside.
+            let files = test_utils::long_line_files();
+            text = files[file / 4 % files.len()].1.clone();
         }
         let mut host = host(target);
         let id = host.add_file(&text);
@@ -701,6 +705,13 @@ fn long_editing_sessions_answer_as_a_fresh_analysis() {
     let text: String = files.iter().take(4).map(|(_, t)| t.as_str()).collect();
     let drift = session(text, 300, 7, 2500);
     assert!(drift.is_none(), "{}", drift.unwrap_or_default());
+    // Kernels on long lines, cut inside them.
+    let long: String = test_utils::long_line_files()
+        .into_iter()
+        .map(|(_, t)| t)
+        .collect();
+    let drift = session(long, 300, 11, 1000);
+    assert!(drift.is_none(), "long lines: {}", drift.unwrap_or_default());
     let more: u64 = std::env::var("PIR_LONG_SESSIONS")
         .ok()
         .and_then(|n| n.parse().ok())

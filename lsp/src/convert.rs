@@ -452,10 +452,11 @@ pub fn semantic_tokens(
     encode_semantic_tokens(&window, from, line, tokens, encoding, !crs.is_empty())
 }
 
-/// The semantic tokens of one chunk of the document, the bytes `range` of `rope`'s text
-/// (starting at a line start), encoded as [`semantic_tokens`] encodes the document's but
-/// with lines counted from the chunk's first line: every token but the first is encoded as
-/// in the document's data, the first's `Δstart` is its column. `tokens` are relative to the
+/// The semantic tokens of one chunk of the document, the bytes `range` of `rope`'s text,
+/// encoded as [`semantic_tokens`] encodes the document's but with lines counted from the
+/// chunk's first line, and columns on that line from the chunk's start (a chunk may start
+/// inside a long line): every token but the first is encoded as in the document's data,
+/// the first's `Δstart` is its column. `tokens` are relative to the
 /// chunk's start. `lf`: lines end at `\n` only (a client of [`lf`]).
 pub fn chunk_semantic_tokens(
     rope: &Rope,

@@ -1026,21 +1026,16 @@ pub fn semantic_tokens_delta(
     )))
 }
 
-/// `textDocument/semanticTokens/range`: the tokens of the lines the range touches (what an
-/// editor asks for the visible lines of a large file), at the cost of those lines.
+/// `textDocument/semanticTokens/range`: the tokens that overlap the range (what an editor
+/// asks for the visible lines of a large file; the end is exclusive), at the cost of the
+/// lines it touches.
 pub fn semantic_tokens_range(
     snap: &Snapshot,
     params: lsp::SemanticTokensRangeParams,
 ) -> Result<Option<lsp::SemanticTokensRangeResult>> {
     let doc = doc(snap, &params.text_document.uri)?;
     let range = view(snap, doc).text_range_clamped(params.range)?;
-    let mut tokens = cancellable(snap.analysis.semantic_tokens(doc.file, Some(range)))?;
-    // The analysis answers for the whole lines the range touches, the line its end stands
-    // on too (`ide::semantic_tokens::lines_of`): the end is exclusive, so a token that
-    // starts at or after it is not the range's (an empty range keeps its line's).
-    if !range.is_empty() {
-        tokens.retain(|t| t.range.start() < range.end());
-    }
+    let tokens = cancellable(snap.analysis.semantic_tokens(doc.file, Some(range)))?;
     let data = convert::semantic_tokens(&doc.rope, &doc.lone_crs, &tokens, snap.encoding);
     Ok(Some(lsp::SemanticTokensRangeResult::Tokens(
         lsp::SemanticTokens {

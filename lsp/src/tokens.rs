@@ -6,9 +6,11 @@
 //!
 //! An answer is kept as its chunks' encodings ([`Encoded`]): the LSP encoding of one
 //! chunk's tokens ([`analysis::Analysis::semantic_token_chunks`]) with lines counted from
-//! the chunk's first line. The document's data is their concatenation, each chunk's first
-//! token made relative to the last token before it (a chunk starts at a line start, so
-//! that is its only token whose encoding depends on what comes before). A chunk whose
+//! the chunk's first line (and on that line, columns from the chunk's start). The
+//! document's data is their concatenation, each chunk's first token made relative to the
+//! last token before it: its only token whose encoding depends on what comes before, also
+//! for a chunk that starts inside a long line (after the tokens of the chunk before on
+//! that line). A chunk whose
 //! tokens are the same list as in the kept answer (its text did not change) is not encoded
 //! again.
 //!
@@ -71,6 +73,9 @@ struct Chunk {
     /// The `Δline` of its first token in the document's data (from the last token before
     /// the chunk, or from line 0).
     lead: u32,
+    /// The `Δstart` of its first token in the document's data (from the last token before
+    /// the chunk when `lead` is 0, else from its line's start).
+    lead_start: u32,
 }
 
 /// One chunk's tokens in LSP's relative encoding, lines counted from the chunk's first
@@ -79,6 +84,9 @@ struct Encoded {
     data: Vec<SemanticToken>,
     /// The line of its last token, counted from the chunk's first line.
     last_line: u32,
+    /// The column of its last token (from its line's start, or from the chunk's start on
+    /// the chunk's first line).
+    last_start: u32,
 }
 
 impl SentTokens {
@@ -187,7 +195,8 @@ impl DocumentTokens {
             .flat_map(|r| &r.chunks)
             .map(|c| (c.source.as_ptr(), &c.encoded))
             .collect();
-        let mut last_line = 0;
+        // The line and column of the last token so far.
+        let (mut last_line, mut last_column) = (0, 0);
         let chunks = chunks
             .iter()
             .map(|chunk| {
@@ -201,28 +210,56 @@ impl DocumentTokens {
                             encoding,
                             !crs.is_empty(),
                         );
-                        let last_line = data.iter().map(|t| t.delta_line).sum();
-                        Arc::new(Encoded { data, last_line })
+                        let (mut last_line, mut last_start) = (0, 0);
+                        for t in &data {
+                            last_line += t.delta_line;
+                            last_start = if t.delta_line == 0 {
+                                last_start + t.delta_start
+                            } else {
+                                t.delta_start
+                            };
+                        }
+                        Arc::new(Encoded {
+                            data,
+                            last_line,
+                            last_start,
+                        })
                     }
                 };
-                let first_line = if crs.is_empty() {
-                    convert::position(rope, chunk.range.start(), encoding).line
+                let start = if crs.is_empty() {
+                    convert::position(rope, chunk.range.start(), encoding)
                 } else {
-                    convert::lf::position(rope, crs, chunk.range.start(), encoding).line
+                    convert::lf::position(rope, crs, chunk.range.start(), encoding)
                 };
-                let lead = match encoded.data.first() {
-                    Some(first) => {
-                        let line = first_line + first.delta_line;
-                        let lead = line.saturating_sub(last_line);
-                        last_line = first_line + encoded.last_line;
-                        lead
+                // A column on the chunk's first line counts from the chunk's start.
+                let column = |line: u32, column: u32| {
+                    if line == 0 {
+                        start.character + column
+                    } else {
+                        column
                     }
-                    None => 0,
+                };
+                let (lead, lead_start) = match encoded.data.first() {
+                    Some(first) => {
+                        let line = start.line + first.delta_line;
+                        let first_column = column(first.delta_line, first.delta_start);
+                        let lead = line.saturating_sub(last_line);
+                        let lead_start = if lead == 0 {
+                            first_column.saturating_sub(last_column)
+                        } else {
+                            first_column
+                        };
+                        last_line = start.line + encoded.last_line;
+                        last_column = column(encoded.last_line, encoded.last_start);
+                        (lead, lead_start)
+                    }
+                    None => (0, 0),
                 };
                 Chunk {
                     source: Arc::clone(&chunk.tokens),
                     encoded,
                     lead,
+                    lead_start,
                 }
             })
             .collect();
@@ -232,7 +269,7 @@ impl DocumentTokens {
     /// The document's data, token by token.
     fn iter(&self) -> impl DoubleEndedIterator<Item = SemanticToken> + Clone + '_ {
         self.chunks.iter().flat_map(|chunk| {
-            let lead = chunk.lead;
+            let (lead, lead_start) = (chunk.lead, chunk.lead_start);
             chunk
                 .encoded
                 .data
@@ -242,6 +279,7 @@ impl DocumentTokens {
                     if i == 0 {
                         SemanticToken {
                             delta_line: lead,
+                            delta_start: lead_start,
                             ..*token
                         }
                     } else {
@@ -378,9 +416,12 @@ mod tests {
             encoding in encoding(),
             before in text(),
         ) {
-            // Chunks start after a `\n`, as the analysis cuts them; tokens between sorted cut
-            // points, none across a chunk's end.
+            // Chunks start after a `\n`, or inside a line (the analysis cuts a long line
+            // after a `}`); tokens between sorted cut points, none across a chunk's end.
             let mut starts: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+            starts.extend((1..text.len()).filter(|&i| text.is_char_boundary(i) && i % 7 == 4));
+            starts.sort_unstable();
+            starts.dedup();
             starts.retain(|&s| s < text.len() && s % 3 != 0);
             starts.insert(0, 0);
             starts.push(text.len());

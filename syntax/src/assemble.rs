@@ -40,18 +40,20 @@ impl Open {
 /// `end` is where the statements end: the end of the file, or (for a piece of a file read
 /// with look-ahead, [`crate::parse_piece`]) the start of the next kernel's line.
 ///
-/// `inside`: the text starts inside a kernel's body (the rest of a kernel whose header is in
-/// an earlier part, [`crate::Context::inside`]): it is nested as if that body were open, into
-/// a kernel that [`Kernel::continues`].
+/// `context`: where the text stands in its file. Starting [`crate::Context::inside`] a
+/// kernel's body (the rest of a kernel whose header is in an earlier part), it is nested as
+/// if that body were open, into a kernel that [`Kernel::continues`]; starting inside a line
+/// ([`crate::Context::line_indent`]), that line's headers are indented as the line is.
 pub(crate) fn assemble(
     text: &str,
     statements: Vec<FlatStmt>,
     errors: &mut Vec<SyntaxError>,
     end: PieceEnd<'_>,
-    inside: bool,
+    context: crate::Context,
 ) -> SourceFile {
-    let statements = drop_extra_closes(text, statements, errors, inside);
-    let mut lines = Lines::new(text);
+    let inside = context.inside;
+    let statements = drop_extra_closes(text, statements, errors, context);
+    let mut lines = Lines::new(text, context.line_indent);
     let mut file = SourceFile::default();
     let mut open: Vec<Open> = Vec::new();
     // Where the current stretch outside every kernel began, and the first stray statement
@@ -230,8 +232,8 @@ pub struct Closes {
     pub end_undecided: bool,
 }
 
-/// The `}`s among `shapes` (flat statements of `text`, in order; `inside`: the text starts
-/// inside a kernel's body) that are one too many, which the parser drops (one P100 each) so
+/// The `}`s among `shapes` (flat statements of `text`, in order; `context`: where the text
+/// stands, [`crate::Context::inside`] a kernel's body, inside a line) that are one too many, which the parser drops (one P100 each) so
 /// that what follows stays in its block: no cascade of P200s for the names declared before
 /// it, no "expected `kernel`". The document's cuts read the same, so as to nest as the
 /// parser does.
@@ -250,11 +252,16 @@ pub struct Closes {
 /// Only whole kernels decide: in the kernel a text starts inside, nothing is dropped (its
 /// header and its first `}`s are before the text), and [`Closes`] says where the text's
 /// ends leave the answer open.
-pub fn extra_closes(text: &str, shapes: impl IntoIterator<Item = Shape>, inside: bool) -> Closes {
+pub fn extra_closes(
+    text: &str,
+    shapes: impl IntoIterator<Item = Shape>,
+    context: crate::Context,
+) -> Closes {
+    let inside = context.inside;
     // The indentation of each open header's line (the entry kernel's is unknown: 0 stands
     // in, and no `}` is dropped for it).
     let mut open: Vec<usize> = Vec::new();
-    let mut lines = Lines::new(text);
+    let mut lines = Lines::new(text, context.line_indent);
     // Whether the kernel open now is the one the text starts inside, and whether it has
     // just closed (the statements after it, up to the next `kernel`, decide nothing).
     let mut in_entry = inside;
@@ -346,13 +353,13 @@ fn drop_extra_closes(
     text: &str,
     statements: Vec<FlatStmt>,
     errors: &mut Vec<SyntaxError>,
-    inside: bool,
+    context: crate::Context,
 ) -> Vec<FlatStmt> {
     let Closes {
         extra,
         kernel_closes,
         ..
-    } = extra_closes(text, statements.iter().map(Shape::of), inside);
+    } = extra_closes(text, statements.iter().map(Shape::of), context);
     if extra.is_empty() {
         return statements;
     }
@@ -560,11 +567,18 @@ struct Lines<'a> {
     text: &'a str,
     /// The byte asked about last and the start of its line.
     last: Option<(usize, usize)>,
+    /// The indentation of the text's first line when the text starts inside a line
+    /// ([`crate::Context::line_indent`]).
+    first_indent: Option<u32>,
 }
 
 impl<'a> Lines<'a> {
-    fn new(text: &'a str) -> Lines<'a> {
-        Lines { text, last: None }
+    fn new(text: &'a str, first_indent: Option<u32>) -> Lines<'a> {
+        Lines {
+            text,
+            last: None,
+            first_indent,
+        }
     }
 
     /// The start of the line holding byte `at` (clamped to the text).
@@ -583,10 +597,11 @@ impl<'a> Lines<'a> {
 
     /// The indentation (spaces and tabs) of the line holding byte `at`.
     fn indent(&mut self, at: TextSize) -> usize {
-        let line = self
-            .text
-            .get(self.start(usize::from(at))..)
-            .unwrap_or_default();
+        let start = self.start(usize::from(at));
+        if let (0, Some(indent)) = (start, self.first_indent) {
+            return indent as usize;
+        }
+        let line = self.text.get(start..).unwrap_or_default();
         line.len() - line.trim_start_matches([' ', '\t']).len()
     }
 }
@@ -688,7 +703,7 @@ mod tests {
                 .collect(),
         ];
         for order in orders {
-            let mut lines = Lines::new(text);
+            let mut lines = Lines::new(text, None);
             for at in order {
                 assert_eq!(lines.start(at), naive(at), "at {at}");
             }

@@ -159,19 +159,34 @@ fn picked_by(unit: &[u8], one_in: u64) -> bool {
 fn starts_inside_line(text: &str, line: usize, line_end: usize) -> Vec<usize> {
     let window = text.get(line..line_end).unwrap_or_default();
     let (tokens, _) = lex(window);
-    let significant: Vec<(Token, text_size::TextRange)> = tokens
-        .into_iter()
-        .filter(|(kind, _)| !matches!(kind, Token::Comment | Token::Newline))
-        .collect();
-    significant
-        .windows(3)
-        .filter(|w| {
-            let [(before, _), (first, range), (second, _)] = *w else {
-                return false;
-            };
-            *before == Token::RBrace
-                && crate::layout::starts_statement(window, *first, *range, Some(*second))
-        })
-        .filter_map(|w| w.get(1).map(|(_, range)| line + usize::from(range.start())))
+    statements_after_close(window, &tokens)
+        .map(|at| line + usize::from(at))
         .collect()
+}
+
+/// The starts of the statements among `tokens` (as [`lex`] gives them for `text`) that
+/// come right after a `}` (comments and line ends aside): where a line of several
+/// statements is cut into pieces ([`piece_starts`]) and where the analysis cuts a long
+/// line ([`crate::Context::line_indent`]) or reads a statement from (completion).
+pub fn statements_after_close<'t>(
+    text: &'t str,
+    tokens: &'t [(Token, text_size::TextRange)],
+) -> impl Iterator<Item = text_size::TextSize> + 't {
+    let mut significant = tokens
+        .iter()
+        .filter(|(kind, _)| !matches!(kind, Token::Comment | Token::Newline))
+        .copied()
+        .peekable();
+    let mut before = None;
+    std::iter::from_fn(move || {
+        loop {
+            let (first, range) = significant.next()?;
+            let next = significant.peek().map(|&(kind, _)| kind);
+            let after_close = before == Some(Token::RBrace);
+            before = Some(first);
+            if after_close && crate::layout::starts_statement(text, first, range, next) {
+                return Some(range.start());
+            }
+        }
+    })
 }

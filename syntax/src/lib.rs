@@ -28,6 +28,7 @@ pub use assemble::{Closes, Shape, extra_closes};
 pub use ast::*;
 pub use chunks::{
     line_end, piece_starts, starts_kernel_line, starts_statement_line, statement_lines,
+    statements_after_close,
 };
 pub use layout::may_nest_too_deep;
 pub use lexer::{Token, first_tokens, lex, lone_carriage_return_error, lone_carriage_returns};
@@ -124,6 +125,12 @@ pub struct Context {
     /// The body of the kernel open where the part ends goes on in the next part (which
     /// starts `inside` it): it is not reported unclosed ([`Kernel::goes_on`]).
     pub goes_on: bool,
+    /// The text starts inside a line of its file (a part of a long line, cut after a `}`
+    /// at a statement directly in a kernel's body): the indentation of that line (spaces
+    /// and tabs before its first token, in bytes), which the text does not hold and which
+    /// tells the `}`s below a header on that line where they belong. `None` when the text
+    /// starts at a line start.
+    pub line_indent: Option<u32>,
 }
 
 /// [`parse_part`] of a part of a file that may start inside a kernel or end inside one

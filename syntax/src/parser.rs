@@ -76,8 +76,13 @@ pub(crate) fn parse(text: &str, invalid_utf8: &[TextRange], check: &dyn Fn()) ->
         mut reader_errors,
         stopped_at: _,
     } = statements(text, invalid_utf8, text.len(), check);
-    let file =
-        crate::assemble::assemble(text, statements, &mut reader_errors, PieceEnd::File, false);
+    let file = crate::assemble::assemble(
+        text,
+        statements,
+        &mut reader_errors,
+        PieceEnd::File,
+        Context::default(),
+    );
     errors.append(&mut reader_errors);
     errors.extend(lone_carriage_returns(text, text.len()));
     let (errors, left_out) = finish_errors(errors);
@@ -116,13 +121,7 @@ pub(crate) fn assemble_piece(text: &str, end: usize, context: Context, read: Sta
             name: kernel_name(&text[end..]),
         }
     };
-    let file = crate::assemble::assemble(
-        text,
-        statements,
-        &mut reader_errors,
-        piece_end,
-        context.inside,
-    );
+    let file = crate::assemble::assemble(text, statements, &mut reader_errors, piece_end, context);
     errors.append(&mut reader_errors);
     retain_before_look_ahead(text, end, &mut errors);
     errors.extend(lone_carriage_returns(text, end));

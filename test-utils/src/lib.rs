@@ -119,6 +119,72 @@ pub const SNIPPETS: &[&str] = &[
     "\n\r  ",
 ];
 
+/// Kernels written on long lines, many statements to a line (as a generator or a
+/// minifier writes them), for the tests of a document cut inside its lines: a one-line
+/// kernel; an indented long line whose loops close on later lines, indented as the line,
+/// deeper and less; errors, a block comment and a string on a long line; a kernel that
+/// starts on the long line of the one before, whose `}`s are told by that line's
+/// indentation. Each with its name.
+pub fn long_line_files() -> Vec<(String, String)> {
+    let copy = |i: usize| {
+        if i % 7 == 3 {
+            format!("TensorCopyOp {{ dst = %a, src = %zz{i} }} ")
+        } else if i % 11 == 5 {
+            "TensorCopyOp { dst = %a, sorc = %a } ".to_string()
+        } else {
+            "TensorCopyOp { dst = %a, src = %a } ".to_string()
+        }
+    };
+    let ops = |n: usize| -> String { (0..n).map(copy).collect() };
+    let head = "kernel @k(%a: sbuf f32[128, 128]) {";
+    vec![
+        (
+            "one-line kernel".into(),
+            format!(
+                "{head} tensor %t : sbuf f32[128, 4] {}for %i in 0..4 {{ {}}} {}}}\n",
+                ops(30),
+                ops(10),
+                ops(30)
+            ),
+        ),
+        (
+            "indented long lines".into(),
+            format!(
+                "{head}\n  {}for %i in 0..4 {{ {}\n    {}\n  }}\n  {}for %j in 0..2 {{\n      {}\n      }}\n  \
+                 {}for %k in 0..2 {{ {}\n}}\n  {}\n}}\n",
+                ops(25),
+                ops(5),
+                ops(20),
+                ops(25),
+                ops(20),
+                ops(25),
+                ops(3),
+                ops(25)
+            ),
+        ),
+        (
+            "a kernel on the line of the one before".into(),
+            format!(
+                "    {head} {}}} kernel @j(%a: sbuf f32[128, 128]) {{ for %i in 0..2 {{\n  \
+                 TensorCopyOp {{ dst = %a, src = %a }}\n  }}\n}}\nTensorCopyOp {{}}\n",
+                ops(30)
+            ),
+        ),
+        (
+            "comments and strings".into(),
+            format!(
+                "{head} {}/* }} TensorCopyOp {{}} */ {}TensorCopyOp {{ dst = %a, src = \"}} x\" }} {}\
+                 TensorCopyOp {{ dst = [%a }} {}}}\nkernel @j() {{ {}}}\n",
+                ops(20),
+                ops(20),
+                ops(20),
+                ops(20),
+                ops(20)
+            ),
+        ),
+    ]
+}
+
 /// Corpus file number `file` (modulo their count) with the bytes from `at` (modulo its
 /// length) to `at + cut` replaced by `snippet`, both ends moved to char boundaries: its
 /// name and the mangled text.

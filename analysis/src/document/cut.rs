@@ -6,15 +6,29 @@
 //! tests below).
 
 use syntax::{
-    Context, line_end, piece_starts, starts_kernel_line, starts_statement_line, statement_lines,
+    Context, TextSize, line_end, piece_starts, starts_kernel_line, starts_statement_line,
+    statement_lines,
 };
+
+/// Where a part starts, as [`cuts`] cuts a text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartStart {
+    /// Its first byte in the text (UTF-8, the first part's 0).
+    pub at: usize,
+    /// Whether it starts inside a kernel's body ([`Context::inside`]; the first part's is
+    /// the text's own).
+    pub inside: bool,
+    /// When it starts inside a line (a statement after a `}` on a line of a chunk target
+    /// or more), that line's indentation ([`Context::line_indent`]); the first part's is
+    /// the text's own.
+    pub line_indent: Option<u32>,
+}
 
 /// Where [`cuts`] cuts a text into parts, and whether its ends fit the parts around it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Cuts {
-    /// Each part's start (UTF-8 bytes, ascending, the first 0) and whether it starts inside
-    /// a kernel's body ([`Context::inside`]; the first part's is the text's own).
-    pub parts: Vec<(usize, bool)>,
+    /// Each part's start, ascending, the first at 0.
+    pub parts: Vec<PartStart>,
     /// Whether the text ends with a kernel's body open and nothing else (no loop, no
     /// kernel left unclosed before it), and no over-indented `}` in it that a `}` one too
     /// many after the text would drop ([`syntax::Closes::end_undecided`]): a next part may
@@ -30,6 +44,39 @@ pub struct Cuts {
     /// At each part's place: whether it starts inside a kernel that goes on past its end (a
     /// middle part of a kernel: no kernel ends or starts in it).
     pub through: Vec<bool>,
+    /// Whether the text's last statement ends by the text's end as read with its
+    /// look-ahead (the reader stops there, [`syntax::Statements::stopped_at`]), and the
+    /// text ends with a `}` and blanks: a next part may start inside the line there. Only
+    /// read for a text that does not end at a line end and has look-ahead; else false.
+    pub ends_between: bool,
+}
+
+/// The look-ahead of the part before `next` (the text of the part after it, on): its
+/// first line with its `\n`, but only up to the end of the line's second significant
+/// token (`kernel @name`, `Op {`, `tensor %t`, which tell the line starts a kernel or a
+/// statement), then a line break: all the part before reads of it (where its last
+/// statement ends, and the token an error there quotes). So editing the rest of a
+/// chunk's first line leaves the chunk before as it was. Read lazily: a part that starts
+/// inside a line of megabytes costs a few tokens.
+pub fn look_ahead(next: &str) -> String {
+    let tokens = syntax::first_tokens(next, 3);
+    let second = tokens
+        .iter()
+        .take_while(|(kind, _)| *kind != syntax::Token::Newline)
+        .nth(1);
+    match second {
+        Some((_, range)) => {
+            let end = usize::from(range.end());
+            let after = next.get(end..).unwrap_or_default();
+            let blank = after.len() - after.trim_start_matches('\r').len();
+            match after.as_bytes().get(blank) {
+                None => next.to_string(),
+                Some(b'\n') => next.get(..end + blank + 1).unwrap_or(next).to_string(),
+                Some(_) => format!("{}\n", next.get(..end).unwrap_or_default()),
+            }
+        }
+        None => next.get(..line_end(next, 0)).unwrap_or(next).to_string(),
+    }
 }
 
 /// Cuts `text[..end]` (a document or a run of its parts, read in `context`; `text[end..]`
@@ -86,10 +133,18 @@ pub fn cuts_read(
         .max()
         .unwrap_or(0);
     if !context.inside && !context.goes_on && longest < split {
-        let mut parts = vec![(0, false)];
+        let mut parts = vec![PartStart {
+            at: 0,
+            inside: false,
+            line_indent: context.line_indent,
+        }];
         for line in kernel_lines {
-            if line >= parts.last().map_or(0, |p| p.0) + target {
-                parts.push((line, false));
+            if line >= parts.last().map_or(0, |p| p.at) + target {
+                parts.push(PartStart {
+                    at: line,
+                    inside: false,
+                    line_indent: None,
+                });
             }
         }
         return Cuts {
@@ -97,6 +152,7 @@ pub fn cuts_read(
             parts,
             ends_inside: false,
             entry_kept: true,
+            ends_between: false,
         };
     }
     let marks = match reader {
@@ -137,7 +193,8 @@ fn kernel_lines(text: &str) -> Vec<usize> {
 
 /// [`cuts`] when a kernel may be cut: the flat statements read and nested as the parser
 /// nests them (the parser), a body-level statement line a candidate cut of its
-/// kernel, kept when the kernel ends as it must.
+/// kernel, and so is a body-level statement inside a long line that a `}` ends the
+/// statement before ([`MidLine::cut_at`]); kept when the kernel ends as it must.
 fn cut_in_kernels(
     text: &str,
     end: usize,
@@ -148,16 +205,21 @@ fn cut_in_kernels(
 ) -> Cuts {
     // The `}`s the parser drops as one too many: a kernel holding one is not cut inside,
     // so that its one part nests as the whole file does.
-    let closes = syntax::extra_closes(text, marks.iter().map(Mark::shape), context.inside);
+    let closes = syntax::extra_closes(text, marks.iter().map(Mark::shape), context);
     let extra = &closes.extra;
     let mut statements = marks.iter().enumerate().peekable();
     let mut uncut = false;
-    let mut parts = vec![(0, context.inside)];
-    // The open bodies: true for a kernel. A kernel's start, its candidate cuts, and
-    // whether it is the one the text starts inside.
+    let mut parts = vec![PartStart {
+        at: 0,
+        inside: context.inside,
+        line_indent: context.line_indent,
+    }];
+    // The open bodies: true for a kernel. A kernel's start, its candidate cuts (each with
+    // its line's indentation when it is inside a line), and whether it is the one the text
+    // starts inside.
     let mut open: Vec<bool> = Vec::new();
     let mut kernel_start = 0;
-    let mut candidates: Vec<usize> = Vec::new();
+    let mut candidates: Vec<(usize, Option<u32>)> = Vec::new();
     let mut entry = context.inside;
     let mut entry_kept = true;
     // Where kernels end (their `}`, or the line that cuts them short): no part holding one
@@ -166,13 +228,21 @@ fn cut_in_kernels(
     if context.inside {
         open.push(true);
     }
-    let last_cut = |parts: &[(usize, bool)], candidates: &[usize]| {
+    let last_cut = |parts: &[PartStart], candidates: &[(usize, Option<u32>)]| {
         candidates
             .last()
-            .copied()
-            .unwrap_or(0)
-            .max(parts.last().map_or(0, |p| p.0))
+            .map_or(0, |c| c.0)
+            .max(parts.last().map_or(0, |p| p.at))
     };
+    let take = |candidates: &mut Vec<(usize, Option<u32>)>, parts: &mut Vec<PartStart>| {
+        parts.extend(candidates.drain(..).map(|(at, line_indent)| PartStart {
+            at,
+            inside: true,
+            line_indent,
+        }));
+    };
+    let mut mid_line = MidLine::new(context.line_indent, target);
+    let mut previous: Option<usize> = None;
     let mut lines = statement_lines(&text[..end]).into_iter().peekable();
     loop {
         let next_line = lines.peek().copied();
@@ -185,22 +255,35 @@ fn cut_in_kernels(
                     continue;
                 }
                 if starts_kernel_line(text, line) {
-                    if line >= parts.last().map_or(0, |p| p.0) + target {
-                        parts.push((line, false));
+                    if line >= parts.last().map_or(0, |p| p.at) + target {
+                        parts.push(PartStart {
+                            at: line,
+                            inside: false,
+                            line_indent: None,
+                        });
                     }
                 } else if open == [true] && !uncut && line >= last_cut(&parts, &candidates) + target
                 {
-                    candidates.push(line);
+                    candidates.push((line, None));
                 }
             }
             _ => {
                 let Some((i, statement)) = statements.next() else {
                     break;
                 };
+                let before = previous.replace(statement.start());
                 if extra.binary_search(&i).is_ok() {
                     candidates.clear();
                     uncut = true;
                     continue;
+                }
+                if let Mark::Stmt { start } | Mark::Loop { start, .. } = *statement
+                    && open == [true]
+                    && !uncut
+                    && start >= last_cut(&parts, &candidates) + target
+                    && let Some(indent) = before.and_then(|b| mid_line.cut_at(text, b, start))
+                {
+                    candidates.push((start, Some(indent)));
                 }
                 match *statement {
                     Mark::Kernel { start, opens } => {
@@ -228,7 +311,7 @@ fn cut_in_kernels(
                             kernel_ends.push(start);
                             let long = end - kernel_start >= split;
                             if entry || long {
-                                parts.extend(candidates.drain(..).map(|c| (c, true)));
+                                take(&mut candidates, &mut parts);
                             }
                             candidates.clear();
                             entry = false;
@@ -241,7 +324,7 @@ fn cut_in_kernels(
     }
     let ends_inside = open == [true];
     if ends_inside && context.goes_on {
-        parts.extend(candidates.drain(..).map(|c| (c, true)));
+        take(&mut candidates, &mut parts);
     } else if entry {
         entry_kept = false;
     }
@@ -249,16 +332,19 @@ fn cut_in_kernels(
     // the kernel is re-cut whole, where it is decided.
     entry_kept &= !closes.entry_undecided;
     let ends_inside = ends_inside && !closes.end_undecided;
-    parts.sort_unstable();
+    let ends_between = end < text.len()
+        && !text[..end].ends_with('\n')
+        && previous.is_some_and(|last| ends_between_statements(text, last, end));
+    parts.sort_unstable_by_key(|p| p.at);
     let through = parts
         .iter()
         .enumerate()
-        .map(|(i, &(start, inside))| {
-            let end = parts.get(i + 1).map_or(end, |p| p.0);
+        .map(|(i, part)| {
+            let end = parts.get(i + 1).map_or(end, |p| p.at);
             let goes_on = parts
                 .get(i + 1)
-                .map_or(ends_inside && context.goes_on, |p| p.1);
-            inside && goes_on && !kernel_ends.iter().any(|&e| start <= e && e < end)
+                .map_or(ends_inside && context.goes_on, |p| p.inside);
+            part.inside && goes_on && !kernel_ends.iter().any(|&e| part.at <= e && e < end)
         })
         .collect();
     Cuts {
@@ -266,6 +352,94 @@ fn cut_in_kernels(
         ends_inside,
         entry_kept,
         through,
+        ends_between,
+    }
+}
+
+/// Whether the statement of `text` that starts at byte `last` (a statement start of the
+/// file), read alone with the look-ahead a part ending at `end` is given
+/// ([`look_ahead`]), ends by `end` — the reader stops there — and a `}` and blanks end
+/// `text[..end]`: a part may start at `end`, inside its line. A `}` ends the statement
+/// before such a start, so that the reader is between statements there as at a line start
+/// (no run of junk, no bracket open), as a piece of a long line is
+/// ([`syntax::piece_starts`]).
+fn ends_between_statements(text: &str, last: usize, end: usize) -> bool {
+    let (Some(statement), Some(next)) = (text.get(last..end), text.get(end..)) else {
+        return false;
+    };
+    if !statement.trim_end_matches([' ', '\t']).ends_with('}') {
+        return false;
+    }
+    let read = format!("{statement}{}", look_ahead(next));
+    let stopped = syntax::read_statements(&read, statement.len(), &|| ()).stopped_at;
+    stopped == TextSize::try_from(statement.len()).ok()
+}
+
+/// The lines of a text as [`cut_in_kernels`] asks about the statements in them, in order:
+/// where a statement may start a part inside its line. Each line is found once (the text
+/// may be one line of megabytes, cut at hundreds of places).
+struct MidLine {
+    /// The first line's indentation when the text starts inside a line.
+    first_indent: Option<u32>,
+    /// The smallest part: a line this long or longer is cut inside.
+    target: usize,
+    /// The start and end (after its `\n`) of the line asked about last.
+    line: (usize, usize),
+}
+
+impl MidLine {
+    fn new(first_indent: Option<u32>, target: usize) -> MidLine {
+        MidLine {
+            first_indent,
+            target,
+            line: (0, 0),
+        }
+    }
+
+    /// The indentation of the line holding byte `start` of `text`, when a part may start
+    /// at `start` (a body-level statement, after the statement at `before`): it is inside
+    /// a line of [`MidLine::target`] bytes or more (a text that starts inside a line
+    /// counts its first line as long), not first on it, and the statement before it ends
+    /// there with its `}` ([`ends_between_statements`]). Else `None`.
+    fn cut_at(&mut self, text: &str, before: usize, start: usize) -> Option<u32> {
+        let (line, end) = self.line_of(text, start);
+        let blanks = text.get(..start)?.trim_end_matches([' ', '\t']).len();
+        if blanks <= line {
+            return None; // First on its line: a statement line, cut there if at all.
+        }
+        let first = line == 0 && self.first_indent.is_some();
+        if !first && end - line < self.target {
+            return None;
+        }
+        if !ends_between_statements(text, before, start) {
+            return None;
+        }
+        match self.first_indent {
+            Some(indent) if line == 0 => Some(indent),
+            _ => {
+                let rest = text.get(line..start).unwrap_or_default();
+                let indent = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+                u32::try_from(indent).ok()
+            }
+        }
+    }
+
+    /// The start and end of the line of `text` holding byte `at` (a token start).
+    fn line_of(&mut self, text: &str, at: usize) -> (usize, usize) {
+        let (start, end) = self.line;
+        if at >= start && at < end {
+            return self.line;
+        }
+        let from = if at >= end { end } else { 0 };
+        let start = match text.get(from..at) {
+            Some(between) => between.rfind('\n').map_or(from, |i| from + i + 1),
+            None => text
+                .get(..at)
+                .and_then(|b| b.rfind('\n'))
+                .map_or(0, |i| i + 1),
+        };
+        self.line = (start, line_end(text, at));
+        self.line
     }
 }
 
@@ -408,7 +582,7 @@ const MARK_PIECE: usize = 256 * 1024;
 /// the parts an edit touched.
 #[cfg(test)]
 mod tests {
-    use super::{StatementReader, cuts, cuts_read};
+    use super::{PartStart, StatementReader, cuts, cuts_read, look_ahead};
     use syntax::{Context, Kernel, Parse, Shift, TextSize, parse, parse_part};
 
     fn shift_kernel(kernel: &mut Kernel, by: TextSize) {
@@ -421,34 +595,31 @@ mod tests {
         kernel.body_range.shift(by);
     }
 
-    /// Where a part of `text` ending at `end` ends with its look-ahead: the next part's first
-    /// line, if there is one.
-    fn with_look_ahead(text: &str, end: usize) -> usize {
-        if end < text.len() {
-            syntax::line_end(text, end)
-        } else {
-            end
-        }
+    /// The part `parts[i]` of `text` parsed alone, with the look-ahead a document gives it
+    /// (the next part's start, [`look_ahead`]) and its context.
+    fn parse_part_of(text: &str, parts: &[PartStart], i: usize) -> Parse {
+        let part = parts[i];
+        let next = parts.get(i + 1);
+        let end = next.map_or(text.len(), |p| p.at);
+        let mut read = text[part.at..end].to_string();
+        read.push_str(&look_ahead(&text[end..]));
+        let context = Context {
+            inside: part.inside,
+            goes_on: next.is_some_and(|p| p.inside),
+            line_indent: part.line_indent,
+        };
+        parse_part(&read, end - part.at, context, &|| ())
     }
 
     /// The parts of `text` starting at `parts`, parsed alone, joined: kernels and errors.
-    fn joined(text: &str, parts: &[(usize, bool)]) -> (Vec<Kernel>, Vec<syntax::SyntaxError>) {
+    fn joined(text: &str, parts: &[PartStart]) -> (Vec<Kernel>, Vec<syntax::SyntaxError>) {
         let mut kernels: Vec<Kernel> = Vec::new();
         let mut errors = Vec::new();
-        for (i, &(start, inside)) in parts.iter().enumerate() {
-            let (end, goes_on) = parts
-                .get(i + 1)
-                .map_or((text.len(), false), |&(next, inside)| (next, inside));
-            let with_look_ahead = with_look_ahead(text, end);
+        for (i, part) in parts.iter().enumerate() {
             let Parse {
                 file, errors: e, ..
-            } = parse_part(
-                &text[start..with_look_ahead],
-                end - start,
-                Context { inside, goes_on },
-                &|| (),
-            );
-            let by = TextSize::from(start as u32);
+            } = parse_part_of(text, parts, i);
+            let by = TextSize::from(part.at as u32);
             for mut kernel in file.kernels {
                 shift_kernel(&mut kernel, by);
                 if kernel.continues {
@@ -509,18 +680,9 @@ mod tests {
             );
             assert_eq!(cut, handed, "{name}: read in handed pieces");
             // A middle part holds one kernel's body, neither starting nor ending it.
-            for (i, &(start, inside)) in cut.parts.iter().enumerate() {
-                let (end, goes_on) = cut
-                    .parts
-                    .get(i + 1)
-                    .map_or((text.len(), false), |&(e, i)| (e, i));
-                let look = with_look_ahead(text, end);
-                let parse = parse_part(
-                    &text[start..look],
-                    end - start,
-                    Context { inside, goes_on },
-                    &|| (),
-                );
+            for (i, part) in cut.parts.iter().enumerate() {
+                let start = part.at;
+                let parse = parse_part_of(text, &cut.parts, i);
                 let middle =
                     matches!(parse.file.kernels.as_slice(), [k] if k.continues && k.goes_on);
                 assert_eq!(
@@ -546,22 +708,22 @@ mod tests {
             // kernels it touches does, as `Document::edit` then re-cuts.
             let parts = &cut.parts;
             let again = |i: usize, j: usize| {
-                let start = parts[i].0;
-                let end = parts.get(j + 1).map_or(text.len(), |p| p.0);
-                let goes_on = parts.get(j + 1).is_some_and(|p| p.1);
+                let start = parts[i].at;
+                let next = parts.get(j + 1);
+                let end = next.map_or(text.len(), |p| p.at);
+                let goes_on = next.is_some_and(|p| p.inside);
                 let context = Context {
-                    inside: parts[i].1,
+                    inside: parts[i].inside,
                     goes_on,
+                    line_indent: parts[i].line_indent,
                 };
-                let look_ahead = with_look_ahead(text, end);
-                let again = cuts(
-                    &text[start..look_ahead],
-                    end - start,
-                    context,
-                    target,
-                    split,
-                );
-                let fits = again.entry_kept && (!goes_on || again.ends_inside);
+                let mut run = text[start..end].to_string();
+                run.push_str(&look_ahead(&text[end..]));
+                let again = cuts(&run, end - start, context, target, split);
+                let mid_line = next.is_some_and(|p| p.line_indent.is_some());
+                let fits = again.entry_kept
+                    && (!goes_on || again.ends_inside)
+                    && (!mid_line || again.ends_between);
                 (fits, format!("{start}..{end}, {context:?}: {again:?}"))
             };
             for i in 0..parts.len() {
@@ -569,9 +731,9 @@ mod tests {
                     if again(i, j).0 {
                         continue;
                     }
-                    let head = (0..=i).rev().find(|&h| !parts[h].1).unwrap_or(0);
+                    let head = (0..=i).rev().find(|&h| !parts[h].inside).unwrap_or(0);
                     let tail = (j..parts.len())
-                        .find(|&t| parts.get(t + 1).is_none_or(|p| !p.1))
+                        .find(|&t| parts.get(t + 1).is_none_or(|p| !p.inside))
                         .unwrap_or(j);
                     let (fits, why) = again(head, tail);
                     assert!(
@@ -590,7 +752,7 @@ mod tests {
             inside += cuts(&text, text.len(), Context::default(), 1, 1)
                 .parts
                 .iter()
-                .filter(|p| p.1)
+                .filter(|p| p.inside)
                 .count();
             check_parts(&name, &text);
         }
@@ -608,7 +770,7 @@ mod tests {
             // `@k` is not cut inside (`@j`, closed, is).
             let j = text.find("kernel @j").unwrap_or(text.len());
             assert!(
-                cut.parts.iter().all(|p| !p.1 || p.0 > j),
+                cut.parts.iter().all(|p| !p.inside || p.at > j),
                 "{text:?}: {cut:?}"
             );
             check_parts(text, text);
@@ -619,7 +781,7 @@ mod tests {
         let starts: Vec<usize> = cuts(text, text.len(), Context::default(), 1, 1)
             .parts
             .iter()
-            .map(|p| p.0)
+            .map(|p| p.at)
             .collect();
         let lines: Vec<&str> = starts
             .iter()
@@ -649,6 +811,35 @@ mod tests {
             ),
         ] {
             check_parts(name, text);
+        }
+    }
+
+    /// A long line is cut inside, at statements after a `}`, each part knowing its line's
+    /// indentation, and parses part by part as whole; so does the text mangled anywhere.
+    #[test]
+    fn long_lines_are_cut_inside_after_a_close() {
+        for (name, text) in test_utils::long_line_files() {
+            let cut = cuts(&text, text.len(), Context::default(), 40, 200);
+            let inside_lines = cut.parts.iter().filter(|p| p.line_indent.is_some()).count();
+            assert!(inside_lines > 5, "{name}: {cut:?}");
+            for part in &cut.parts {
+                if part.line_indent.is_some() {
+                    let before = text[..part.at].trim_end_matches(' ');
+                    assert!(before.ends_with('}'), "{name}: a part at {}", part.at);
+                }
+            }
+            check_parts(&name, &text);
+            // Forty snippets, each at a place of its own (a fixed stride through the text).
+            let snippets = test_utils::SNIPPETS;
+            for k in 0..40 {
+                let mut at = (k * 7919) % text.len();
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                let snippet = snippets[k % snippets.len()];
+                let mangled = format!("{}{snippet}{}", &text[..at], &text[at..]);
+                check_parts(&format!("{name} + {snippet:?} at {at}"), &mangled);
+            }
         }
     }
 

@@ -4,8 +4,10 @@
 
 use salsa::{Durability, Setter};
 
+use super::cut::look_ahead;
 use super::{
-    Chunk, Document, new_generation, new_source, newlines, retire_source, set_entry, size,
+    Chunk, Document, Origin, new_generation, new_source, newlines, retire_source, set_entry, size,
+    tail_chars,
 };
 use crate::db::{Db, RootDatabase, SourceFile};
 use crate::{TextRange, TextSize};
@@ -75,11 +77,12 @@ pub(super) fn cut_parts<'t>(
         .parts
         .iter()
         .enumerate()
-        .map(|(i, &(start, inside))| {
-            let end = cuts.parts.get(i + 1).map_or(text.len(), |p| p.0);
+        .map(|(i, part)| {
+            let end = cuts.parts.get(i + 1).map_or(text.len(), |p| p.at);
             CutPart {
-                text: &text[start..end],
-                inside,
+                text: &text[part.at..end],
+                inside: part.inside,
+                line_indent: part.line_indent,
                 through: cuts.through.get(i).copied().unwrap_or(false),
             }
         })
@@ -88,35 +91,23 @@ pub(super) fn cut_parts<'t>(
 }
 
 /// A chunk's text as [`cut_parts`] cuts it, with where it stands ([`Chunk::context`]'s
-/// `inside`, [`Chunk::through`]).
+/// `inside` and `line_indent`, [`Chunk::through`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct CutPart<'t> {
     pub(super) text: &'t str,
     pub(super) inside: bool,
+    pub(super) line_indent: Option<u32>,
     pub(super) through: bool,
 }
 
-/// The first line of `text` with its `\n` (a chunk's look-ahead for the chunk before it).
-///
-/// Only up to the end of the line's second significant token (`kernel @name`, `Op {`,
-/// `tensor %t`, which tell the line starts a kernel or a statement), then a line break: all
-/// the chunk before reads of it (where its last statement ends, and the token an error
-/// there quotes). So editing the rest of a chunk's first line leaves the chunk before as it
-/// was.
-pub(super) fn first_line(text: &str) -> String {
-    let line = &text[..syntax::line_end(text, 0)];
-    let tokens = syntax::first_tokens(line, 3);
-    let second = tokens
-        .iter()
-        .filter(|(kind, _)| *kind != syntax::Token::Newline)
-        .nth(1);
-    match second {
-        Some((_, range))
-            if usize::from(range.end()) < line.trim_end_matches(['\n', '\r']).len() =>
-        {
-            format!("{}\n", &line[..usize::from(range.end())])
+impl CutPart<'_> {
+    /// Its [`syntax::Context`], the part after it (`next`) starting inside its kernel or not.
+    pub(super) fn context(&self, next_inside: bool) -> syntax::Context {
+        syntax::Context {
+            inside: self.inside,
+            goes_on: next_inside,
+            line_indent: self.line_indent,
         }
-        _ => line.to_string(),
     }
 }
 
@@ -155,25 +146,50 @@ impl Document {
         merged.replace_range(from..to, insert);
         // Grow the run of chunks re-cut until its ends fit the chunks around it: a chunk
         // starts at a kernel line (or, inside a split kernel, at a statement line directly
-        // in its body) and ends with a `\n`, and a kernel cut inside is closed by its `}`.
-        let pieces: Vec<(String, bool, bool)> = loop {
+        // in its body, or at a statement after a `}` inside a long line) and ends with a
+        // `\n` (or with that `}`), and a kernel cut inside is closed by its `}`.
+        let pieces: Vec<Owned> = loop {
             let inside = self.chunk(first).context.inside;
+            let line_indent = self.chunk(first).context.line_indent;
             let starts_ok = first == 0
-                || if inside {
-                    syntax::starts_statement_line(&merged, 0)
-                        && !syntax::starts_kernel_line(&merged, 0)
-                } else {
-                    syntax::starts_kernel_line(&merged, 0)
+                || match line_indent {
+                    // Inside a line: the statement the chunk before reads up to is as it
+                    // was (its look-ahead), so that chunk still ends between statements.
+                    Some(_) => look_ahead(&merged) == *self.chunk(first - 1).source.look_ahead(db),
+                    None if inside => {
+                        syntax::starts_statement_line(&merged, 0)
+                            && !syntax::starts_kernel_line(&merged, 0)
+                    }
+                    None => syntax::starts_kernel_line(&merged, 0),
                 };
             if !starts_ok {
                 first -= 1;
                 merged.insert_str(0, self.chunk(first).source.text(db));
                 continue;
             }
-            if last + 1 < self.chunks.len() && !merged.is_empty() && !merged.ends_with('\n') {
-                last += 1;
-                merged.push_str(self.chunk(last).source.text(db));
-                continue;
+            let next = self.chunks.get(last + 1).map(|c| c.context.line_indent);
+            if let Some(next_indent) = next
+                && !merged.is_empty()
+            {
+                match next_indent {
+                    Some(indent) => {
+                        // The next chunk starts inside the run's last line: after a `}`,
+                        // on a line indented as it was.
+                        let ends = merged.trim_end_matches([' ', '\t']);
+                        if !ends.ends_with('}')
+                            || last_line_indent(&merged, line_indent) != Some(indent)
+                        {
+                            self.extend_to_line_end(db, &mut last, &mut merged);
+                            continue;
+                        }
+                    }
+                    None if !merged.ends_with('\n') => {
+                        last += 1;
+                        merged.push_str(self.chunk(last).source.text(db));
+                        continue;
+                    }
+                    None => {}
+                }
             }
             if merged.is_empty() && self.chunks.len() > 1 {
                 if inside || self.chunks.get(last + 1).is_some_and(|c| c.context.inside) {
@@ -189,8 +205,12 @@ impl Document {
             let look_ahead = self
                 .chunks
                 .get(last + 1)
-                .map_or(String::new(), |c| first_line(c.source.text(db)));
-            let context = syntax::Context { inside, goes_on };
+                .map_or(String::new(), |c| look_ahead(c.source.text(db)));
+            let context = syntax::Context {
+                inside,
+                goes_on,
+                line_indent,
+            };
             let (parts, cuts) = cut_parts(
                 &merged,
                 &look_ahead,
@@ -201,6 +221,11 @@ impl Document {
                     chunks: last + 1 - first,
                 }),
             );
+            if next.flatten().is_some() && !cuts.ends_between {
+                // The run's last statement reads on into the next chunk.
+                self.extend_to_line_end(db, &mut last, &mut merged);
+                continue;
+            }
             if (inside && !cuts.entry_kept) || (goes_on && !cuts.ends_inside) {
                 // The run's ends no longer fit: re-cut the whole kernels it touches.
                 let (head, tail) = (self.head(first), self.tail(last));
@@ -217,14 +242,29 @@ impl Document {
         };
         let pieces: Vec<CutPart<'_>> = pieces
             .iter()
-            .map(|(text, inside, through)| CutPart {
-                text,
-                inside: *inside,
-                through: *through,
+            .map(|p| CutPart {
+                text: &p.text,
+                inside: p.inside,
+                line_indent: p.line_indent,
+                through: p.through,
             })
             .collect();
         self.replace_chunks(db, first..last + 1, &pieces, true);
         self.refresh_entries(db, first, first + pieces.len().max(1), Durability::LOW);
+    }
+
+    /// Grows an edit's run (its last chunk `last`, its text `run`) over the chunks after it
+    /// up to the one that ends its line (or the last): the chunks that start inside that
+    /// line are cut again with it.
+    fn extend_to_line_end(&self, db: &dyn Db, last: &mut usize, run: &mut String) {
+        while let Some(chunk) = self.chunks.get(*last + 1) {
+            *last += 1;
+            let text = chunk.source.text(db);
+            run.push_str(text);
+            if text.ends_with('\n') {
+                break;
+            }
+        }
     }
 
     /// Replaces the chunks `old` with chunks of `pieces` (reusing their inputs in order),
@@ -253,27 +293,17 @@ impl Document {
             .chunks
             .get(old.end)
             .map(|c| (c.source, c.context.inside));
-        let after_line = after.map(|(s, _)| first_line(s.text(db)));
+        let after_line = after.map(|(s, _)| look_ahead(s.text(db)));
         let after_inside = after.is_some_and(|a| a.1);
         let mut new = Vec::with_capacity(pieces.len());
-        for (
-            i,
-            &CutPart {
-                text: piece,
-                inside,
-                through,
-            },
-        ) in pieces.iter().enumerate()
-        {
+        for (i, part) in pieces.iter().enumerate() {
+            let (piece, inside, through) = (part.text, part.inside, part.through);
             let look_ahead = match pieces.get(i + 1) {
-                Some(next) => first_line(next.text),
+                Some(next) => look_ahead(next.text),
                 None => after_line.clone().unwrap_or_default(),
             };
             let look_ahead = look_ahead.as_str();
-            let context = syntax::Context {
-                inside,
-                goes_on: pieces.get(i + 1).map_or(after_inside, |next| next.inside),
-            };
+            let context = part.context(pieces.get(i + 1).map_or(after_inside, |next| next.inside));
             let source = match reused.get(i) {
                 Some(&source) => {
                     if source.text(db) != piece {
@@ -311,8 +341,9 @@ impl Document {
                 source,
                 start: TextSize::from(0),
                 len: size(piece.len()),
-                first_line: 0,
+                origin: Origin::default(),
                 newlines: newlines(piece),
+                tail_chars: tail_chars(piece),
                 context,
                 through,
             });
@@ -322,7 +353,7 @@ impl Document {
         if let Some(i) = old.start.checked_sub(1) {
             let before = self.chunk(i).source;
             let (line, inside) = match pieces.first() {
-                Some(piece) => (first_line(piece.text), piece.inside),
+                Some(piece) => (look_ahead(piece.text), piece.inside),
                 None => (after_line.unwrap_or_default(), after_inside),
             };
             if *before.look_ahead(db) != line {
@@ -359,8 +390,9 @@ impl Document {
                 source: new_source(db, "", "", context, !edited),
                 start: TextSize::from(0),
                 len: TextSize::from(0),
-                first_line: 0,
+                origin: Origin::default(),
                 newlines: 0,
+                tail_chars: 0,
                 context,
                 through: false,
             });
@@ -371,10 +403,36 @@ impl Document {
     }
 }
 
-/// The pieces of a run of chunks as [`Document::edit`] keeps them while it grows the run.
-fn owned(parts: &[CutPart<'_>]) -> Vec<(String, bool, bool)> {
+/// A [`CutPart`] with its own text, as [`Document::edit`] keeps the parts while it grows
+/// the run.
+struct Owned {
+    text: String,
+    inside: bool,
+    line_indent: Option<u32>,
+    through: bool,
+}
+
+/// The parts of a run of chunks as [`Document::edit`] keeps them.
+fn owned(parts: &[CutPart<'_>]) -> Vec<Owned> {
     parts
         .iter()
-        .map(|p| (p.text.to_string(), p.inside, p.through))
+        .map(|p| Owned {
+            text: p.text.to_string(),
+            inside: p.inside,
+            line_indent: p.line_indent,
+            through: p.through,
+        })
         .collect()
+}
+
+/// The indentation of the last line of `run` (a run of chunks' text; `first_indent`: its
+/// first chunk's [`syntax::Context::line_indent`], that of its first line when the run
+/// starts inside it).
+fn last_line_indent(run: &str, first_indent: Option<u32>) -> Option<u32> {
+    let line = match run.rfind('\n') {
+        Some(i) => run.get(i + 1..).unwrap_or_default(),
+        None if first_indent.is_some() => return first_indent,
+        None => run,
+    };
+    u32::try_from(line.len() - line.trim_start_matches([' ', '\t']).len()).ok()
 }

@@ -14,7 +14,10 @@
 //! gathered by passing over the other chunks by a digest ([`gather`]).
 //!
 //! Offsets are UTF-8 bytes; "lines" here are the language's (SPEC §1: a `\n` ends a line).
-//! A chunk starts at a line start, so a chunk's lines are the document's, shifted.
+//! A chunk starts at a line start, or inside a line of a chunk target or more, at a
+//! statement directly in a kernel's body after a `}` ([`cut`]): a chunk's lines are the
+//! document's, shifted, and its first line's columns too when it starts inside a line
+//! ([`Origin`]).
 
 mod cut;
 mod edit;
@@ -33,7 +36,8 @@ use crate::kernel::rules::{p200, p501};
 use crate::kernel::view::KernelView;
 use crate::{LineCol, TextRange, TextSize};
 
-use edit::{cut_parts, first_line};
+use cut::look_ahead;
+use edit::cut_parts;
 use entries::{CachedIndex, set_entry};
 pub(crate) use entries::{Entering, outline_chunk};
 use gather::Digest;
@@ -57,10 +61,13 @@ pub(crate) struct Chunk {
     pub start: TextSize,
     /// Its length in bytes.
     pub len: TextSize,
-    /// The 0-based line it starts on (the `\n`s before it).
-    pub first_line: u32,
+    /// Where it starts: line, and column when it starts inside a line.
+    pub origin: Origin,
     /// The `\n`s in it.
     pub newlines: u32,
+    /// The Unicode scalar values after its last `\n` (all of them when it holds none):
+    /// where the chunk after it starts on its line.
+    pub tail_chars: u32,
     /// Whether it starts inside a kernel, and whether its last kernel goes on into the
     /// next chunk (its input's [`SourceFile::context`]).
     pub context: syntax::Context,
@@ -74,8 +81,46 @@ impl Chunk {
     pub fn range(&self) -> TextRange {
         TextRange::at(self.start, self.len)
     }
+
+    /// Where the chunk after it starts.
+    fn origin_after(&self) -> Origin {
+        let column = if self.newlines == 0 {
+            self.origin.column
+        } else {
+            0
+        };
+        Origin {
+            line: self.origin.line.saturating_add(self.newlines),
+            column: column.saturating_add(self.tail_chars),
+        }
+    }
 }
 
+/// Where a chunk starts in its document, in the language's lines (SPEC §1: a `\n` ends a
+/// line): a chunk starts at a line start, or inside a long line after a `}`
+/// ([`cut::PartStart::line_indent`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Origin {
+    /// The 0-based line it starts on (the `\n`s before it).
+    pub line: u32,
+    /// The Unicode scalar values before it on that line (0 at a line start).
+    pub column: u32,
+}
+
+impl Origin {
+    /// `at`, a 1-based line and column (Unicode scalar values) in the chunk's text, as the
+    /// document's.
+    pub fn place(self, at: LineCol) -> LineCol {
+        LineCol {
+            line: at.line.saturating_add(self.line),
+            column: if at.line == 1 {
+                at.column.saturating_add(self.column)
+            } else {
+                at.column
+            },
+        }
+    }
+}
 /// A document: its chunks in order, covering the text without gaps (at least one chunk,
 /// empty for an empty text).
 #[derive(Clone, Debug)]
@@ -115,6 +160,14 @@ fn newlines(text: &str) -> u32 {
     u32::try_from(bytecount(text)).unwrap_or(u32::MAX)
 }
 
+/// The Unicode scalar values of `text` after its last `\n` ([`Chunk::tail_chars`]).
+fn tail_chars(text: &str) -> u32 {
+    let tail = text
+        .rfind('\n')
+        .map_or(text, |i| text.get(i + 1..).unwrap_or_default());
+    u32::try_from(tail.chars().count()).unwrap_or(u32::MAX)
+}
+
 fn bytecount(text: &str) -> usize {
     text.bytes().filter(|&b| b == b'\n').count()
 }
@@ -149,19 +202,17 @@ impl Document {
         let (pieces, _) = cut_parts(text, "", syntax::Context::default(), target, None);
         for (i, piece) in pieces.iter().enumerate() {
             let next = pieces.get(i + 1);
-            let look_ahead = next.map_or(String::new(), |next| first_line(next.text));
-            let context = syntax::Context {
-                inside: piece.inside,
-                goes_on: next.is_some_and(|n| n.inside),
-            };
+            let look_ahead = next.map_or(String::new(), |next| look_ahead(next.text));
+            let context = piece.context(next.is_some_and(|n| n.inside));
             let (piece, through) = (piece.text, piece.through);
             let source = new_source(db, piece, &look_ahead, context, true);
             doc.chunks.push(Chunk {
                 source,
                 start: TextSize::from(0),
                 len: size(piece.len()),
-                first_line: 0,
+                origin: Origin::default(),
                 newlines: newlines(piece),
+                tail_chars: tail_chars(piece),
                 context,
                 through,
             });
@@ -197,8 +248,9 @@ impl Document {
                 source,
                 start: TextSize::from(0),
                 len: size(text.len()),
-                first_line: 0,
+                origin: Origin::default(),
                 newlines: newlines(text),
+                tail_chars: tail_chars(text),
                 context: *source.context(db),
                 through: false,
             }],
@@ -263,17 +315,17 @@ impl Document {
         })
     }
 
-    /// Recomputes the starts and first lines of the chunks from index `from` on.
+    /// Recomputes the starts and origins of the chunks from index `from` on.
     fn place_from(&mut self, from: usize) {
-        let (mut start, mut line) = match from.checked_sub(1).and_then(|i| self.chunks.get(i)) {
-            Some(c) => (c.range().end(), c.first_line + c.newlines),
-            None => (TextSize::from(0), 0),
+        let (mut start, mut origin) = match from.checked_sub(1).and_then(|i| self.chunks.get(i)) {
+            Some(c) => (c.range().end(), c.origin_after()),
+            None => (TextSize::from(0), Origin::default()),
         };
         for chunk in self.chunks.get_mut(from..).unwrap_or_default() {
             chunk.start = start;
-            chunk.first_line = line;
+            chunk.origin = origin;
             start += chunk.len;
-            line += chunk.newlines;
+            origin = chunk.origin_after();
         }
     }
 
@@ -327,6 +379,32 @@ impl Document {
             .map_or(0, |at| view.ops_before(db, self, at.part))
     }
 
+    /// The indentation (its spaces and tabs) of the line chunk `index` starts inside, when
+    /// it starts inside a line ([`syntax::Context::line_indent`]); else `None`. Read from the
+    /// chunk that holds the line's start, back over the chunks of the line: O(the line).
+    pub(crate) fn first_line_indent(&self, db: &dyn Db, index: usize) -> Option<String> {
+        self.chunks.get(index)?.context.line_indent?;
+        let indent = |line: &str| {
+            let rest = line.trim_start_matches([' ', '\t']);
+            line.get(..line.len() - rest.len())
+                .unwrap_or_default()
+                .to_string()
+        };
+        let mut j = index;
+        while j > 0 {
+            j -= 1;
+            let chunk = self.chunk(j);
+            let text = chunk.source.text(db);
+            if let Some(i) = text.rfind('\n') {
+                return Some(indent(text.get(i + 1..).unwrap_or_default()));
+            }
+            if chunk.context.line_indent.is_none() {
+                return Some(indent(text));
+            }
+        }
+        Some(indent(self.chunk(0).source.text(db)))
+    }
+
     /// The text of the chunks `range`.
     fn text_of(&self, db: &dyn Db, range: std::ops::Range<usize>) -> String {
         let chunks = self.chunks.get(range).unwrap_or_default();
@@ -370,9 +448,9 @@ impl Document {
     pub fn line_col(&self, db: &dyn Db, offset: TextSize) -> LineCol {
         let (chunk, relative) = self.locate(offset);
         let index = crate::db::line_index(db, chunk.source);
-        let mut at = crate::line_col(index, chunk.source.text(db), relative);
-        at.line += chunk.first_line;
-        at
+        chunk
+            .origin
+            .place(crate::line_col(index, chunk.source.text(db), relative))
     }
 }
 

@@ -63,9 +63,12 @@ pub struct CompletionItem {
 }
 
 /// The tokens the completion context is read from: those of the statement around `offset`
-/// (from the last line that starts a statement, `syntax::starts_statement_line`, to the
-/// end of the cursor's line), not the whole file's. Inside a kernel or loop body, an open
-/// `{` stands first for the body the statement is in (the context of a statement start).
+/// (from the last line that starts a statement, `syntax::starts_statement_line`, or from
+/// the last statement after a `}` on the way, `syntax::statements_after_close`, at or
+/// before the cursor, to the end of the cursor's line), not the whole file's: the same
+/// whether the chunk `file` starts at a line start or after a `}` inside a long line.
+/// Inside a kernel or loop body, an open `{` stands first for the body the statement is in
+/// (the context of a statement start).
 fn tokens_before(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<(Token, TextRange)> {
     let text = file.text(db);
     let mut at = usize::from(offset).min(text.len());
@@ -85,6 +88,19 @@ fn tokens_before(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<(Token,
         }
         start = text[..start - 1].rfind('\n').map_or(0, |i| i + 1);
     }
+    let (mut lexed, _) = syntax::lex(&text[start..line_end]);
+    // On to the last statement after a `}` at or before the cursor.
+    let cursor = TextSize::from((at - start) as u32);
+    if let Some(last) = syntax::statements_after_close(&text[start..line_end], &lexed)
+        .take_while(|&s| s <= cursor)
+        .last()
+    {
+        lexed.retain(|(_, r)| r.start() >= last);
+        start += usize::from(last);
+        for (_, r) in &mut lexed {
+            *r -= last;
+        }
+    }
     let shift = TextSize::from(start as u32);
     let mut tokens: Vec<(Token, TextRange)> = Vec::new();
     let parsed = &parse(db, file).file;
@@ -98,7 +114,6 @@ fn tokens_before(db: &dyn Db, file: SourceFile, offset: TextSize) -> Vec<(Token,
             tokens.extend([(Token::Int, at), (Token::LBrace, at)]);
         }
     }
-    let (lexed, _) = syntax::lex(&text[start..line_end]);
     tokens.extend(lexed.into_iter().map(|(t, r)| (t, r + shift)));
     tokens
 }

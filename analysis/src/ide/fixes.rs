@@ -33,7 +33,7 @@ pub(crate) fn fixes(db: &dyn Db, doc: &Document, range: TextRange) -> Vec<Fix> {
     for (site, part) in Site::across(doc, range) {
         let diagnostics = site.diagnostics(db);
         let earlier = Earlier::of(db, &site);
-        let fixes = chunk_fixes(db, site.source(), part, &diagnostics, &earlier);
+        let fixes = chunk_fixes(db, &site, part, &diagnostics, &earlier);
         out.extend(site.to_document(fixes));
     }
     if doc.chunks.len() > 1 {
@@ -54,7 +54,7 @@ pub(crate) fn fixes(db: &dyn Db, doc: &Document, range: TextRange) -> Vec<Fix> {
             relative.range = TextRange::at(at, d.range.len());
             relative.related.clear();
             let earlier = Earlier::of(db, &site);
-            let fixes = chunk_fixes(db, site.source(), relative.range, &[relative], &earlier);
+            let fixes = chunk_fixes(db, &site, relative.range, &[relative], &earlier);
             out.extend(site.to_document(fixes));
         }
     }
@@ -70,17 +70,20 @@ pub(crate) fn fixes(db: &dyn Db, doc: &Document, range: TextRange) -> Vec<Fix> {
     out
 }
 
-/// The fixes of a chunk, `file`: for those of its `diagnostics` (relative to it, as its
+/// The fixes of a chunk, `site`: for those of its `diagnostics` (relative to it, as its
 /// document reports them) that overlap `range` (relative to it), `earlier` the names in
 /// scope from the earlier chunks of the kernel it continues.
 fn chunk_fixes(
     db: &dyn Db,
-    file: SourceFile,
+    site: &Site<'_>,
     range: TextRange,
     diagnostics: &[crate::Diagnostic],
     earlier: &Earlier<'_>,
 ) -> Vec<Fix> {
+    let file = site.source();
     let text = file.text(db);
+    // The chunk's first line, when it starts inside a line: that line's indentation.
+    let first_indent = site.doc.first_line_indent(db, site.index);
     let mut out = Vec::new();
     for d in diagnostics {
         if d.range.intersect(range).is_none()
@@ -122,7 +125,7 @@ fn chunk_fixes(
                         (format!("{name} = {v}"), format!("Add the field `{name}`"))
                     }
                 };
-                let Some(edit) = insert_field(text, op, &field) else {
+                let Some(edit) = insert_field(text, op, &field, first_indent.as_deref()) else {
                     continue;
                 };
                 out.push(fix(title, vec![edit]));
@@ -144,7 +147,10 @@ fn chunk_fixes(
                     .unwrap_or_default();
                 out.push(fix(
                     format!("Delete the unused `{what}`"),
-                    vec![(whole_lines(text, range), String::new())],
+                    vec![(
+                        whole_lines(text, range, first_indent.is_some()),
+                        String::new(),
+                    )],
                 ));
             }
             None => {}
@@ -171,8 +177,9 @@ fn declaration_at(file: &ast::SourceFile, offset: TextSize) -> Option<TextRange>
 }
 
 /// `range` widened to its whole lines, line end included, when only blanks and a comment
-/// stand beside it on them; else `range` itself.
-fn whole_lines(text: &str, range: TextRange) -> TextRange {
+/// stand beside it on them; else `range` itself. `inside_line`: `text` starts inside a
+/// line (after a `}` on it), so its first line has more before it.
+fn whole_lines(text: &str, range: TextRange, inside_line: bool) -> TextRange {
     let (start, end) = (usize::from(range.start()), usize::from(range.end()));
     let (Some(before), Some(after)) = (text.get(..start), text.get(end..)) else {
         return range;
@@ -181,9 +188,10 @@ fn whole_lines(text: &str, range: TextRange) -> TextRange {
     let rest = after
         .find('\n')
         .map_or(after, |i| after.get(..i).unwrap_or(after));
-    let blank_before = before
-        .get(line_start..)
-        .is_some_and(|b| b.trim_matches([' ', '\t']).is_empty());
+    let blank_before = !(inside_line && line_start == 0)
+        && before
+            .get(line_start..)
+            .is_some_and(|b| b.trim_matches([' ', '\t']).is_empty());
     let rest_trimmed = rest.trim_matches([' ', '\t', '\r']);
     if !blank_before || !(rest_trimmed.is_empty() || rest_trimmed.starts_with("//")) {
         return range;
@@ -287,8 +295,14 @@ fn op_with_class_at(file: &ast::SourceFile, offset: TextSize) -> Option<&ast::Op
 
 /// An edit adding `field_text` as the op's last field: on its own line in a multi-line
 /// body (after the last field's line, or right after the field when the body's `}` ends
-/// that line), else `, field` before the closing brace.
-fn insert_field(text: &str, op: &ast::Op, field_text: &str) -> Option<(TextRange, String)> {
+/// that line), else `, field` before the closing brace. `first_indent`: the indentation of
+/// `text`'s first line when `text` starts inside it (a chunk of a long line).
+fn insert_field(
+    text: &str,
+    op: &ast::Op,
+    field_text: &str,
+    first_indent: Option<&str>,
+) -> Option<(TextRange, String)> {
     let body = op.body_range?;
     // Only a body closed by `}`: an unclosed one has no place to insert into yet.
     let body_text = text.get(usize::from(body.start())..usize::from(body.end()))?;
@@ -304,7 +318,10 @@ fn insert_field(text: &str, op: &ast::Op, field_text: &str) -> Option<(TextRange
             .rfind('\n')
             .map_or(0, |i| i + 1);
         let line = &text[line_start..usize::from(last.range.start())];
-        let indent = &line[..line.len() - line.trim_start().len()];
+        let indent = match first_indent {
+            Some(indent) if line_start == 0 => indent,
+            _ => &line[..line.len() - line.trim_start().len()],
+        };
         let line_end = text[usize::from(last.range.end())..]
             .find('\n')
             .map_or(text.len(), |i| usize::from(last.range.end()) + i);

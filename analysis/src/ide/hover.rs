@@ -68,7 +68,7 @@ fn op_hover(db: &dyn Db, site: &Site<'_>, kernel: &KernelItems, op: &OpItem) -> 
     } = op_instructions(
         db,
         file,
-        site.chunk.first_line,
+        site.chunk.origin,
         (op_base, &errors),
         op,
         HOVER_LIST_ELEMENTS,

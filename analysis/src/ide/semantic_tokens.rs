@@ -110,7 +110,8 @@ pub struct SemanticToken {
 /// ([`crate::Analysis::semantic_token_chunks`]).
 #[derive(Clone, Debug)]
 pub struct ChunkTokens {
-    /// The chunk's range in the document (UTF-8 bytes; a chunk starts at a line start).
+    /// The chunk's range in the document (UTF-8 bytes; a chunk starts at a line start, or
+    /// at a token inside a long line).
     pub range: TextRange,
     /// Its tokens, relative to the chunk's start ([`chunk_semantic_tokens`]).
     pub tokens: Arc<[SemanticToken]>,
@@ -118,7 +119,8 @@ pub struct ChunkTokens {
 
 /// The classified tokens of a document in source order, in its offsets: every one (each
 /// chunk's, memoized: [`chunk_semantic_tokens`]), or, with `range` (the document's), those
-/// of the lines `range` touches.
+/// that overlap `range` (for an empty range, the one holding it): the same however the
+/// document is cut, also inside a long line.
 pub(crate) fn semantic_tokens(
     db: &dyn Db,
     doc: &Document,
@@ -128,7 +130,12 @@ pub(crate) fn semantic_tokens(
     match range {
         Some(range) => {
             for (site, part) in Site::across(doc, range) {
-                out.extend(site.to_document(chunk_tokens(db, site.source(), Some(part))));
+                let tokens = site.to_document(chunk_tokens(db, site.source(), Some(part)));
+                out.extend(
+                    tokens
+                        .into_iter()
+                        .filter(|t| range_overlaps(Some(range), t.range)),
+                );
             }
         }
         None => {
@@ -159,9 +166,10 @@ pub(crate) fn token_chunks(db: &dyn Db, doc: &Document) -> Vec<ChunkTokens> {
 }
 
 /// The classified tokens of a chunk, `file`, in source order, relative to it: every one,
-/// or, with `range`, those of the lines `range` touches. A range costs what its lines hold
-/// plus a binary search, not the file: only those lines are lexed, and only the names and
-/// statements in them are looked up.
+/// or, with `range`, those of the lines `range` touches, within the chunk (from its start
+/// when it starts inside the first of them). A range costs what those lines hold plus a
+/// binary search, not the file: only they are lexed, and only the names and statements in
+/// them are looked up.
 fn chunk_tokens(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> Vec<SemanticToken> {
     let text = file.text(db);
     let window = range.map_or(TextRange::up_to(TextSize::of(text.as_str())), |r| {
@@ -170,8 +178,8 @@ fn chunk_tokens(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> Vec<
     let roles = roles(db, file, window);
     let (tokens, _) = syntax::lex(&text[window]);
     let mut out = Vec::new();
-    for (token, range) in tokens {
-        let range = range + window.start();
+    for (token, lexed) in tokens {
+        let token_range = lexed + window.start();
         let (token_type, modifiers) = match token {
             Token::Comment => (TokenType::Comment, 0),
             t if t.is_keyword() => (TokenType::Keyword, 0),
@@ -191,19 +199,29 @@ fn chunk_tokens(db: &dyn Db, file: SourceFile, range: Option<TextRange>) -> Vec<
             | Token::Lt
             | Token::EqEq
             | Token::Ne => (TokenType::Operator, 0),
-            Token::Ident | Token::Local | Token::Global => match roles.get(&range.start()) {
+            Token::Ident | Token::Local | Token::Global => match roles.get(&token_range.start()) {
                 Some(role) => *role,
                 None => continue,
             },
             _ => continue,
         };
         out.push(SemanticToken {
-            range,
+            range: token_range,
             token_type,
             modifiers,
         });
     }
     out
+}
+
+/// Whether the token at `token` is among those asked for by `range` (the document's; all
+/// of them for `None`): it overlaps the range, or holds an empty range's offset.
+fn range_overlaps(range: Option<TextRange>, token: TextRange) -> bool {
+    match range {
+        None => true,
+        Some(r) if r.is_empty() => token.start() <= r.start() && r.start() < token.end(),
+        Some(r) => token.start() < r.end() && r.start() < token.end(),
+    }
 }
 
 /// Every classified token of the chunk `file` ([`semantic_tokens`] without a range),
@@ -406,20 +424,24 @@ mod range_tests {
 
     use crate::db::RootDatabase;
 
-    /// The tokens of a range are the file's tokens on the lines it touches, for every
-    /// window of a few lines of every corpus file.
+    /// The tokens of a range are the file's tokens that overlap it, for every window of a
+    /// few lines of every corpus file, and for each window cut short at both ends.
     #[test]
-    fn a_range_gives_the_files_tokens_on_its_lines() {
+    fn a_range_gives_the_files_tokens_that_overlap_it() {
         for (name, text) in test_utils::corpus_files() {
             let db = RootDatabase::default();
             let doc = crate::ide::fixture::document(&db, &text);
             let all = super::semantic_tokens(&db, &doc, None);
-            for range in test_utils::line_windows(&text, 3) {
+            let lines = test_utils::line_windows(&text, 3);
+            let short = lines.iter().map(|r| {
+                let cut = syntax::TextSize::from((u32::from(r.len()) / 3).min(7));
+                syntax::ast::TextRange::new(r.start() + cut, r.end() - cut)
+            });
+            for range in lines.iter().copied().chain(short) {
                 let from = range.start();
-                let window = super::lines_of(&text, range);
                 let want: Vec<_> = all
                     .iter()
-                    .filter(|t| window.contains(t.range.start()))
+                    .filter(|t| super::range_overlaps(Some(range), t.range))
                     .copied()
                     .collect();
                 let got = super::semantic_tokens(&db, &doc, Some(range));

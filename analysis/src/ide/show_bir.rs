@@ -48,7 +48,7 @@ pub(crate) fn show_bir(db: &dyn Db, doc: &Document, offset: Option<TextSize>) ->
             let shown = op_instructions(
                 db,
                 chunk.source,
-                chunk.first_line,
+                chunk.origin,
                 (op_base, &doc.errors_from_elsewhere(db, index)),
                 op,
                 SHOWN_LIST_ELEMENTS,
