@@ -531,46 +531,92 @@ impl Mark {
 
 /// The [`Mark`]s of the flat statements of `text[..end]` (`text[end..]` is look-ahead),
 /// read on every core for a big text: cut at statement lines into pieces of about
-/// `piece` bytes ([`MARK_PIECE`]), each read alone with its look-ahead (which reads the same as the
-/// whole, [`syntax::read_in_pieces`], `syntax/tests/statements.rs`) and kept as marks only,
-/// so that no more than a piece per core of statements is ever held.
+/// `piece` bytes ([`MARK_PIECE`]), and a line longer than a piece also inside, at
+/// statements after a `}` ([`syntax::statements_after_close`]). Each piece is read alone
+/// with its look-ahead (which reads the same as the whole, [`syntax::read_in_pieces`],
+/// `syntax/tests/statements.rs`) and kept as marks only, so that no more than a piece per
+/// core of statements is ever held. A cut inside a line holds only where the piece before
+/// it stops there ([`syntax::Statements::stopped_at`]); where it does not, the two pieces
+/// are read again as one.
 fn marks_on_every_core(text: &str, end: usize, piece: usize) -> Vec<Mark> {
-    let marks_of = |from: usize, to: usize| -> Vec<Mark> {
+    // The marks of `text[from..to]`, and whether the reader stopped at `to`.
+    let marks_of = |from: usize, to: usize| -> (Vec<Mark>, bool) {
         let until = if to == end {
             text.len()
         } else {
             syntax::look_ahead_end(text, to)
         };
         let read = syntax::read_statements(&text[from..until], to - from, &|| ());
-        read.statements
+        let stopped = read.stopped_at.map(usize::from) == Some(to - from);
+        let marks = read
+            .statements
             .iter()
             .map(|s| Mark::of(s).shifted(from))
-            .collect()
+            .collect();
+        (marks, stopped)
     };
     if end < piece.saturating_mul(2) {
-        return marks_of(0, end);
+        return marks_of(0, end).0;
     }
-    // Piece boundaries: the first statement line at or after each piece's share.
-    let mut bounds = vec![0];
-    let mut at = piece;
-    while at < end {
-        let mut line = line_end(text, at.min(end));
-        while line < end && !starts_statement_line(text, line) {
-            line = line_end(text, line);
-        }
-        if line < end && line > *bounds.last().unwrap_or(&0) {
-            bounds.push(line);
-        }
-        at = line.max(at) + piece;
-    }
-    bounds.push(end);
+    let mut bounds = piece_bounds(text, end, piece);
     let pieces = bounds.len() - 1;
-    let marks =
+    let mut read =
         crate::executor::on_every_core(pieces, |i| match (bounds.get(i), bounds.get(i + 1)) {
             (Some(&from), Some(&to)) => marks_of(from, to),
-            _ => Vec::new(),
+            _ => (Vec::new(), true),
         });
-    marks.concat()
+    // A piece that did not stop at a cut inside a line is read again with the next.
+    let mut i = 0;
+    while i + 1 < read.len() {
+        let (Some(&to), Some(&(_, stopped))) = (bounds.get(i + 1), read.get(i)) else {
+            break;
+        };
+        if stopped || at_line_start(text, to) {
+            i += 1;
+            continue;
+        }
+        let from = bounds.get(i).copied().unwrap_or(0);
+        let next = bounds.get(i + 2).copied().unwrap_or(end);
+        bounds.remove(i + 1);
+        read.remove(i + 1);
+        if let Some(slot) = read.get_mut(i) {
+            *slot = marks_of(from, next);
+        }
+    }
+    read.into_iter().flat_map(|(marks, _)| marks).collect()
+}
+
+/// Whether byte `at` of `text` starts a line.
+fn at_line_start(text: &str, at: usize) -> bool {
+    at == 0 || text.as_bytes().get(at - 1) == Some(&b'\n')
+}
+
+/// Where [`marks_on_every_core`] cuts `text[..end]`: 0, then the first statement line at
+/// or after each `piece` bytes, and on a line longer than `piece`, the first statement after
+/// a `}` at or after each `piece` bytes of it (the line lexed once), then `end`.
+fn piece_bounds(text: &str, end: usize, piece: usize) -> Vec<usize> {
+    let mut bounds = vec![0];
+    let mut line = 0;
+    while line < end {
+        let next = line_end(text, line).min(end);
+        let last = bounds.last().copied().unwrap_or(0);
+        if line >= last + piece && starts_statement_line(text, line) {
+            bounds.push(line);
+        }
+        if next - line > piece {
+            let window = text.get(line..next).unwrap_or_default();
+            let (tokens, _) = syntax::lex(window);
+            for at in syntax::statements_after_close(window, &tokens) {
+                let at = line + usize::from(at);
+                if at >= bounds.last().copied().unwrap_or(0) + piece && at < end {
+                    bounds.push(at);
+                }
+            }
+        }
+        line = next;
+    }
+    bounds.push(end);
+    bounds
 }
 
 /// The size of a piece of text [`marks_on_every_core`] reads at once, in bytes.
