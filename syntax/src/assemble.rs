@@ -602,7 +602,7 @@ impl<'a> Lines<'a> {
             return indent as usize;
         }
         let line = self.text.get(start..).unwrap_or_default();
-        line.len() - line.trim_start_matches([' ', '\t']).len()
+        crate::chunks::indentation(line).len()
     }
 }
 

@@ -72,6 +72,14 @@ pub fn starts_kernel_line(text: &str, line: usize) -> bool {
     }
 }
 
+/// The indentation of `line` (a text from a line's start): its leading spaces and tabs.
+/// What the assembler compares to tell where a `}` belongs, and what a chunk that starts
+/// inside a line is told of it ([`crate::Context::line_indent`]).
+pub fn indentation(line: &str) -> &str {
+    let rest = line.trim_start_matches([' ', '\t']);
+    line.get(..line.len() - rest.len()).unwrap_or_default()
+}
+
 /// Whether `prefix` (what stands before a line's first token) is spaces and tabs only.
 fn only_indent(prefix: &str) -> bool {
     prefix.bytes().all(|b| b == b' ' || b == b'\t')

@@ -27,8 +27,8 @@ mod value;
 pub use assemble::{Closes, Shape, extra_closes};
 pub use ast::*;
 pub use chunks::{
-    line_end, piece_starts, starts_kernel_line, starts_statement_line, statement_lines,
-    statements_after_close,
+    indentation, line_end, piece_starts, starts_kernel_line, starts_statement_line,
+    statement_lines, statements_after_close,
 };
 pub use layout::may_nest_too_deep;
 pub use lexer::{Token, first_tokens, lex, lone_carriage_return_error, lone_carriage_returns};
@@ -337,7 +337,7 @@ pub fn read_pieces<S: std::borrow::Borrow<Statements>>(
 }
 
 /// Whether byte `at` of `text` starts a line (follows a `\n` or is 0).
-fn at_line_start(text: &str, at: usize) -> bool {
+pub fn at_line_start(text: &str, at: usize) -> bool {
     at == 0 || text.as_bytes().get(at - 1) == Some(&b'\n')
 }
 

@@ -418,8 +418,7 @@ impl MidLine {
             Some(indent) if line == 0 => Some(indent),
             _ => {
                 let rest = text.get(line..start).unwrap_or_default();
-                let indent = rest.len() - rest.trim_start_matches([' ', '\t']).len();
-                u32::try_from(indent).ok()
+                u32::try_from(syntax::indentation(rest).len()).ok()
             }
         }
     }
@@ -571,7 +570,7 @@ fn marks_on_every_core(text: &str, end: usize, piece: usize) -> Vec<Mark> {
         let (Some(&to), Some(&(_, stopped))) = (bounds.get(i + 1), read.get(i)) else {
             break;
         };
-        if stopped || at_line_start(text, to) {
+        if stopped || syntax::at_line_start(text, to) {
             i += 1;
             continue;
         }
@@ -584,11 +583,6 @@ fn marks_on_every_core(text: &str, end: usize, piece: usize) -> Vec<Mark> {
         }
     }
     read.into_iter().flat_map(|(marks, _)| marks).collect()
-}
-
-/// Whether byte `at` of `text` starts a line.
-fn at_line_start(text: &str, at: usize) -> bool {
-    at == 0 || text.as_bytes().get(at - 1) == Some(&b'\n')
 }
 
 /// Where [`marks_on_every_core`] cuts `text[..end]`: 0, then the first statement line at

@@ -434,5 +434,5 @@ fn last_line_indent(run: &str, first_indent: Option<u32>) -> Option<u32> {
         None if first_indent.is_some() => return first_indent,
         None => run,
     };
-    u32::try_from(line.len() - line.trim_start_matches([' ', '\t']).len()).ok()
+    u32::try_from(syntax::indentation(line).len()).ok()
 }

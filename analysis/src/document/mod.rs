@@ -384,12 +384,7 @@ impl Document {
     /// chunk that holds the line's start, back over the chunks of the line: O(the line).
     pub(crate) fn first_line_indent(&self, db: &dyn Db, index: usize) -> Option<String> {
         self.chunks.get(index)?.context.line_indent?;
-        let indent = |line: &str| {
-            let rest = line.trim_start_matches([' ', '\t']);
-            line.get(..line.len() - rest.len())
-                .unwrap_or_default()
-                .to_string()
-        };
+        let indent = |line: &str| syntax::indentation(line).to_string();
         let mut j = index;
         while j > 0 {
             j -= 1;
