@@ -159,7 +159,7 @@ impl AnalysisHost {
         }
         let mut entering = crate::document::Entering::default();
         let mut start = 0;
-        let analyse = self.analyse();
+        let analyse = self.analyse(doc.chunks.len());
         self.in_batches(
             &doc.chunks,
             &[
@@ -217,23 +217,28 @@ impl AnalysisHost {
         if !doc.is_cold() {
             return;
         }
-        let analyse = self.analyse();
+        let analyse = self.analyse(doc.chunks.len());
         self.in_batches(&doc.chunks, &[&analyse], &mut |db, _, _| {
             db.trigger_lru_eviction();
         });
         Arc::make_mut(self.document_mut(file)).mark_warm();
     }
 
-    /// What analysing a chunk of a new text computes: its diagnostics, summary and
-    /// resources, and for an editor its folding ranges and symbols
-    /// ([`AnalysisHost::for_editor`]).
-    fn analyse(&self) -> impl Fn(&RootDatabase, &Chunk) + Sync + use<> {
+    /// What analysing a chunk of a new text of `chunks` chunks computes: its diagnostics,
+    /// summary and resources, and for an editor its folding ranges and symbol count
+    /// ([`AnalysisHost::for_editor`]), and its symbol tree when the document's chunks all
+    /// keep theirs ([`ide::KEPT_SYMBOL_TREES`]: its outline may be the whole tree).
+    fn analyse(&self, chunks: usize) -> impl Fn(&RootDatabase, &Chunk) + Sync + use<> {
         let for_editor = self.for_editor;
+        let trees = chunks <= ide::KEPT_SYMBOL_TREES;
         move |db, chunk| {
             crate::document::analyse_chunk(db, chunk.source);
             if for_editor {
                 ide::chunk_folds(db, chunk.source);
                 ide::chunk_symbol_count(db, chunk.source);
+                if trees {
+                    ide::chunk_symbols(db, chunk.source);
+                }
             }
         }
     }

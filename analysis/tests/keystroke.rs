@@ -123,6 +123,36 @@ fn a_keystroke_in_a_middle_part_of_a_cut_kernel() {
     );
 }
 
+/// A document of more chunks than keep their symbol trees (256) and more symbols than its
+/// outline lists in full (`MAX_DOCUMENT_SYMBOLS`): opening it keeps each chunk's count and
+/// kernel heads, not its tree, and its first outline reads those alone (no chunk's symbol
+/// tree is built again, nothing is parsed).
+#[test]
+fn a_big_documents_first_outline_after_opening_builds_no_tree() {
+    let kernel = |k: usize| {
+        format!(
+            "kernel @k{k}(%x: hbm f32[4]) {{\n{}}}\n",
+            "  NoOp {}\n".repeat(70)
+        )
+    };
+    let text: String = (0..300).map(kernel).collect();
+    let mut host = AnalysisHost::with_execution_log()
+        .with_chunk_target(64)
+        .for_editor();
+    let file: FileId = host.add_file(&text);
+    host.warm(file);
+    host.take_executions();
+    let symbols = host.snapshot().document_symbols(file).unwrap();
+    // Each kernel with its parameter: the tree's 21,600 symbols are over the budget.
+    assert_eq!(symbols.len(), 300);
+    assert!(
+        symbols.iter().all(|s| s.children.len() == 1),
+        "{:?}",
+        symbols.first()
+    );
+    expect![[r#""#]].assert_eq(&executed(&host));
+}
+
 /// What an editor's first folding and outline requests after opening run (the server's
 /// host is [`AnalysisHost::for_editor`]): nothing — each chunk's folds and symbols were
 /// memoized while its tree was alive. Asked of a host that evicted the trees, each

@@ -39,7 +39,9 @@ pub(crate) use show_bir::show_bir;
 pub use structure::{Fold, FoldKind, FoldRank, MAX_FOLDS};
 pub(crate) use structure::{chunk_folds, folding_ranges, selection_ranges};
 pub use symbols::{ChunkOpId, MAX_DOCUMENT_SYMBOLS, Symbol, SymbolKind, matches_query};
-pub(crate) use symbols::{chunk_symbol_count, document_symbols, workspace_symbols};
+pub(crate) use symbols::{
+    KEPT_SYMBOL_TREES, chunk_symbol_count, chunk_symbols, document_symbols, workspace_symbols,
+};
 
 use std::ops::Range;
 

@@ -64,9 +64,11 @@ impl ChunkOpId {
 
 /// The symbols of a document, in its offsets: the whole tree, or, for a document of more
 /// than [`MAX_DOCUMENT_SYMBOLS`] symbols, its kernels and their parameters, or its kernels
-/// alone when even those are more. Joined from
-/// each chunk's ([`chunk_symbols`]); the parts of a kernel cut into chunks join its
-/// kernel's symbol, their ops named by their ids in the kernel.
+/// alone when even those are more. Joined from each chunk's: its whole tree
+/// ([`chunk_symbols`]) for the whole tree, else its kernels' heads
+/// ([`ChunkSymbolCount::heads`]), so that the outline of a big document never builds (or
+/// keeps) a chunk's tree. The parts of a kernel cut into chunks join its kernel's symbol,
+/// their ops named by their ids in the kernel.
 pub(crate) fn document_symbols(db: &dyn Db, doc: &Document) -> Vec<Symbol> {
     // The rest of a kernel cut into chunks joins its kernel's symbol.
     let (mut all, mut outline) = (0, 0);
@@ -78,17 +80,22 @@ pub(crate) fn document_symbols(db: &dyn Db, doc: &Document) -> Vec<Symbol> {
     let whole = all <= MAX_DOCUMENT_SYMBOLS;
     let params = outline <= MAX_DOCUMENT_SYMBOLS;
     let cut = |symbol: &Symbol| {
-        if whole {
+        if whole || params {
             symbol.clone()
         } else {
-            symbol.outline(params)
+            symbol.outline(false)
         }
     };
     let mut out: Vec<Symbol> = Vec::new();
     for chunk in &doc.chunks {
         db.unwind_if_revision_cancelled();
-        let mut symbols = chunk_symbols(db, chunk.source).iter();
-        if chunk_symbol_count(db, chunk.source).continues
+        let counts = chunk_symbol_count(db, chunk.source);
+        let mut symbols = if whole {
+            chunk_symbols(db, chunk.source).iter()
+        } else {
+            counts.heads.iter()
+        };
+        if counts.continues
             && let Some(part) = symbols.next()
         {
             // Its symbols only when the whole tree is answered.
@@ -138,9 +145,24 @@ fn renumber_ops(symbol: &mut Symbol, base: u32) {
 }
 
 /// The symbol tree of a chunk, `file` (relative to it). Memoized (the editor asks after
-/// every change; for a chunk not edited this is a lookup, not a walk of its syntax tree).
-#[salsa::tracked(returns(ref))]
+/// every change; for a chunk not edited this is a lookup, not a walk of its syntax tree),
+/// for the [`KEPT_SYMBOL_TREES`] chunks used last. A bigger document's outline reads its
+/// chunks' [`ChunkSymbolCount::heads`] instead (keeping every chunk's tree held 30 MB at
+/// 100,000 ops).
+#[salsa::tracked(returns(ref), lru = 256)]
 pub fn chunk_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
+    symbol_tree(db, file)
+}
+
+/// How many chunks keep their symbol tree ([`chunk_symbols`]'s `lru`, which salsa takes
+/// as a literal only): 4 MB of 16 KiB chunks,
+/// more than any document whose outline is its whole tree ([`MAX_DOCUMENT_SYMBOLS`],
+/// about 10,000 ops). A document of no more chunks keeps them from its open on
+/// (`crate::AnalysisHost::for_editor`).
+pub(crate) const KEPT_SYMBOL_TREES: usize = 256;
+
+/// The symbol tree of a chunk, `file` (relative to it), built from its syntax tree.
+fn symbol_tree(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
     let text = file.text(db);
     parse(db, file)
         .file
@@ -180,9 +202,9 @@ pub fn chunk_symbols(db: &dyn Db, file: SourceFile) -> Vec<Symbol> {
         .collect()
 }
 
-/// What the document's outline reads of a chunk without its syntax tree
-/// ([`chunk_symbol_count`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// What the document's outline reads of a chunk without its syntax tree or its symbol
+/// tree ([`chunk_symbol_count`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChunkSymbolCount {
     /// The symbols it adds to the whole tree (a part that continues a kernel adds its
     /// kernel's symbol once, in the first part).
@@ -191,12 +213,19 @@ pub struct ChunkSymbolCount {
     pub outline: usize,
     /// Its first kernel continues one of earlier chunks.
     pub continues: bool,
+    /// Its kernels' symbols with their parameters below them and nothing else
+    /// ([`Symbol::outline`]), relative to it: what the outline of a document over
+    /// [`MAX_DOCUMENT_SYMBOLS`] shows of it.
+    pub heads: Vec<Symbol>,
 }
 
-/// How many symbols a chunk, `file`, adds to its document's outline. Memoized and kept.
-#[salsa::tracked]
+/// How many symbols a chunk, `file`, adds to its document's outline, and its kernels'
+/// heads. Memoized and kept; the symbol tree it counts is built for it and dropped at once
+/// (kept trees, [`chunk_symbols`], evicted later, left the allocator pages that the kept
+/// heads pinned: 20 MB more resident at 100,000 ops).
+#[salsa::tracked(returns(ref))]
 pub fn chunk_symbol_count(db: &dyn Db, file: SourceFile) -> ChunkSymbolCount {
-    let symbols = chunk_symbols(db, file);
+    let symbols = symbol_tree(db, file);
     let continues = parse(db, file)
         .file
         .kernels
@@ -213,6 +242,7 @@ pub fn chunk_symbol_count(db: &dyn Db, file: SourceFile) -> ChunkSymbolCount {
         all: symbols.iter().map(Symbol::count).sum::<usize>() - part,
         outline: symbols.iter().map(|s| 1 + params(s)).sum::<usize>() - part,
         continues,
+        heads: symbols.iter().map(|s| s.outline(true)).collect(),
     }
 }
 
