@@ -4,7 +4,7 @@
 //!
 //! ```sh
 //! cargo bench --bench scale -- [--sizes 1000,10000,100000] [--reps 20] [--mlir PATH|none]
-//!     [--out DIR] [--kernel-ops 250] [--servers pir,mlir] [--check]
+//!     [--pir PATH] [--out DIR] [--kernel-ops 250] [--servers pir,mlir] [--check]
 //! ```
 //!
 //! For each size it generates the two files (`pir_gen`), then per server: opens the file
@@ -59,6 +59,9 @@ struct Options {
     out: PathBuf,
     kernel_ops: usize,
     servers: Vec<Which>,
+    /// The `pir` binary measured (`--pir PATH`; default: the one this bench was built
+    /// with), so that one bench binary compares two builds in one session.
+    pir: PathBuf,
     check: bool,
     /// Run by `cargo test`: a smoke run, not a measurement.
     smoke: bool,
@@ -68,7 +71,7 @@ fn usage(problem: &str) -> ! {
     eprintln!(
         "scale: {problem}\n\
          usage: cargo bench --bench scale -- [--sizes 1000,10000,100000] [--reps N[,N…]] \
-         [--mlir PATH|none] [--out DIR] [--kernel-ops N] [--servers pir,mlir] [--check]"
+         [--mlir PATH|none] [--pir PATH] [--out DIR] [--kernel-ops N] [--servers pir,mlir] [--check]"
     );
     std::process::exit(2);
 }
@@ -93,6 +96,7 @@ impl Options {
             out: Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/scale"),
             kernel_ops: pir_gen::pir::DEFAULT_KERNEL_OPS,
             servers: vec![Which::Pir, Which::Mlir],
+            pir: PathBuf::from(env!("CARGO_BIN_EXE_pir")),
             check: false,
             smoke: false,
         };
@@ -121,6 +125,7 @@ impl Options {
                 "--sizes" => options.sizes = numbers(&value()),
                 "--reps" => options.reps = numbers(&value()),
                 "--mlir" => mlir_given = Some(value()),
+                "--pir" => options.pir = PathBuf::from(value()),
                 "--out" => options.out = PathBuf::from(value()),
                 "--kernel-ops" => options.kernel_ops = numbers(&value())[0],
                 "--servers" => {
@@ -251,7 +256,7 @@ impl Session {
     fn start(which: Which, options: &Options) -> Session {
         let (command, name) = match which {
             Which::Pir => {
-                let mut command = Command::new(env!("CARGO_BIN_EXE_pir"));
+                let mut command = Command::new(&options.pir);
                 command.arg("lsp");
                 (command, "pir lsp")
             }
@@ -419,6 +424,8 @@ fn fail(message: &str) -> ! {
 struct ServerRun {
     open: Stats,
     rss_after_open: Option<u64>,
+    /// The same, once the server sat idle for [`SETTLE`] after it.
+    rss_settled: Option<u64>,
     /// Per edit kind: the edits and their undos together.
     edits: Vec<(EditKind, Stats)>,
     /// Per edit kind: the server's CPU time over the same intervals.
@@ -454,6 +461,11 @@ struct SizeRun {
 
 const OPEN_REPS: usize = 3;
 
+/// How long the server sits idle after the first open before its resident memory is read
+/// again ([`ServerRun::rss_settled`]): past the allocator's delay before it returns freed
+/// pages (mimalloc, 1 s).
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+
 fn measure_server(
     which: Which,
     options: &Options,
@@ -464,6 +476,7 @@ fn measure_server(
     let extension = if which == Which::Pir { "pir" } else { "mlir" };
     let mut opens = Vec::new();
     let mut rss_after_open = None;
+    let mut rss_settled = None;
     for i in 0..OPEN_REPS {
         if i > 0 {
             session.close();
@@ -472,6 +485,8 @@ fn measure_server(
         opens.push(session.open(&name, &generated.text));
         if i == 0 {
             rss_after_open = session.rss();
+            std::thread::sleep(SETTLE);
+            rss_settled = session.rss();
         }
     }
     let (mut edits, mut cpu) = (Vec::new(), Vec::new());
@@ -508,6 +523,7 @@ fn measure_server(
         ServerRun {
             open: stats(&opens),
             rss_after_open,
+            rss_settled,
             edits,
             cpu,
         },
@@ -664,7 +680,7 @@ fn measure_size(options: &Options, ops: usize, reps: usize) -> SizeRun {
         run.servers.push((which, server_run));
     }
     if options.servers.contains(&Which::Pir) {
-        let pir_bin = Path::new(env!("CARGO_BIN_EXE_pir"));
+        let pir_bin = options.pir.as_path();
         run.pir_check = Some(cold(
             pir_bin,
             &["check"],
@@ -928,13 +944,18 @@ fn report(options: &Options, runs: &[SizeRun], mlir_version: &str) -> (String, V
     }
     let _ = writeln!(
         md,
-        "\n| ops | file (pir / mlir) | didOpen → diagnostics (pir / mlir) | RSS after open (pir / mlir) | cold `pir check` | its peak RSS | cold `mlir-opt` | its peak RSS |\n|---:|---:|---:|---:|---:|---:|---:|---:|"
+        "\n| ops | file (pir / mlir) | didOpen → diagnostics (pir / mlir) | RSS after open (pir / mlir) | 2 s later | cold `pir check` | its peak RSS | cold `mlir-opt` | its peak RSS |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
     );
     for run in runs {
         let open = |w| server_run(run, w).map_or("–".into(), |r| format!("{} ms", ms(r.open)));
         let rss = |w| {
             server_run(run, w)
                 .and_then(|r| r.rss_after_open)
+                .map_or("–".into(), mb)
+        };
+        let settled = |w| {
+            server_run(run, w)
+                .and_then(|r| r.rss_settled)
                 .map_or("–".into(), mb)
         };
         let cold = |c: &Option<Cold>| {
@@ -947,7 +968,7 @@ fn report(options: &Options, runs: &[SizeRun], mlir_version: &str) -> (String, V
         let (opt_s, opt_m) = cold(&run.mlir_opt);
         let _ = writeln!(
             md,
-            "| {} | {} / {} | {} / {} | {} / {} | {check_s} | {check_m} | {opt_s} | {opt_m} |",
+            "| {} | {} / {} | {} / {} | {} / {} | {} / {} | {check_s} | {check_m} | {opt_s} | {opt_m} |",
             run.ops,
             mb(run.pir_bytes as u64),
             mb(run.mlir_bytes as u64),
@@ -955,6 +976,8 @@ fn report(options: &Options, runs: &[SizeRun], mlir_version: &str) -> (String, V
             open(Which::Mlir),
             rss(Which::Pir),
             rss(Which::Mlir),
+            settled(Which::Pir),
+            settled(Which::Mlir),
         );
     }
     if runs.iter().any(|r| r.features.is_some()) {
@@ -1024,7 +1047,7 @@ fn to_json(runs: &[SizeRun]) -> Value {
                         let (edits, cpu) = (by_kind(&r.edits), by_kind(&r.cpu));
                         (
                             w.name().to_string(),
-                            json!({"did_open": s(r.open), "rss_after_open_bytes": r.rss_after_open, "did_change": edits, "did_change_cpu": cpu}),
+                            json!({"did_open": s(r.open), "rss_after_open_bytes": r.rss_after_open, "rss_settled_bytes": r.rss_settled, "did_change": edits, "did_change_cpu": cpu}),
                         )
                     })
                     .collect();
