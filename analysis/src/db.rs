@@ -16,7 +16,6 @@ use lower::Lowered;
 use lower::model::{OpSettings, ResolvedOp};
 use lower::target::Target;
 
-use crate::drop_later::DropLater;
 use crate::resolve::{self, Entry, FileItems, OpItem};
 
 /// A source text analysed alone: a whole file, or a chunk of a document (its whole
@@ -171,7 +170,7 @@ impl RootDatabase {
 /// memoized by its text ([`piece_statements`]): a keystroke re-reads the piece it touched,
 /// and the others are shifted into place ([`syntax::read_in_pieces`]).
 #[salsa::tracked(returns(ref), no_eq, lru = 16)]
-pub fn parse(db: &dyn Db, file: SourceFile) -> DropLater<syntax::Parse> {
+pub fn parse(db: &dyn Db, file: SourceFile) -> syntax::Parse {
     let check = || db.unwind_if_revision_cancelled();
     let look_ahead = file.look_ahead(db);
     let text = file.text(db);
@@ -186,20 +185,18 @@ pub fn parse(db: &dyn Db, file: SourceFile) -> DropLater<syntax::Parse> {
     // A text nested near the parser's depth guard is read whole: each piece would start
     // the guard afresh and nest what the file's guard cuts off (issue 24).
     if *file.coarse(db) || text.len() < PIECES_FROM || syntax::may_nest_too_deep(text) {
-        return DropLater::new(
-            if look_ahead.is_empty() && context == syntax::Context::default() {
-                syntax::parse_cancellable(text, &check)
-            } else {
-                syntax::parse_part(piece, text.len(), context, &check)
-            },
-        );
+        return if look_ahead.is_empty() && context == syntax::Context::default() {
+            syntax::parse_cancellable(text, &check)
+        } else {
+            syntax::parse_part(piece, text.len(), context, &check)
+        };
     }
     let starts = syntax::piece_starts(piece, text.len());
     let read = syntax::read_in_pieces(piece, text.len(), &starts, &mut |p, end| {
         check();
         piece_statements(db, Piece::new(db, p.to_string(), end as u32)).clone()
     });
-    DropLater::new(syntax::assemble_part(piece, text.len(), context, read))
+    syntax::assemble_part(piece, text.len(), context, read)
 }
 
 /// The size (bytes) from which an edited chunk is read in pieces (see [`parse`]).
@@ -235,21 +232,15 @@ pub fn line_index(db: &dyn Db, file: SourceFile) -> LineIndex {
 
 /// The resolved file: kernels, ops, definitions, name diagnostics.
 #[salsa::tracked(returns(ref), no_eq, lru = 16)]
-pub fn file_items(db: &dyn Db, file: SourceFile) -> DropLater<FileItems> {
+pub fn file_items(db: &dyn Db, file: SourceFile) -> FileItems {
     let settings = OpSettings {
         tkg_seqlen_threshold: db.settings().tkg_seqlen_threshold(db),
     };
     let entry = file.entry(db).as_deref();
     let target = db.settings().target(db);
-    DropLater::new(resolve::resolve(
-        &parse(db, file).file,
-        entry,
-        settings,
-        target,
-        &|| {
-            db.unwind_if_revision_cancelled();
-        },
-    ))
+    resolve::resolve(&parse(db, file).file, entry, settings, target, &|| {
+        db.unwind_if_revision_cancelled();
+    })
 }
 
 /// A resolved op as a salsa key: equal ops are one key, wherever they stand (interned by
@@ -278,14 +269,14 @@ pub fn op_lowering<'db>(db: &'db dyn Db, item: &OpItem) -> &'db Lowered {
 /// The lowering of every op of a coarse `file` ([`SourceFile::coarse`]), at each op's
 /// [`OpItem::index`]: one memo for the file, evicted with its syntax tree.
 #[salsa::tracked(returns(ref), lru = 16)]
-pub fn coarse_lowerings(db: &dyn Db, file: SourceFile) -> DropLater<Vec<Lowered>> {
+pub fn coarse_lowerings(db: &dyn Db, file: SourceFile) -> Vec<Lowered> {
     let mut out = Vec::new();
     for kernel in &file_items(db, file).kernels {
         crate::check::for_each_op(&kernel.body, &mut |op| {
             out.push(lower::lower_op(&op.resolved));
         });
     }
-    DropLater::new(out)
+    out
 }
 
 /// The interned key of every op of `file` ([`OpKey`]), at each op's [`OpItem::index`]:

@@ -15,7 +15,6 @@ pub mod cost;
 pub mod db;
 pub mod diagnostic;
 mod document;
-mod drop_later;
 mod executor;
 mod host;
 pub mod ide;
@@ -35,7 +34,6 @@ pub use check::for_each_op;
 pub use db::{Db, RootDatabase, Settings, SourceFile, file_items, line_index, op_lowering, parse};
 pub use diagnostic::{CappedDiagnostics, Diagnostic, LeftOut, MAX_COST_WARNINGS};
 pub use document::CHUNK_TARGET;
-pub use drop_later::DropLater;
 pub use host::{Analysis, AnalysisHost, Cancellable, Cancelled, FileId};
 pub use resources::KernelStats;
 

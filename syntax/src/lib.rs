@@ -76,7 +76,7 @@ pub struct SyntaxError {
 }
 
 /// The result of parsing: always a tree, plus the errors.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Parse {
     /// The tree, as complete as recovery allows.
     pub file: SourceFile,
