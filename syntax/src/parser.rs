@@ -479,13 +479,17 @@ fn open_after_header<'a>(
             && is_stmt_start(text, t, span, next)
             && let Some(line_start) = line_start_if_first(text, span.start)
         {
-            // The end of the header's line (before any comment): where the `{` belongs.
+            // The end of the header's line's last token (before any comment, also one
+            // holding `//`): where the `{` belongs.
             let header_line = text[..line_start - 1].rfind('\n').map_or(0, |i| i + 1);
             let header = &text[header_line..line_start - 1];
-            let code = header
-                .find("//")
-                .map_or(header, |c| &header[..c])
-                .trim_end();
+            let (tokens, _) = crate::lexer::lex(header);
+            let code_end = tokens
+                .iter()
+                .rev()
+                .find(|(kind, _)| !matches!(kind, Token::Comment | Token::Newline))
+                .map_or(0, |(_, r)| usize::from(r.end()));
+            let code = header.get(..code_end).unwrap_or_default();
             if let Some(last) = code.chars().next_back() {
                 let end = header_line + code.len();
                 let at = Span::from(end - last.len_utf8()..end);

@@ -384,6 +384,22 @@ fn missing_open_brace_after_a_loop_header() {
     );
 }
 
+/// The `{` a header lacks belongs after its last token, not before a `//` that a comment
+/// holds: here inside a `/* */` (itself reported), the header ends at `2`.
+#[test]
+fn missing_open_brace_before_a_comment_holding_slashes() {
+    check(
+        "kernel @k() {\n  for %i in 0..2 /* see //x */\n    Op { a = %i }\n  }\n}\n",
+        expect![[r#"
+            kernel @k () -> () 0..68
+              for %i in 0..2 16..66
+                Op {a = %i} 49..62
+            P100 29..30 expected `{` at the end of this line: the statements below are its body
+            P103 31..44 `/* */` is not a comment in Penguin IR: comments are `//` to the end of the line
+        "#]],
+    );
+}
+
 /// Issue 11: an unclosed `{` is reported where it opens, as rustc does: here the loop's,
 /// since the `}` below is indented like the kernel's.
 #[test]
