@@ -35,12 +35,22 @@ pub struct Occupancy {
     /// The peak: the largest sum of the per-partition footprints (bytes, SPEC §4) of the
     /// tensors live at one op; 0 when no tensor of this memory is live at any op.
     pub peak: u64,
-    /// The 0-based index (ops of the kernel in source order) of the first op where the
-    /// peak is reached; `None` when the peak is 0.
-    pub op: Option<u32>,
-    /// The (up to three) largest tensors live there, largest first (ties in BIR order):
-    /// `(name without %, bytes per partition)`.
-    pub largest: Vec<(String, u64)>,
+    /// The first op where the peak is reached (its index among the kernel's ops and its
+    /// part's); `None` when the peak is 0.
+    pub at: Option<crate::kernel::resources::PeakAt>,
+    /// The (up to three) largest tensors live there, largest first (ties in BIR order).
+    pub largest: Vec<LiveAtPeak>,
+}
+
+/// A tensor live at a peak (see [`Occupancy::largest`]), position-free.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LiveAtPeak {
+    /// Its name, without `%`.
+    pub name: String,
+    /// Its footprint, bytes per partition (SPEC §4).
+    pub bytes: u64,
+    /// The part whose declaration of it is shown (see [`crate::kernel::resources::Spans::declared_in`]).
+    pub declared_in: u32,
 }
 
 /// A kernel's resources, position-free: what [`kernel_resources`] memoizes.

@@ -754,3 +754,69 @@ fn an_inlay_hint_request_is_answered_with_its_first_ops() {
         );
     }
 }
+
+/// One kernel cut into more parts than one group of the resource join holds
+/// (`GROUP_PARTS`, 32): SBUF and PSUM tensors declared all along it, some live across many
+/// parts, written op ids, loops, its peaks in a late group. Its lenses, stats, hover and
+/// diagnostics are a whole text's, at chunk targets that cut it into about 1,000, 150 and
+/// 40 parts.
+#[test]
+fn a_kernel_of_many_groups_of_parts_answers_as_one_text() {
+    let mut text = String::from(
+        "kernel @big(%x: hbm f32[128, 64], %s: sbuf f32[128, 8]) -> (%y: hbm f32[128, 64]) {\n  \
+         tensor %a : sbuf f32[128, 64]\n  DmaCopyOp { dst = %a, src = %x }\n",
+    );
+    for i in 0..900 {
+        if i % 45 == 0 {
+            // Wider tensors further on: the peaks are reached late.
+            text.push_str(&format!("  tensor %t{i} : sbuf f32[128, {}]\n", 16 + i / 3));
+            text.push_str(&format!("  tensor %p{i} : psum f32[128, {}]\n", 8 + i / 90));
+        }
+        let t = i - i % 45;
+        // Every third group of tensors is read again 200 ops on: live across many parts.
+        let src = if t >= 200 && (t / 45) % 3 == 0 {
+            t - 180
+        } else {
+            t
+        };
+        let src = src - src % 45;
+        let id = if i % 7 == 0 {
+            format!(" #{}", 5000 + i)
+        } else {
+            String::new()
+        };
+        let op =
+            format!("TensorTensorOp{id} {{ dst = %t{t}, src0 = %t{src}, src1 = %s, op = add }}");
+        if i % 60 == 30 {
+            text.push_str(&format!(
+                "  for %j in 0..2 {{\n    {op}\n    MatMulOp {{ dst = %p{t}, stationary = %a, moving = %a }}\n  }}\n"
+            ));
+        } else {
+            text.push_str(&format!("  {op}\n"));
+        }
+    }
+    text.push_str("  DmaCopyOp { dst = %y, src = %a }\n}\n");
+    let mut whole = host(usize::MAX);
+    let whole_file = whole.add_file(&text);
+    let name = TextSize::from(text.find("@big").unwrap() as u32 + 1);
+    let summary = |analysis: &Analysis, file: FileId| {
+        format!(
+            "lenses {:?}\nstats {:#?}\nhover {:?}\ndiagnostics {:#?}",
+            analysis.code_lenses(file).unwrap(),
+            analysis.kernel_stats(file).unwrap(),
+            analysis.hover(file, name).unwrap(),
+            analysis.diagnostics(file).unwrap(),
+        )
+    };
+    let expected = summary(&whole.snapshot(), whole_file);
+    for target in [1, 256, 1024] {
+        let mut chunked = host(target);
+        let file = chunked.add_file(&text);
+        let got = summary(&chunked.snapshot(), file);
+        assert!(
+            got == expected,
+            "chunk target {target}: {}",
+            first_difference(&got, &expected)
+        );
+    }
+}

@@ -177,3 +177,148 @@ fn the_first_folds_and_outline_after_opening_parse_nothing() {
         expect![[r#""#]].assert_eq(&executed(&host));
     }
 }
+
+/// What the diagnostics and then the code lenses after a keystroke in a kernel cut into
+/// about 100 parts run: the
+/// edited part's summaries, its group's join (`GROUP_PARTS`, 32 parts,
+/// `analysis/src/kernel/resources/split.rs`) and the kernel's join of its groups, not a
+/// walk of every part. The first edit types into an op (its instructions change, not
+/// what they cost or where they run); the second makes it another engine's op; the third
+/// adds an op (the part's live ranges change: its peak, its group's and the kernel's).
+#[test]
+fn the_lenses_after_a_keystroke_in_a_cut_kernel_join_one_group() {
+    let text = kernel("big", 1000);
+    let mut host = AnalysisHost::with_execution_log()
+        .with_chunk_target(1024)
+        .for_editor();
+    let file: FileId = host.add_file(&text);
+    host.warm(file);
+    host.snapshot().diagnostics(file).unwrap();
+    let before = host.snapshot().code_lenses(file).unwrap();
+    let op = "TensorTensorOp { dst = %b[:, 500], src0 = %a[:, 500], src1 = %a[:, 500], op = add }";
+    let mut start = text.find(op).expect("the middle op");
+    // The steady state of typing (see `check`): a space typed and deleted first.
+    let at = TextSize::from(start as u32);
+    host.edit_file(file, TextRange::empty(at), " ");
+    host.snapshot().code_lenses(file).unwrap();
+    host.edit_file(file, TextRange::at(at, TextSize::from(1)), "");
+    host.snapshot().code_lenses(file).unwrap();
+    host.take_executions();
+    let edits = [
+        ("op = add }", "op = subtract }"),
+        (
+            "TensorTensorOp { dst = %b[:, 500], src0 = %a[:, 500], src1 = %a[:, 500], op = subtract }",
+            "ActivationOp { dst = %b[:, 500], src = %a[:, 500], func = exp }",
+        ),
+        (
+            "ActivationOp",
+            "MemsetOp { dst = %b[:, 500], value = 0 }\n  ActivationOp",
+        ),
+    ];
+    let mut expects = [
+        expect![[r#"
+        diagnostics:
+        chunk_summary × 1
+        file_items × 1
+        findings × 1
+        kernel_stats × 1
+        lower_op × 1
+        mentions × 1
+        of_split × 3
+        op_keys × 1
+        outline × 1
+        parse × 1
+        part_decls × 1
+        part_ids × 1
+        part_reads × 1
+        part_resources × 1
+        part_writes × 1
+        parts × 1
+        piece_statements × 1
+        lenses:
+    "#]],
+        expect![[r#"
+        diagnostics:
+        chunk_summary × 1
+        file_items × 1
+        findings × 1
+        kernel_stats × 1
+        lower_op × 1
+        mentions × 1
+        op_keys × 1
+        outline × 1
+        parse × 1
+        part_decls × 1
+        part_ids × 1
+        part_live × 1
+        part_reads × 1
+        part_resources × 1
+        part_writes × 1
+        parts × 1
+        piece_statements × 1
+        lenses:
+        group_counts × 1
+        split_resources × 1
+    "#]],
+        expect![[r#"
+        diagnostics:
+        chunk_summary × 1
+        file_items × 1
+        findings × 1
+        group_peaks × 1
+        kernel_stats × 1
+        lower_op × 1
+        mentions × 1
+        of_split × 1
+        op_keys × 1
+        outline × 1
+        parse × 1
+        part_decls × 1
+        part_ids × 1
+        part_live × 1
+        part_names × 1
+        part_reads × 1
+        part_resources × 1
+        part_writes × 1
+        parts × 1
+        piece_statements × 1
+        split_part_peak × 1
+        split_peaks × 1
+        split_sides × 1
+        lenses:
+        group_counts × 1
+        split_resources × 1
+    "#]],
+    ]
+    .into_iter();
+    let mut current = text.clone();
+    for (from, to) in edits {
+        let at = start + current[start..].find(from).expect("edited text");
+        let range = TextRange::at(TextSize::from(at as u32), TextSize::from(from.len() as u32));
+        host.edit_file(file, range, to);
+        current.replace_range(at..at + from.len(), to);
+        host.snapshot().diagnostics(file).unwrap();
+        let diagnostics = executed(&host);
+        let lenses = host.snapshot().code_lenses(file).unwrap();
+        let log = format!("diagnostics:\n{diagnostics}lenses:\n{}", executed(&host));
+        assert_eq!(lenses.len(), before.len());
+        let engines = |lenses: &[analysis::ide::CodeLens]| {
+            lenses.first().map(|l| {
+                l.title
+                    .split(" · SBUF")
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            })
+        };
+        if to.starts_with("Memset") {
+            assert_ne!(engines(&lenses), engines(&before));
+        } else if to.starts_with("ActivationOp") {
+            assert_eq!(engines(&lenses).as_deref(), Some("Act 1 · DVE 999 · DMA 2"));
+        } else {
+            assert_eq!(engines(&lenses), engines(&before));
+        }
+        expects.next().unwrap().assert_eq(&log);
+        start = current.find("%b[:, 500]").expect("the edited op") - 30;
+    }
+}

@@ -32,7 +32,7 @@ impl Placing {
 
 use lower::diag::Code;
 
-use super::{Document, Shift};
+use super::{Chunk, Document, Shift};
 use crate::db::{Db, SourceFile};
 use crate::diagnostic::{
     CappedDiagnostics, Diagnostic, Finding, LeftOut, MAX_COST_WARNINGS, Message, RelatedAt,
@@ -417,18 +417,10 @@ impl Document {
             let mut findings = self.read_cache.findings(&chunks, generations, reads);
             let kernel = SplitKernel::new(db, chunks);
             findings.extend(rules::of_split(db, kernel));
-            let places = kernel.each(db, summary::parts);
-            let starts: Vec<TextSize> = self
-                .chunks
-                .get(view.head..=view.tail)
-                .unwrap_or_default()
-                .iter()
-                .map(|c| c.start)
-                .collect();
             for finding in &findings {
                 let place = |p: u32| {
-                    let part = places.get(p as usize)?;
-                    Some((&part.places, *starts.get(p as usize)?))
+                    let part = self.placed_part(db, &view, p)?;
+                    Some((part.places, part.start))
                 };
                 out.extend(rules::place(finding, place));
             }
@@ -451,30 +443,51 @@ impl Document {
     /// Each kernel's resources in source order (SPEC §10.1), in the document's offsets: a
     /// chunk's whole kernels' ([`crate::kernel::stats::kernel_stats`], memoized per chunk),
     /// and each kernel cut into chunks joined over its parts ([`Document::split_stats`]).
+    /// O(the kernels and the chunks that hold a whole kernel): a split kernel's middle
+    /// chunks are stepped over.
     pub fn kernel_stats(&self, db: &dyn Db) -> Vec<crate::KernelStats> {
         let mut out = Vec::new();
-        for (i, chunk) in self.chunks.iter().enumerate() {
+        self.each_kernel(db, |kernel| match kernel {
+            EachKernel::Whole { chunk, stats, .. } => {
+                let mut stats = stats.clone();
+                stats.shift(chunk.start);
+                out.push(stats);
+            }
+            EachKernel::Split(head) => out.push(self.split_stats(db, head)),
+        });
+        out
+    }
+
+    /// Calls `f` with each kernel of the document in source order: a chunk's whole kernel
+    /// with its stats (relative to the chunk), or the first chunk of a kernel cut into
+    /// chunks. Steps over a split kernel's middle chunks.
+    fn each_kernel<'db>(&self, db: &'db dyn Db, mut f: impl FnMut(EachKernel<'_, 'db>)) {
+        let mut i = 0;
+        while let Some(chunk) = self.chunks.get(i) {
             let stats = crate::kernel::stats::kernel_stats(db, chunk.source);
             let last = stats.len().saturating_sub(1);
+            let mut next = i + 1;
             for (k, stats) in stats.iter().enumerate() {
                 match stats {
-                    Some(stats) => {
-                        let mut stats = stats.clone();
-                        stats.shift(chunk.start);
-                        out.push(stats);
-                    }
-                    // The head of a kernel cut into chunks (its other parts are skipped).
+                    Some(stats) => f(EachKernel::Whole {
+                        chunk,
+                        kernel: k,
+                        stats,
+                    }),
+                    // The head of a kernel cut into chunks: on at its tail, whose first
+                    // kernel is its last part.
                     None if k == last
                         && chunk.context.goes_on
                         && !(k == 0 && chunk.context.inside) =>
                     {
-                        out.push(self.split_stats(db, i));
+                        f(EachKernel::Split(i));
+                        next = self.tail(i).max(i + 1);
                     }
                     None => {}
                 }
             }
+            i = next;
         }
-        out
     }
 
     /// Each kernel's SBUF and PSUM occupancy at each of its ops (bytes per partition, SPEC
@@ -482,52 +495,58 @@ impl Document {
     /// kernels' ops).
     pub fn kernel_occupancy(&self, db: &dyn Db) -> Vec<[Vec<u64>; 2]> {
         let mut out = Vec::new();
-        for (i, chunk) in self.chunks.iter().enumerate() {
-            let stats = crate::kernel::stats::kernel_stats(db, chunk.source);
-            let parts = crate::kernel::resources::part_resources(db, chunk.source);
-            let last = stats.len().saturating_sub(1);
-            for (k, (stats, part)) in stats.iter().zip(parts).enumerate() {
-                match stats {
-                    Some(_) => out.push(crate::kernel::resources::whole_series(part)),
-                    None if k == last
-                        && chunk.context.goes_on
-                        && !(k == 0 && chunk.context.inside) =>
-                    {
-                        let view = KernelView::split_from(self, i);
-                        let kernel = SplitKernel::new(db, view.sources(self));
-                        out.push(crate::kernel::resources::split_series(db, kernel));
-                    }
-                    None => {}
+        self.each_kernel(db, |at| match at {
+            EachKernel::Whole { chunk, kernel, .. } => {
+                let parts = crate::kernel::resources::part_resources(db, chunk.source);
+                if let Some(part) = parts.get(kernel) {
+                    out.push(crate::kernel::resources::whole_series(part));
                 }
             }
-        }
+            EachKernel::Split(head) => {
+                let view = KernelView::split_from(self, head);
+                let kernel = SplitKernel::new(db, view.sources(self));
+                out.push(crate::kernel::resources::split_series(db, kernel));
+            }
+        });
         out
     }
 
     /// The resources of the kernel cut into chunks whose first chunk is `head`, joined
-    /// over its parts and placed across its chunks.
+    /// over its parts and placed across its chunks: O(its parts' groups), looking up
+    /// only the parts the stats are placed in.
     pub fn split_stats(&self, db: &dyn Db, head: usize) -> crate::KernelStats {
         let view = KernelView::split_from(self, head);
         let kernel = SplitKernel::new(db, view.sources(self));
         let resources = crate::kernel::resources::split_resources(db, kernel);
-        let places = kernel.each(db, summary::parts);
-        let ids = kernel.each(db, summary::part_ids);
-        let parts: Vec<crate::kernel::stats::PlacedPart<'_>> = places
-            .iter()
-            .zip(ids)
-            .zip(self.chunks.get(view.head..=view.tail).unwrap_or_default())
-            .map(|((part, ids), chunk)| crate::kernel::stats::PlacedPart {
-                places: &part.places,
-                ids,
-                start: chunk.start,
-            })
-            .collect();
         let name = crate::db::file_items(db, self.chunk(head).source)
             .kernels
             .last()
             .map(|k| k.name.clone())
             .unwrap_or_default();
-        crate::kernel::stats::stats(name, resources, &parts, db.settings().target(db))
+        crate::kernel::stats::stats(
+            name,
+            resources,
+            view.part_count(),
+            |p| self.placed_part(db, &view, p),
+            db.settings().target(db),
+        )
+    }
+
+    /// Part `p` of the kernel `view` as its stats and findings are placed: its places and
+    /// op ids, and its chunk's start in the document.
+    fn placed_part<'db>(
+        &self,
+        db: &'db dyn Db,
+        view: &KernelView,
+        p: u32,
+    ) -> Option<crate::kernel::stats::PlacedPart<'db>> {
+        let at = view.part(p)?;
+        let chunk = self.chunks.get(at.chunk)?;
+        Some(crate::kernel::stats::PlacedPart {
+            places: &at.kernel.of(summary::parts(db, chunk.source))?.places,
+            ids: at.kernel.of(summary::part_ids(db, chunk.source))?,
+            start: chunk.start,
+        })
     }
 
     /// Each chunk's kernel names (each once, its first definition in the chunk) in the
@@ -589,6 +608,18 @@ impl Document {
         }
         out
     }
+}
+
+/// A kernel of a document, as [`Document::each_kernel`] meets it.
+enum EachKernel<'a, 'db> {
+    /// The `kernel`-th kernel of `chunk`, whole in it, with its stats (placed in the chunk).
+    Whole {
+        chunk: &'a Chunk,
+        kernel: usize,
+        stats: &'db crate::KernelStats,
+    },
+    /// The kernel cut into chunks whose first chunk is this one (by index).
+    Split(usize),
 }
 
 /// Computes what [`Document::diagnostics`] gathers of `source` (its diagnostics and

@@ -24,10 +24,12 @@ use lower::types::Memory;
 
 use crate::cost::CostSums;
 use crate::db::{Db, Lowerings, SourceFile, file_items};
-use crate::kernel::SplitKernel;
-use crate::kernel::view::KernelSlot;
 use crate::resolve::{Allocation, Item, KernelItems, OpItem};
-use crate::resources::{ENGINES, EngineCount, Occupancy, Resources};
+use crate::resources::{ENGINES, EngineCount, LiveAtPeak, Occupancy, Resources};
+
+mod split;
+
+pub use split::{split_peaks, split_resources, split_series};
 
 /// A part's resources, position-free: its counts apart from what its live ranges are made
 /// of, so that an edit changing an op's instructions only joins the counts again.
@@ -163,6 +165,9 @@ pub struct Spans {
     pub through: [Vec<u64>; 2],
     /// Each tensor's place in `tensors`, by name.
     pub index: HashMap<String, usize>,
+    /// At each tensor's place: the first part (index among the kernel's parts) that
+    /// allocates a tensor of its name, where its declaration is looked up.
+    pub declared_in: Vec<u32>,
 }
 
 /// Where a tensor of a kernel is named (see [`Spans::spans`]).
@@ -184,6 +189,16 @@ pub fn spans(parts: &[&PartNames]) -> Spans {
     let tensors: Vec<Arc<Tensor>> = parts
         .iter()
         .flat_map(|p| p.tensors.iter().cloned())
+        .collect();
+    let mut first_part: HashMap<&str, u32> = HashMap::default();
+    for (p, part) in (0u32..).zip(parts) {
+        for t in &part.tensors {
+            first_part.entry(t.name.as_str()).or_insert(p);
+        }
+    }
+    let declared_in = tensors
+        .iter()
+        .map(|t| first_part.get(t.name.as_str()).copied().unwrap_or(0))
         .collect();
     let mut named: HashMap<&str, (usize, usize)> = HashMap::default();
     for (p, part) in parts.iter().enumerate() {
@@ -251,6 +266,7 @@ pub fn spans(parts: &[&PartNames]) -> Spans {
         spans,
         through,
         index,
+        declared_in,
     }
 }
 
@@ -402,14 +418,14 @@ pub fn occupancy(
     let Some(at) = peak.at else {
         return Occupancy {
             peak: 0,
-            op: None,
+            at: None,
             largest: Vec::new(),
         };
     };
     let Some(live) = live else {
         return Occupancy {
             peak: peak.bytes,
-            op: Some(at.op),
+            at: Some(at),
             largest: Vec::new(),
         };
     };
@@ -429,20 +445,24 @@ pub fn occupancy(
             }),
         Span::Parts { .. } => false,
     };
-    let mut largest: Vec<(String, u64)> = spans
+    let mut largest: Vec<LiveAtPeak> = spans
         .tensors
         .iter()
         .zip(&spans.spans)
         .enumerate()
         .filter(|(i, (t, span))| t.memory == memory && span.is_some_and(|s| live_at(*i, s)))
-        .map(|(_, (t, _))| (t.name.clone(), t.partition_bytes()))
+        .map(|(i, (t, _))| LiveAtPeak {
+            name: t.name.clone(),
+            bytes: t.partition_bytes(),
+            declared_in: spans.declared_in.get(i).copied().unwrap_or(0),
+        })
         .collect();
     // Stable: ties stay in BIR order.
-    largest.sort_by_key(|(_, bytes)| std::cmp::Reverse(*bytes));
+    largest.sort_by_key(|t| std::cmp::Reverse(t.bytes));
     largest.truncate(3);
     Occupancy {
         peak: peak.bytes,
-        op: Some(at.op),
+        at: Some(at),
         largest,
     }
 }
@@ -497,27 +517,6 @@ pub fn whole_series(part: &PartResources) -> [Vec<u64>; 2] {
     part_series(&part.live, &sides(&part.live, &spans, 0), through)
 }
 
-/// The occupancy at each op of a kernel cut into chunks: its parts' series in order.
-pub fn split_series<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> [Vec<u64>; 2] {
-    let spans = split_spans(db, kernel);
-    let mut out: [Vec<u64>; 2] = [Vec::new(), Vec::new()];
-    for (p, live) in kernel.each(db, part_live).into_iter().enumerate() {
-        let through = spans
-            .through
-            .each_ref()
-            .map(|t| t.get(p).copied().unwrap_or(0));
-        let part = part_series(
-            live,
-            split_sides(db, PartKey::new(db, kernel, p as u32)),
-            through,
-        );
-        for (all, part) in out.iter_mut().zip(part) {
-            all.extend(part);
-        }
-    }
-    out
-}
-
 /// The engine counts of a kernel from its parts'.
 pub fn join_engines<'a>(parts: impl IntoIterator<Item = &'a [EngineCount]>) -> Vec<EngineCount> {
     let mut engines = zero_counts();
@@ -542,122 +541,6 @@ pub fn whole_resources(part: &PartResources) -> Resources {
         sbuf: occupancy(sbuf, &spans, Some(&part.live), Memory::Sbuf),
         psum: occupancy(psum, &spans, Some(&part.live), Memory::Psum),
     }
-}
-
-/// The resources of a kernel cut into chunks, joined from its parts': the engine counts
-/// summed, the occupancy from [`split_peaks`] (memoized apart: an edit that changes an
-/// op's instructions but no live range sums the counts again, nothing more).
-#[salsa::tracked(returns(ref))]
-pub fn split_resources<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Resources {
-    let engines = join_engines(
-        kernel
-            .each(db, part_resources)
-            .into_iter()
-            .map(|p| p.engines.as_slice()),
-    );
-    let (sbuf, psum) = split_occupancy(db, kernel).clone();
-    let mut cost = CostSums::default();
-    for part in kernel.each(db, part_resources) {
-        cost.join(&part.cost);
-    }
-    Resources {
-        engines,
-        cost,
-        sbuf,
-        psum,
-    }
-}
-
-/// The [`Spans`] of a kernel cut into chunks.
-#[salsa::tracked(returns(ref))]
-pub fn split_spans<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> Spans {
-    spans(&kernel.each(db, part_names))
-}
-
-/// The SBUF and PSUM peaks of a kernel cut into chunks ([`peaks`]), each part's own peak
-/// memoized apart ([`split_part_peak`]). What P416 reads first: the tensors live at the
-/// peak ([`split_occupancy`]) only when a peak is over its memory's capacity.
-#[salsa::tracked(returns(ref))]
-pub fn split_peaks<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> [KernelPeak; 2] {
-    let ops: Vec<u32> = kernel
-        .each(db, part_live)
-        .into_iter()
-        .map(|live| live.ops)
-        .collect();
-    let through = &split_spans(db, kernel).through;
-    peaks(&ops, through, |p| {
-        *split_part_peak(db, PartKey::new(db, kernel, p as u32))
-    })
-}
-
-/// The SBUF and PSUM occupancy of a kernel cut into chunks: its [`split_peaks`], and the
-/// largest tensors live at each (O(the kernel's tensors)).
-#[salsa::tracked(returns(ref))]
-pub fn split_occupancy<'db>(db: &'db dyn Db, kernel: SplitKernel<'db>) -> (Occupancy, Occupancy) {
-    let spans = split_spans(db, kernel);
-    let [sbuf, psum] = *split_peaks(db, kernel);
-    let live = |peak: KernelPeak| {
-        peak.at
-            .and_then(|at| part_of(db, kernel, at.part, part_live))
-    };
-    (
-        occupancy(sbuf, spans, live(sbuf), Memory::Sbuf),
-        occupancy(psum, spans, live(psum), Memory::Psum),
-    )
-}
-
-/// Part `p` of a kernel cut into chunks, as `query` summarizes it.
-fn part_of<'db, T>(
-    db: &'db dyn Db,
-    kernel: SplitKernel<'db>,
-    p: usize,
-    query: fn(&'db dyn Db, SourceFile) -> &'db Vec<T>,
-) -> Option<&'db T> {
-    let chunk = *kernel.chunks(db).get(p)?;
-    let slot = if p == 0 {
-        KernelSlot::Last
-    } else {
-        KernelSlot::At(0)
-    };
-    slot.of(query(db, chunk))
-}
-
-pub use part_key::PartKey;
-
-mod part_key {
-    // salsa's macros generate constructors and getters without doc comments.
-    #![allow(missing_docs)]
-
-    use crate::kernel::SplitKernel;
-
-    /// One part of a kernel cut into chunks: the kernel and the part's index.
-    #[salsa::interned(debug)]
-    pub struct PartKey<'db> {
-        pub kernel: SplitKernel<'db>,
-        pub part: u32,
-    }
-}
-
-/// A part's own peak ([`part_peak`]) in a kernel cut into chunks.
-#[salsa::tracked(returns(ref))]
-pub fn split_part_peak<'db>(db: &'db dyn Db, key: PartKey<'db>) -> [PartPeak; 2] {
-    let kernel = *key.kernel(db);
-    let p = *key.part(db) as usize;
-    let Some(live) = part_of(db, kernel, p, part_live) else {
-        return [PartPeak::default(); 2];
-    };
-    part_peak(live, split_sides(db, key))
-}
-
-/// A part's [`sides`] in a kernel cut into chunks.
-#[salsa::tracked(returns(ref))]
-pub fn split_sides<'db>(db: &'db dyn Db, key: PartKey<'db>) -> Vec<Option<Side>> {
-    let kernel = *key.kernel(db);
-    let p = *key.part(db) as usize;
-    let Some(live) = part_of(db, kernel, p, part_live) else {
-        return Vec::new();
-    };
-    sides(live, split_spans(db, kernel), p)
 }
 
 /// The engine counts of `ops`, their cost estimates summed, and for each on-chip tensor

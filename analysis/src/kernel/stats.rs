@@ -7,7 +7,7 @@
 use syntax::ast::{TextRange, TextSize};
 
 use crate::db::{Db, SourceFile, file_items};
-use crate::kernel::resources::{part_resources, whole_resources};
+use crate::kernel::resources::{PeakAt, part_resources, whole_resources};
 use crate::kernel::summary::{PartIds, PartPlaces, part_ids, parts};
 use crate::resources::{KernelStats, LiveTensor, Occupancy, Peak, PeakOp, Resources};
 use lower::target::Target;
@@ -26,52 +26,59 @@ pub struct PlacedPart<'a> {
 }
 
 /// The stats on `target` of the kernel named `name` (without `@`) whose resources are
-/// `resources` and whose parts are `parts` (head first; at least one).
-pub fn stats(
+/// `resources` and which has `parts` parts (at least one), each found by `part` (its index
+/// among the kernel's parts, head first): only the head, the tail and the parts where the
+/// peaks are and the largest tensors are declared are looked up.
+pub fn stats<'a>(
     name: String,
     resources: &Resources,
-    parts: &[PlacedPart<'_>],
+    parts: u32,
+    part: impl Fn(u32) -> Option<PlacedPart<'a>>,
     target: Target,
 ) -> KernelStats {
-    let (Some(head), Some(tail)) = (parts.first(), parts.last()) else {
-        return KernelStats {
-            name,
-            name_range: TextRange::default(),
-            range: TextRange::default(),
-            engines: resources.engines.clone(),
-            sbuf: peak(Memory::Sbuf, &resources.sbuf, parts, target),
-            psum: peak(Memory::Psum, &resources.psum, parts, target),
-            cost: resources.cost.on(target),
-        };
+    let head = part(0);
+    let tail = parts.checked_sub(1).and_then(&part);
+    let (name_range, range) = match (head, tail) {
+        (Some(head), Some(tail)) => {
+            let start = head.places.range.start() + head.start;
+            let end = (tail.places.range.end() + tail.start).max(start);
+            (head.places.name + head.start, TextRange::new(start, end))
+        }
+        _ => (TextRange::default(), TextRange::default()),
     };
-    let start = head.places.range.start() + head.start;
-    let end = (tail.places.range.end() + tail.start).max(start);
     KernelStats {
         name,
-        name_range: head.places.name + head.start,
-        range: TextRange::new(start, end),
+        name_range,
+        range,
         engines: resources.engines.clone(),
-        sbuf: peak(Memory::Sbuf, &resources.sbuf, parts, target),
-        psum: peak(Memory::Psum, &resources.psum, parts, target),
+        sbuf: peak(Memory::Sbuf, &resources.sbuf, &part, target),
+        psum: peak(Memory::Psum, &resources.psum, &part, target),
         cost: resources.cost.on(target),
     }
 }
 
 /// The placed peak of `memory`.
-fn peak(memory: Memory, occupancy: &Occupancy, parts: &[PlacedPart<'_>], target: Target) -> Peak {
+fn peak<'a>(
+    memory: Memory,
+    occupancy: &Occupancy,
+    part: &impl Fn(u32) -> Option<PlacedPart<'a>>,
+    target: Target,
+) -> Peak {
     Peak {
         memory,
         bytes: occupancy.peak,
         capacity: target.capacity(memory).unwrap_or(u64::MAX),
-        op: occupancy.op.and_then(|op| peak_op(op, parts)),
+        op: occupancy
+            .at
+            .and_then(|at| peak_op(at, part(u32::try_from(at.part).ok()?)?)),
         largest: occupancy
             .largest
             .iter()
-            .map(|(name, bytes)| LiveTensor {
-                name: name.clone(),
-                bytes: *bytes,
-                declaration: parts.iter().find_map(|part| {
-                    let declaration = part.places.declaration(name)?;
+            .map(|t| LiveTensor {
+                name: t.name.clone(),
+                bytes: t.bytes,
+                declaration: part(t.declared_in).and_then(|part| {
+                    let declaration = part.places.declaration(&t.name)?;
                     Some(declaration.range + part.start)
                 }),
             })
@@ -79,23 +86,16 @@ fn peak(memory: Memory, occupancy: &Occupancy, parts: &[PlacedPart<'_>], target:
     }
 }
 
-/// The kernel's `index`-th op (0-based) as a peak's op: its id (written, else its
-/// 1-based ordinal in the kernel) and class name.
-fn peak_op(index: u32, parts: &[PlacedPart<'_>]) -> Option<PeakOp> {
-    let mut local = index;
-    for part in parts {
-        if local < part.ids.ops {
-            let written = part.ids.written.iter().find(|w| w.op == local);
-            let class = part.places.classes.get(local as usize)?;
-            return Some(PeakOp {
-                op_id: written.map_or(index + 1, |w| w.id),
-                class: class.text.to_string(),
-                range: class.range + part.start,
-            });
-        }
-        local -= part.ids.ops;
-    }
-    None
+/// The op at `at`, in `part`, as a peak's op: its id (written, else its 1-based ordinal
+/// in the kernel) and class name.
+fn peak_op(at: PeakAt, part: PlacedPart<'_>) -> Option<PeakOp> {
+    let written = part.ids.written.iter().find(|w| w.op == at.op_in_part);
+    let class = part.places.classes.get(at.op_in_part as usize)?;
+    Some(PeakOp {
+        op_id: written.map_or(at.op.saturating_add(1), |w| w.id),
+        class: class.text.to_string(),
+        range: class.range + part.start,
+    })
 }
 
 /// The stats of each kernel whole in `file` (one part), in source order, placed relative
@@ -125,7 +125,8 @@ pub fn kernel_stats(db: &dyn Db, file: SourceFile) -> Vec<Option<KernelStats>> {
             Some(stats(
                 kernel.name.clone(),
                 &whole_resources(resources),
-                &[placed],
+                1,
+                |p| (p == 0).then_some(placed),
                 target,
             ))
         })

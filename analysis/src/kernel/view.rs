@@ -101,10 +101,16 @@ impl KernelView {
 
     /// Its parts, head first.
     pub fn parts(&self) -> impl Iterator<Item = PartAt> + '_ {
-        (self.head..=self.tail).map(move |chunk| PartAt {
-            part: (chunk - self.head) as u32,
+        (0..self.part_count()).filter_map(|p| self.part(p))
+    }
+
+    /// Its part `part` (0: the head), if it has that many.
+    pub fn part(&self, part: u32) -> Option<PartAt> {
+        let chunk = self.head.checked_add(part as usize)?;
+        (chunk <= self.tail).then_some(PartAt {
+            part,
             chunk,
-            kernel: if chunk == self.head {
+            kernel: if part == 0 {
                 self.head_kernel
             } else {
                 KernelSlot::At(0)
@@ -112,12 +118,14 @@ impl KernelView {
         })
     }
 
+    /// How many parts it has.
+    pub fn part_count(&self) -> u32 {
+        u32::try_from(self.tail.saturating_sub(self.head) + 1).unwrap_or(u32::MAX)
+    }
+
     /// Its part in chunk `chunk`, if it has one there.
     pub fn part_in(&self, chunk: usize) -> Option<PartAt> {
-        (self.head..=self.tail)
-            .contains(&chunk)
-            .then(|| self.parts().nth(chunk - self.head))
-            .flatten()
+        self.part(u32::try_from(chunk.checked_sub(self.head)?).ok()?)
     }
 
     /// The chunks of its parts' inputs, head first.
